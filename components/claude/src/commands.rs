@@ -1,0 +1,110 @@
+//! Launch commands. Interactive: `claude [--resume ID | --session-id UUID]
+//! [prompt] <bypass> [--model M]`. Headless: the same with `-p PROMPT
+//! --output-format json` and the profile's `[turn]` args.
+
+use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid, plain_command, prompt};
+
+fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
+    Ok(match conversation {
+        Conversation::Fresh => Vec::new(),
+        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
+        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_uuid(id)?],
+    })
+}
+
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
+        return Err(invalid(format!("conversation id '{id}' is not a Claude session id")));
+    }
+    Ok(id.to_string())
+}
+
+/// `--session-id` only accepts a UUID.
+fn checked_uuid(id: &str) -> Result<String, AdapterError> {
+    let groups: Vec<&str> = id.split('-').collect();
+    let lengths = [8, 4, 4, 4, 12];
+    let ok = groups.len() == 5
+        && groups
+            .iter()
+            .zip(lengths)
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
+    if !ok {
+        return Err(invalid(format!("claude --session-id needs a UUID, got '{id}'")));
+    }
+    Ok(id.to_string())
+}
+
+pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(profile.launch_args.iter().cloned());
+    argv.extend(conversation_args(&request.conversation)?);
+    if !request.prompt.is_empty() {
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    if request.prompt.is_empty() {
+        return Err(invalid("a headless turn needs a prompt"));
+    }
+    let mut argv = vec![
+        profile.binary.clone(),
+        "-p".to_string(),
+        prompt::render(&profile.prompt_template, &request.prompt)?,
+        "--output-format".to_string(),
+        "json".to_string(),
+    ];
+    argv.extend(conversation_args(&request.conversation)?);
+    argv.extend(profile.turn_args.iter().cloned());
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
+        LaunchRequest {
+            prompt: prompt.to_string(),
+            model: String::new(),
+            extra_args: None,
+            conversation,
+        }
+    }
+
+    #[test]
+    fn interactive_matches_the_documented_shape() {
+        let mut req = request("/bmad-dev-auto 1-1-a", Conversation::Fresh);
+        req.model = "sonnet".to_string();
+        let cmd = interactive(&profile(), &req).expect("builds");
+        assert_eq!(
+            cmd.argv,
+            ["claude", "/bmad-dev-auto 1-1-a", "--permission-mode", "bypassPermissions", "--model", "sonnet"]
+        );
+        let resumed = interactive(&profile(), &request("", Conversation::Resume("abc".into()))).expect("builds");
+        assert_eq!(resumed.argv, ["claude", "--resume", "abc", "--permission-mode", "bypassPermissions"]);
+    }
+
+    #[test]
+    fn headless_new_resumed_and_preset() {
+        let fresh = headless(&profile(), &request("hi", Conversation::Fresh)).expect("builds");
+        assert_eq!(
+            fresh.argv,
+            ["claude", "-p", "hi", "--output-format", "json", "--permission-mode", "bypassPermissions"]
+        );
+        let resumed = headless(&profile(), &request("hi", Conversation::Resume("s-1".into()))).expect("builds");
+        assert_eq!(&resumed.argv[5..7], ["--resume", "s-1"]);
+        let uuid = "123e4567-e89b-12d3-a456-426614174000";
+        let preset = headless(&profile(), &request("hi", Conversation::Preset(uuid.into()))).expect("builds");
+        assert_eq!(&preset.argv[5..7], ["--session-id", uuid]);
+        assert!(headless(&profile(), &request("hi", Conversation::Preset("nope".into()))).is_err());
+        assert!(headless(&profile(), &request("hi", Conversation::Resume("--evil".into()))).is_err());
+        let mut custom = request("hi", Conversation::Fresh);
+        custom.extra_args = Some(vec![]);
+        assert_eq!(headless(&profile(), &custom).expect("builds").argv.len(), 5);
+    }
+}

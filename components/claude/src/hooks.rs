@@ -1,0 +1,142 @@
+//! Claude Code hook payloads → canonical events.
+//!
+//! Every payload carries `session_id`, `transcript_path`, `cwd` and
+//! `hook_event_name`. Stop carries `last_assistant_message`; StopFailure an
+//! `error` kind (`server_error`, `rate_limit`, `authentication_failed`);
+//! Notification a `message` and, in 2.x, a `notification_type`.
+
+use drover_kit::payload::Payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind, mapped_kind};
+
+fn native_kind(native: &str) -> CanonicalEvent {
+    match native {
+        "SessionStart" => CanonicalEvent::SessionStart,
+        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
+        "Stop" => CanonicalEvent::Stop,
+        "StopFailure" => CanonicalEvent::StopFailure,
+        "SubagentStop" => CanonicalEvent::SubagentStop,
+        "SessionEnd" => CanonicalEvent::SessionEnd,
+        "PreCompact" => CanonicalEvent::PreCompact,
+        "Notification" => CanonicalEvent::Notification,
+        "PermissionRequest" => CanonicalEvent::PermissionRequest,
+        "PreToolUse" => CanonicalEvent::ToolStart,
+        "PostToolUse" | "PostToolUseFailure" => CanonicalEvent::ToolEnd,
+        _ => CanonicalEvent::Other,
+    }
+}
+
+/// What a Notification asks of the user. `idle_prompt` only says the seat
+/// has been idle a while: not blocked.
+fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<PromptKind> {
+    match kind {
+        Some("permission_prompt") => return Some(PromptKind::Permission),
+        Some("elicitation_dialog") => return Some(PromptKind::Question),
+        Some("idle_prompt" | "auth_success") => return None,
+        _ => {}
+    }
+    let message = message?.to_ascii_lowercase();
+    if message.contains("needs your permission") || message.contains("permission to use") {
+        Some(PromptKind::Permission)
+    } else if message.contains("needs your input") || message.contains("has a question") {
+        Some(PromptKind::Question)
+    } else {
+        None
+    }
+}
+
+pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
+    let mut payload = Payload::parse(bytes)?;
+    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
+    let mut event = HookEvent::new(kind, native);
+    event.session_id = payload.session_id();
+    event.transcript_path = payload.transcript_path();
+    event.cwd = payload.cwd();
+    event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
+    match kind {
+        CanonicalEvent::Stop | CanonicalEvent::SubagentStop => {
+            event.last_message = payload.string(&["last_assistant_message"]);
+        }
+        CanonicalEvent::StopFailure => {
+            event.reason = payload.string(&["error", "error_type"]);
+            event.last_message = payload.string(&["last_assistant_message"]);
+        }
+        CanonicalEvent::SessionEnd => {
+            event.reason = payload.string(&["reason"]);
+        }
+        CanonicalEvent::Notification => {
+            let kind = payload.string(&["notification_type"]);
+            let message = payload.string(&["message"]);
+            event.prompt_kind = notification_prompt(kind.as_deref(), message.as_deref());
+            event.reason = kind.or(message);
+        }
+        CanonicalEvent::PermissionRequest => {
+            event.prompt_kind = Some(PromptKind::Permission);
+            event.reason = payload.string(&["tool_name"]);
+        }
+        CanonicalEvent::SessionStart => {
+            event.reason = payload.string(&["source"]);
+        }
+        CanonicalEvent::ToolStart | CanonicalEvent::ToolEnd => {
+            event.reason = payload.string(&["tool_name"]);
+        }
+        _ => {}
+    }
+    event.fields_found = payload.fields_found();
+    Ok(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    // Payload shapes observed from Claude Code 2.1.332 (reference/real-clis.md §2).
+    const STOP: &str = r#"{"session_id":"5f0c","transcript_path":"/h/.claude/projects/-w/5f0c.jsonl","cwd":"/w","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"TMUXOK","background_tasks":[],"session_crons":[],"effort":"high","permission_mode":"auto","prompt_id":"p1"}"#;
+
+    #[test]
+    fn stop_carries_session_transcript_and_reply() {
+        let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
+        assert_eq!(e.kind, CanonicalEvent::Stop);
+        assert_eq!(e.session_id.as_deref(), Some("5f0c"));
+        assert_eq!(e.transcript_path.as_deref(), Some("/h/.claude/projects/-w/5f0c.jsonl"));
+        assert_eq!(e.cwd.as_deref(), Some("/w"));
+        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
+        assert!(!e.subagent);
+        assert_eq!(e.fields_found, ["session_id", "transcript_path", "cwd", "last_assistant_message"]);
+    }
+
+    #[test]
+    fn stop_failure_reports_its_error_kind() {
+        let payload = r#"{"session_id":"s","transcript_path":"/t","cwd":"/w","hook_event_name":"StopFailure","error":"rate_limit","last_assistant_message":"API Error: Request rejected (429)"}"#;
+        let e = parse(&profile(), "StopFailure", payload.as_bytes()).expect("parses");
+        assert_eq!((e.kind, e.reason.as_deref()), (CanonicalEvent::StopFailure, Some("rate_limit")));
+    }
+
+    #[test]
+    fn permission_and_notifications_mark_blocking_prompts() {
+        let req = r#"{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"},"permission_suggestions":[]}"#;
+        let e = parse(&profile(), "PermissionRequest", req.as_bytes()).expect("parses");
+        assert_eq!((e.kind, e.prompt_kind), (CanonicalEvent::PermissionRequest, Some(PromptKind::Permission)));
+        let note = r#"{"session_id":"s","hook_event_name":"Notification","message":"Claude needs your permission to use Bash"}"#;
+        let e = parse(&profile(), "Notification", note.as_bytes()).expect("parses");
+        assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
+        let idle = r#"{"session_id":"s","message":"Claude is waiting for your input","notification_type":"idle_prompt"}"#;
+        assert_eq!(parse(&profile(), "Notification", idle.as_bytes()).expect("parses").prompt_kind, None);
+    }
+
+    #[test]
+    fn subagent_stops_are_marked() {
+        let e = parse(&profile(), "SubagentStop", br#"{"session_id":"s"}"#).expect("parses");
+        assert_eq!(e.kind, CanonicalEvent::SubagentStop);
+        assert!(e.subagent);
+    }
+
+    #[test]
+    fn profile_mapping_wins_and_garbage_is_an_error() {
+        let mut p = profile();
+        p.hook_events.push(("Notification".to_string(), "Stop".to_string()));
+        assert_eq!(parse(&p, "Notification", b"{}").expect("parses").kind, CanonicalEvent::Stop);
+        assert!(parse(&profile(), "Stop", b"\xff\xfe").is_err());
+        assert_eq!(parse(&profile(), "Stop", b"").expect("empty ok").session_id, None);
+    }
+}

@@ -1,0 +1,211 @@
+//! Reading `claude -p --output-format json` output: one result object
+//! `{"type":"result","subtype":"success","is_error":false,"result":"…",
+//! "session_id":"…","usage":{…},"modelUsage":{…},"permission_denials":[…]}`.
+//! Errors print the same object with `is_error:true` and the sentence in
+//! `result`, exit code 1 and an empty stderr.
+
+use drover_kit::usage::Count;
+use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Deserialize)]
+struct ResultObject {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    subtype: Option<String>,
+    is_error: Option<bool>,
+    result: Option<String>,
+    session_id: Option<String>,
+    num_turns: Option<Count>,
+    usage: Option<ApiUsage>,
+    #[serde(rename = "modelUsage")]
+    model_usage: Option<BTreeMap<String, ModelUsage>>,
+    permission_denials: Option<Vec<serde::de::IgnoredAny>>,
+}
+
+#[derive(Deserialize, Default)]
+struct ApiUsage {
+    #[serde(default)]
+    input_tokens: Count,
+    #[serde(default)]
+    output_tokens: Count,
+    #[serde(default)]
+    cache_read_input_tokens: Count,
+    #[serde(default)]
+    cache_creation_input_tokens: Count,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ModelUsage {
+    #[serde(default)]
+    input_tokens: Count,
+    #[serde(default)]
+    output_tokens: Count,
+    #[serde(default)]
+    cache_read_input_tokens: Count,
+    #[serde(default)]
+    cache_creation_input_tokens: Count,
+}
+
+/// The result object: the last stdout line that parses as one (stream-json
+/// output ends with it too).
+fn result_object(stdout: &str) -> Option<ResultObject> {
+    if let Ok(whole) = serde_json::from_str::<ResultObject>(stdout.trim())
+        && whole.kind.as_deref() == Some("result")
+    {
+        return Some(whole);
+    }
+    stdout
+        .lines()
+        .rev()
+        .filter(|l| l.trim_start().starts_with('{'))
+        .filter_map(|l| serde_json::from_str::<ResultObject>(l).ok())
+        .find(|r| r.kind.as_deref() == Some("result"))
+}
+
+fn last_line(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .map(str::to_string)
+}
+
+pub fn parse(output: &TurnOutput) -> TurnResult {
+    let Some(result) = result_object(&output.stdout) else {
+        return TurnResult {
+            outcome: if output.exit_code == Some(0) { TurnOutcome::Unknown } else { TurnOutcome::Failed },
+            reply: None,
+            conversation_id: None,
+            error: last_line(&output.stderr).or_else(|| last_line(&output.stdout)),
+            usage: None,
+            prompt_kind: None,
+        };
+    };
+    let requests = result.num_turns.map_or(0, |c| c.0);
+    let usage = usage_of(&result, requests);
+    let failed = result.is_error == Some(true)
+        || result.subtype.as_deref().is_some_and(|s| s.starts_with("error"))
+        || output.exit_code.is_some_and(|c| c != 0);
+    let denied = result.permission_denials.as_ref().is_some_and(|d| !d.is_empty());
+    let (outcome, prompt_kind) = if failed {
+        (TurnOutcome::Failed, None)
+    } else if denied {
+        (TurnOutcome::Blocked, Some(PromptKind::Permission))
+    } else {
+        (TurnOutcome::Success, None)
+    };
+    TurnResult {
+        outcome,
+        reply: if failed { None } else { result.result.clone() },
+        conversation_id: result.session_id.clone(),
+        error: if failed {
+            result.result.clone().or_else(|| last_line(&output.stderr))
+        } else {
+            None
+        },
+        usage,
+        prompt_kind,
+    }
+}
+
+fn usage_of(result: &ResultObject, requests: u64) -> Option<UsageReport> {
+    let session = result.session_id.clone().unwrap_or_default();
+    if let Some(models) = result.model_usage.as_ref().filter(|m| !m.is_empty()) {
+        let mut entries: Vec<UsageEntry> = models
+            .iter()
+            .map(|(model, u)| UsageEntry {
+                session: session.clone(),
+                day: String::new(),
+                model: model.clone(),
+                usage: Usage {
+                    input: u.input_tokens.0,
+                    output: u.output_tokens.0,
+                    cache_read: u.cache_read_input_tokens.0,
+                    cache_write: u.cache_creation_input_tokens.0,
+                    reasoning: 0,
+                    requests: 0,
+                },
+            })
+            .collect();
+        // The result reports turns, not calls per model: credit them to the
+        // model that did the most output.
+        if let Some(main) = entries.iter_mut().max_by_key(|e| e.usage.output) {
+            main.usage.requests = requests;
+        }
+        return Some(UsageReport {
+            entries,
+            rejected_rows: 0,
+        });
+    }
+    let u = result.usage.as_ref()?;
+    Some(UsageReport::single(
+        &session,
+        "",
+        Usage {
+            input: u.input_tokens.0,
+            output: u.output_tokens.0,
+            cache_read: u.cache_read_input_tokens.0,
+            cache_write: u.cache_creation_input_tokens.0,
+            reasoning: 0,
+            requests,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(stdout: &str, stderr: &str, exit: i32) -> TurnOutput {
+        TurnOutput {
+            stdout: stdout.to_string(),
+            stderr: stderr.to_string(),
+            exit_code: Some(exit),
+            prior_usage: None,
+        }
+    }
+
+    // Shape captured from Claude Code 2.1.332 against the scripted server
+    // (reference/real-clis.md §2): usage 1201/1302/1403/57.
+    const SUCCESS: &str = r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":612,"num_turns":1,"result":"OK","session_id":"5f0c1d2e-0000-4000-8000-000000000001","total_cost_usd":0.1,"usage":{"input_tokens":1201,"cache_creation_input_tokens":1302,"cache_read_input_tokens":1403,"output_tokens":57,"server_tool_use":{"web_search_requests":0}},"modelUsage":{"claude-opus-5-5":{"inputTokens":1201,"outputTokens":57,"cacheReadInputTokens":1403,"cacheCreationInputTokens":1302,"webSearchRequests":0,"costUSD":0.1}},"permission_denials":[],"terminal_reason":"completed","api_error_status":null}"#;
+
+    #[test]
+    fn success_gives_reply_id_and_usage() {
+        let r = parse(&output(SUCCESS, "", 0));
+        assert_eq!(r.outcome, TurnOutcome::Success);
+        assert_eq!(r.reply.as_deref(), Some("OK"));
+        assert_eq!(r.conversation_id.as_deref(), Some("5f0c1d2e-0000-4000-8000-000000000001"));
+        let usage = r.usage.expect("usage").total();
+        assert_eq!(
+            (usage.input, usage.cache_write, usage.cache_read, usage.output, usage.requests),
+            (1201, 1302, 1403, 57, 1)
+        );
+    }
+
+    #[test]
+    fn api_errors_are_failures_with_the_sentence() {
+        let stdout = r#"{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.","session_id":"s","num_turns":1,"usage":{"input_tokens":0,"output_tokens":0},"api_error_status":529,"terminal_reason":"api_error"}"#;
+        let r = parse(&output(stdout, "", 1));
+        assert_eq!(r.outcome, TurnOutcome::Failed);
+        assert!(r.error.as_deref().is_some_and(|e| e.starts_with("API Error: 529 Overloaded")));
+        assert_eq!(r.reply, None);
+    }
+
+    #[test]
+    fn permission_denials_block() {
+        let stdout = SUCCESS.replace(r#""permission_denials":[]"#, r#""permission_denials":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"rm -rf x"}}]"#);
+        let r = parse(&output(&stdout, "", 0));
+        assert_eq!((r.outcome, r.prompt_kind), (TurnOutcome::Blocked, Some(PromptKind::Permission)));
+    }
+
+    #[test]
+    fn no_result_object_reports_the_last_line() {
+        let r = parse(&output("", "Error: unknown option '--bogus'\n", 1));
+        assert_eq!(r.outcome, TurnOutcome::Failed);
+        assert_eq!(r.error.as_deref(), Some("Error: unknown option '--bogus'"));
+        let stream = format!("{{\"type\":\"system\",\"subtype\":\"init\"}}\n{SUCCESS}\n");
+        assert_eq!(parse(&output(&stream, "", 0)).reply.as_deref(), Some("OK"));
+    }
+}

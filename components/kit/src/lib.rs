@@ -1,0 +1,183 @@
+//! Shared guest-side code for drover adapter components.
+//!
+//! The WIT bindings are generated here once; every CLI adapter crate uses the
+//! generated types directly and exports itself with [`export!`]. The helper
+//! modules hold the CLI-independent logic (prompt templates, payload field
+//! lookup, hook-config editing per dialect, fault and screen rule engines,
+//! usage bookkeeping) so that an adapter crate is mostly data about its CLI.
+//!
+//! The bindings also compile natively, which is how adapter logic is unit
+//! tested with plain `cargo test` and benchmarked against the sandboxed build.
+
+wit_bindgen::generate!({
+    world: "adapter",
+    path: "../../wit",
+    pub_export_macro: true,
+    export_macro_name: "export",
+    default_bindings_module: "drover_kit",
+    additional_derives: [PartialEq],
+});
+
+pub mod faults;
+pub mod hookcfg;
+pub mod payload;
+pub mod prompt;
+pub mod screen;
+pub mod usage;
+
+pub use drover::adapter::types::*;
+pub use exports::drover::adapter::cli::{Guest, GuestTally};
+
+/// The WIT package version this kit was generated from; `describe` reports it.
+pub const WIT_VERSION: &str = "0.1.0";
+
+/// Shorthand for an `invalid-input` error.
+pub fn invalid(message: impl Into<String>) -> AdapterError {
+    AdapterError::InvalidInput(message.into())
+}
+
+/// Shorthand for an `unsupported` error.
+pub fn unsupported(message: impl Into<String>) -> AdapterError {
+    AdapterError::Unsupported(message.into())
+}
+
+/// Looks up a free-form `[adapter]` setting from the profile.
+pub fn setting<'a>(profile: &'a Profile, key: &str) -> Option<&'a str> {
+    profile
+        .settings
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The argv pieces every launch shares: bypass args (or their replacement)
+/// and the model flag.
+pub fn common_launch_tail(profile: &Profile, request: &LaunchRequest) -> Vec<String> {
+    let mut argv = Vec::new();
+    match &request.extra_args {
+        Some(extra) => argv.extend(extra.iter().cloned()),
+        None => argv.extend(profile.bypass_args.iter().cloned()),
+    }
+    if !request.model.is_empty() {
+        argv.push(profile.model_flag.clone());
+        argv.push(request.model.clone());
+    }
+    argv
+}
+
+/// A `command` with no extra environment and stdin closed.
+pub fn plain_command(argv: Vec<String>) -> Command {
+    Command {
+        argv,
+        env: Vec::new(),
+        stdin: None,
+    }
+}
+
+impl Usage {
+    pub const ZERO: Usage = Usage {
+        input: 0,
+        output: 0,
+        cache_read: 0,
+        cache_write: 0,
+        reasoning: 0,
+        requests: 0,
+    };
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.reasoning = self.reasoning.saturating_add(other.reasoning);
+        self.requests = self.requests.saturating_add(other.requests);
+    }
+
+    /// Field-wise `self - other`, floored at zero.
+    pub fn minus(&self, other: &Usage) -> Usage {
+        Usage {
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cache_read: self.cache_read.saturating_sub(other.cache_read),
+            cache_write: self.cache_write.saturating_sub(other.cache_write),
+            reasoning: self.reasoning.saturating_sub(other.reasoning),
+            requests: self.requests.saturating_sub(other.requests),
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        *self == Usage::ZERO
+    }
+}
+
+impl UsageReport {
+    /// The sum over all entries.
+    pub fn total(&self) -> Usage {
+        let mut total = Usage::ZERO;
+        for entry in &self.entries {
+            total.add(&entry.usage);
+        }
+        total
+    }
+
+    /// A report with a single entry.
+    pub fn single(session: &str, model: &str, usage: Usage) -> UsageReport {
+        UsageReport {
+            entries: vec![UsageEntry {
+                session: session.to_string(),
+                day: String::new(),
+                model: model.to_string(),
+                usage,
+            }],
+            rejected_rows: 0,
+        }
+    }
+}
+
+impl HookEvent {
+    /// An event of `kind` with every optional field empty.
+    pub fn new(kind: CanonicalEvent, native: &str) -> HookEvent {
+        HookEvent {
+            kind,
+            native: native.to_string(),
+            session_id: None,
+            transcript_path: None,
+            cwd: None,
+            subagent: false,
+            reason: None,
+            prompt_kind: None,
+            last_message: None,
+            fields_found: Vec::new(),
+        }
+    }
+}
+
+impl CanonicalEvent {
+    /// Parses the canonical names profiles use in `[hooks.events]`.
+    pub fn from_name(name: &str) -> Option<CanonicalEvent> {
+        Some(match name {
+            "SessionStart" => CanonicalEvent::SessionStart,
+            "UserPromptSubmit" | "PromptSubmit" => CanonicalEvent::PromptSubmit,
+            "Stop" => CanonicalEvent::Stop,
+            "StopFailure" => CanonicalEvent::StopFailure,
+            "SubagentStop" => CanonicalEvent::SubagentStop,
+            "SessionEnd" => CanonicalEvent::SessionEnd,
+            "PreCompact" => CanonicalEvent::PreCompact,
+            "Notification" => CanonicalEvent::Notification,
+            "PermissionRequest" => CanonicalEvent::PermissionRequest,
+            "PreToolUse" | "ToolStart" => CanonicalEvent::ToolStart,
+            "PostToolUse" | "ToolEnd" => CanonicalEvent::ToolEnd,
+            _ => return None,
+        })
+    }
+}
+
+/// The canonical kind the profile's `[hooks.events]` map assigns to a native
+/// event, if it maps it.
+pub fn mapped_kind(profile: &Profile, native: &str) -> Option<CanonicalEvent> {
+    profile
+        .hook_events
+        .iter()
+        .find(|(n, _)| n == native)
+        .and_then(|(_, canonical)| CanonicalEvent::from_name(canonical))
+}

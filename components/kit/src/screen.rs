@@ -1,0 +1,168 @@
+//! Screen reading: which state a pane shows, as ordered rules over regions.
+//!
+//! Rules are data: an id (versioned, e.g. `claude/v1/spinner`), the region of
+//! the screen it looks at, a regex, and the state (and prompt kind) it means.
+//! The first rule that matches decides, so adapters list "working" evidence
+//! (spinners, "esc to interrupt") before prompts and prompts before idle: a
+//! seat is never idle while it is visibly busy. Blocked rules look inside the
+//! prompt box or at numbered choices, so prose that merely asks a question in
+//! the transcript does not read as a blocking prompt.
+
+use regex::Regex;
+
+use crate::{PromptKind, Screen, ScreenReading, SeatState};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Region {
+    /// The last `n` non-blank rows.
+    Bottom(usize),
+    /// The first `n` rows.
+    Top(usize),
+    /// Every row.
+    All,
+    /// The pane or window title.
+    Title,
+    /// The rows of the last box drawn with `╭…╰` or `┌…└` corners.
+    PromptBox,
+}
+
+pub struct ScreenRule {
+    pub id: &'static str,
+    pub region: Region,
+    pub pattern: &'static str,
+    pub state: SeatState,
+    pub prompt_kind: Option<PromptKind>,
+}
+
+impl ScreenRule {
+    pub const fn new(id: &'static str, region: Region, pattern: &'static str, state: SeatState) -> ScreenRule {
+        ScreenRule {
+            id,
+            region,
+            pattern,
+            state,
+            prompt_kind: None,
+        }
+    }
+
+    pub const fn blocked(id: &'static str, region: Region, pattern: &'static str, kind: PromptKind) -> ScreenRule {
+        ScreenRule {
+            id,
+            region,
+            pattern,
+            state: SeatState::Blocked,
+            prompt_kind: Some(kind),
+        }
+    }
+}
+
+/// Applies `rules` in order; `unknown` (rule `none`) when nothing matches.
+pub fn read(rules: &[ScreenRule], screen: &Screen) -> ScreenReading {
+    let rows: Vec<&str> = screen.rows.iter().map(|r| r.trim_end()).collect();
+    for rule in rules {
+        let Ok(regex) = Regex::new(rule.pattern) else {
+            continue;
+        };
+        let candidates = region_rows(rule.region, &rows, &screen.title);
+        if let Some(hit) = candidates.iter().find(|row| regex.is_match(row)) {
+            return ScreenReading {
+                state: rule.state,
+                prompt_kind: rule.prompt_kind,
+                rule: rule.id.to_string(),
+                evidence: hit.trim().to_string(),
+            };
+        }
+    }
+    ScreenReading {
+        state: SeatState::Unknown,
+        prompt_kind: None,
+        rule: "none".to_string(),
+        evidence: String::new(),
+    }
+}
+
+fn region_rows<'a>(region: Region, rows: &[&'a str], title: &'a str) -> Vec<&'a str> {
+    match region {
+        Region::All => rows.to_vec(),
+        Region::Top(n) => rows.iter().take(n).copied().collect(),
+        Region::Bottom(n) => {
+            let mut tail: Vec<&str> = rows
+                .iter()
+                .rev()
+                .filter(|r| !r.trim().is_empty())
+                .take(n)
+                .copied()
+                .collect();
+            tail.reverse();
+            tail
+        }
+        Region::Title => vec![title],
+        Region::PromptBox => prompt_box(rows),
+    }
+}
+
+fn prompt_box<'a>(rows: &[&'a str]) -> Vec<&'a str> {
+    let is_top = |r: &str| {
+        let t = r.trim_start();
+        t.starts_with('╭') || t.starts_with('┌')
+    };
+    let is_bottom = |r: &str| {
+        let t = r.trim_start();
+        t.starts_with('╰') || t.starts_with('└')
+    };
+    let Some(end) = rows.iter().rposition(|r| is_bottom(r)) else {
+        return Vec::new();
+    };
+    let Some(start) = rows[..end].iter().rposition(|r| is_top(r)) else {
+        return Vec::new();
+    };
+    rows[start..=end].to_vec()
+}
+
+/// Splits captured pane text into rows for a [`Screen`].
+pub fn rows_of(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RULES: &[ScreenRule] = &[
+        ScreenRule::new("t/v1/busy", Region::Bottom(6), r"esc to interrupt", SeatState::Working),
+        ScreenRule::blocked("t/v1/permission", Region::PromptBox, r"Do you want to (proceed|allow)", PromptKind::Permission),
+        ScreenRule::new("t/v1/ready", Region::Bottom(4), r"^\s*❯\s*$", SeatState::Idle),
+    ];
+
+    fn screen(text: &str) -> Screen {
+        Screen {
+            rows: rows_of(text),
+            title: String::new(),
+        }
+    }
+
+    #[test]
+    fn busy_beats_idle() {
+        let s = screen("● hello\n✻ Thinking… (esc to interrupt)\n\n❯ \n\n");
+        let reading = read(RULES, &s);
+        assert_eq!((reading.state, reading.rule.as_str()), (SeatState::Working, "t/v1/busy"));
+        let idle = read(RULES, &screen("● hello\n\n❯ \n"));
+        assert_eq!(idle.state, SeatState::Idle);
+        assert_eq!(idle.evidence, "❯");
+    }
+
+    #[test]
+    fn questions_in_prose_are_not_prompts() {
+        let prose = screen("● Do you want to proceed with the refactor? I can do it.\n\n❯ \n");
+        assert_eq!(read(RULES, &prose).state, SeatState::Idle);
+        let boxed = screen("╭──────────╮\n│ Bash command │\n│ Do you want to proceed? │\n│ ❯ 1. Yes │\n╰──────────╯\n");
+        let reading = read(RULES, &boxed);
+        assert_eq!((reading.state, reading.prompt_kind), (SeatState::Blocked, Some(PromptKind::Permission)));
+    }
+
+    #[test]
+    fn nothing_matching_is_unknown() {
+        let reading = read(RULES, &screen("random\ntext"));
+        assert_eq!((reading.state, reading.rule.as_str()), (SeatState::Unknown, "none"));
+    }
+}

@@ -1,0 +1,392 @@
+//! Usage bookkeeping shared by every parser: a chunked line reader, the
+//! (session, day, model) ledger, and the `tally` resource plumbing.
+//!
+//! A parser only sees whole lines. Lines split across `feed` calls are
+//! joined; a line longer than [`MAX_LINE_BYTES`] is dropped and counted as
+//! rejected rather than growing the guest's memory without bound.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+
+use crate::{AdapterError, GuestTally, Usage, UsageEntry, UsageReport, unsupported};
+
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// Per-cell usage totals. Cells are addressed by index so a parser can
+/// adjust a row it counted earlier without re-hashing its strings.
+#[derive(Default)]
+pub struct Ledger {
+    cells: Vec<((String, String, String), Usage)>,
+    index: HashMap<u64, usize>,
+    rejected: u64,
+    saw_usage: bool,
+}
+
+impl Ledger {
+    /// The index of the (session, day, model) cell, created empty if new.
+    pub fn cell(&mut self, session: &str, day: &str, model: &str) -> usize {
+        let key = key_of(&[session, day, model]);
+        if let Some(&at) = self.index.get(&key)
+            && let Some(((s, d, m), _)) = self.cells.get(at)
+            && s == session
+            && d == day
+            && m == model
+        {
+            return at;
+        }
+        let at = self.cells.len();
+        self.cells.push((
+            (session.to_string(), day.to_string(), model.to_string()),
+            Usage::ZERO,
+        ));
+        self.index.insert(key, at);
+        at
+    }
+
+    pub fn add_at(&mut self, cell: usize, usage: &Usage) {
+        self.saw_usage = true;
+        if let Some((_, total)) = self.cells.get_mut(cell) {
+            total.add(usage);
+        }
+    }
+
+    pub fn add(&mut self, session: &str, day: &str, model: &str, usage: &Usage) {
+        let cell = self.cell(session, day, model);
+        self.add_at(cell, usage);
+    }
+
+    /// Records that the data carries usage even if nothing was added (so
+    /// the report is zero rather than none).
+    pub fn mark_seen(&mut self) {
+        self.saw_usage = true;
+    }
+
+    pub fn reject(&mut self) {
+        self.rejected += 1;
+    }
+
+    pub fn report(&self) -> Option<UsageReport> {
+        if !self.saw_usage {
+            return None;
+        }
+        let mut merged: BTreeMap<&(String, String, String), Usage> = BTreeMap::new();
+        for (key, usage) in &self.cells {
+            merged.entry(key).or_insert(Usage::ZERO).add(usage);
+        }
+        Some(UsageReport {
+            entries: merged
+                .into_iter()
+                .filter(|(_, usage)| !usage.is_zero())
+                .map(|((session, day, model), usage)| UsageEntry {
+                    session: session.clone(),
+                    day: day.clone(),
+                    model: model.clone(),
+                    usage,
+                })
+                .collect(),
+            rejected_rows: self.rejected,
+        })
+    }
+}
+
+/// Joins chunks into lines.
+#[derive(Default)]
+pub struct Lines {
+    partial: Vec<u8>,
+    skipping: bool,
+}
+
+impl Lines {
+    pub fn feed(&mut self, chunk: &[u8], ledger: &mut Ledger, mut each: impl FnMut(&[u8], &mut Ledger)) {
+        let mut rest = chunk;
+        while let Some(pos) = rest.iter().position(|&b| b == b'\n') {
+            let (head, tail) = rest.split_at(pos);
+            rest = &tail[1..];
+            if self.skipping {
+                self.skipping = false;
+                self.partial.clear();
+                continue;
+            }
+            if self.partial.is_empty() {
+                each(head, ledger);
+            } else {
+                self.partial.extend_from_slice(head);
+                let line = std::mem::take(&mut self.partial);
+                each(&line, ledger);
+            }
+        }
+        if self.skipping {
+            return;
+        }
+        if self.partial.len() + rest.len() > MAX_LINE_BYTES {
+            self.partial.clear();
+            self.skipping = true;
+            ledger.reject();
+            return;
+        }
+        self.partial.extend_from_slice(rest);
+    }
+
+    /// The last line, if the data did not end with a newline.
+    pub fn finish(&mut self, ledger: &mut Ledger, mut each: impl FnMut(&[u8], &mut Ledger)) {
+        if !self.skipping && !self.partial.is_empty() {
+            let line = std::mem::take(&mut self.partial);
+            each(&line, ledger);
+        }
+        self.partial.clear();
+        self.skipping = false;
+    }
+}
+
+/// One usage parser's row logic.
+pub trait RowParser {
+    /// A new file starts; per-file state (cumulative baselines) resets here.
+    fn begin_file(&mut self, _name: &str) {}
+    /// One whole line (without its newline).
+    fn row(&mut self, line: &[u8], ledger: &mut Ledger);
+    /// The file ended.
+    fn end_file(&mut self, _ledger: &mut Ledger) {}
+}
+
+/// The parsers an adapter offers, by name.
+pub trait ParserSet: 'static {
+    fn make(name: &str) -> Option<Box<dyn RowParser>>;
+}
+
+struct TallyState {
+    parser: Option<Box<dyn RowParser>>,
+    parser_name: String,
+    ledger: Ledger,
+    lines: Lines,
+    in_file: bool,
+}
+
+impl TallyState {
+    fn end_file(&mut self) {
+        if let Some(parser) = self.parser.as_mut() {
+            if self.in_file {
+                let p = parser.as_mut();
+                self.lines.finish(&mut self.ledger, |line, ledger| p.row(line, ledger));
+                p.end_file(&mut self.ledger);
+            }
+        }
+        self.in_file = false;
+    }
+}
+
+/// The `tally` resource, generic over an adapter's parser set.
+pub struct ChunkedTally<S: ParserSet> {
+    state: RefCell<TallyState>,
+    _set: PhantomData<S>,
+}
+
+impl<S: ParserSet> GuestTally for ChunkedTally<S> {
+    fn new(parser: String) -> Self {
+        ChunkedTally {
+            state: RefCell::new(TallyState {
+                parser: S::make(&parser),
+                parser_name: parser,
+                ledger: Ledger::default(),
+                lines: Lines::default(),
+                in_file: false,
+            }),
+            _set: PhantomData,
+        }
+    }
+
+    fn begin_file(&self, name: String) {
+        let mut state = self.state.borrow_mut();
+        state.end_file();
+        if let Some(parser) = state.parser.as_mut() {
+            parser.begin_file(&name);
+        }
+        state.in_file = true;
+    }
+
+    fn feed(&self, chunk: Vec<u8>) -> Result<(), AdapterError> {
+        let mut guard = self.state.borrow_mut();
+        let state = &mut *guard;
+        let Some(parser) = state.parser.as_mut() else {
+            return Err(unsupported(format!("unknown usage parser '{}'", state.parser_name)));
+        };
+        if !state.in_file {
+            parser.begin_file("");
+            state.in_file = true;
+        }
+        let p = parser.as_mut();
+        state.lines.feed(&chunk, &mut state.ledger, |line, ledger| p.row(line, ledger));
+        Ok(())
+    }
+
+    fn finish(&self) -> Option<UsageReport> {
+        let mut state = self.state.borrow_mut();
+        state.end_file();
+        state.ledger.report()
+    }
+}
+
+/// `YYYY-MM-DD` from an ISO-8601 timestamp, or empty.
+pub fn day_of(timestamp: &str) -> &str {
+    let bytes = timestamp.as_bytes();
+    let looks_like_date = bytes.len() >= 10
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes[..4].iter().all(u8::is_ascii_digit)
+        && bytes[5..7].iter().all(u8::is_ascii_digit)
+        && bytes[8..10].iter().all(u8::is_ascii_digit);
+    if looks_like_date { &timestamp[..10] } else { "" }
+}
+
+/// A stable 64-bit key for dedupe sets (FNV-1a; deterministic across runs,
+/// unlike the std hasher's random keys).
+pub fn key_of(parts: &[&str]) -> u64 {
+    let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
+    for part in parts {
+        part.hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// A JSON number as u64: negative, fractional or non-numeric values are 0.
+pub fn count(value: Option<&serde_json::Value>) -> u64 {
+    match value {
+        Some(serde_json::Value::Number(n)) => n.as_u64().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Whether the line contains `needle` (cheap prefilter before parsing).
+pub fn contains(line: &[u8], needle: &[u8]) -> bool {
+    line.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Counter;
+    impl RowParser for Counter {
+        fn row(&mut self, line: &[u8], ledger: &mut Ledger) {
+            let n = std::str::from_utf8(line).ok().and_then(|s| s.trim().parse::<u64>().ok());
+            match n {
+                Some(n) => ledger.add("s", "", "m", &Usage { input: n, requests: 1, ..Usage::ZERO }),
+                None => ledger.reject(),
+            }
+        }
+    }
+    struct Set;
+    impl ParserSet for Set {
+        fn make(name: &str) -> Option<Box<dyn RowParser>> {
+            (name == "count").then(|| Box::new(Counter) as Box<dyn RowParser>)
+        }
+    }
+
+    #[test]
+    fn lines_split_across_chunks_are_joined() {
+        let tally = ChunkedTally::<Set>::new("count".to_string());
+        for chunk in [&b"1"[..], b"2\n3", b"0\n", b"x\n4"] {
+            tally.feed(chunk.to_vec()).expect("feeds");
+        }
+        let report = tally.finish().expect("usage");
+        assert_eq!(report.total().input, 12 + 30 + 4);
+        assert_eq!(report.total().requests, 3);
+        assert_eq!(report.rejected_rows, 1);
+    }
+
+    #[test]
+    fn no_rows_is_none_and_unknown_parser_is_an_error() {
+        let tally = ChunkedTally::<Set>::new("count".to_string());
+        assert_eq!(tally.finish(), None);
+        let other = ChunkedTally::<Set>::new("nope".to_string());
+        assert!(matches!(other.feed(b"1\n".to_vec()), Err(AdapterError::Unsupported(_))));
+    }
+
+    #[test]
+    fn an_overlong_line_is_dropped_not_buffered() {
+        let tally = ChunkedTally::<Set>::new("count".to_string());
+        let big = vec![b'9'; MAX_LINE_BYTES + 1];
+        tally.feed(big).expect("feeds");
+        tally.feed(b"99\n5\n".to_vec()).expect("feeds");
+        let report = tally.finish().expect("usage");
+        assert_eq!(report.total().input, 5);
+        assert_eq!(report.rejected_rows, 1);
+    }
+
+    #[test]
+    fn files_end_their_last_line() {
+        let tally = ChunkedTally::<Set>::new("count".to_string());
+        tally.begin_file("a".to_string());
+        tally.feed(b"7".to_vec()).expect("feeds");
+        tally.begin_file("b".to_string());
+        tally.feed(b"8".to_vec()).expect("feeds");
+        assert_eq!(tally.finish().expect("usage").total().input, 15);
+    }
+
+    #[test]
+    fn day_of_reads_iso_dates_only() {
+        assert_eq!(day_of("2026-11-30T12:00:00Z"), "2026-11-30");
+        assert_eq!(day_of("yesterday"), "");
+        assert_eq!(day_of("2026-1-3"), "");
+    }
+}
+
+/// A token count read leniently: a non-negative integer is itself; floats
+/// are truncated; anything else (null, text, negative) is 0. Transcripts are
+/// hostile input and one odd field must not drop a whole row.
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+pub struct Count(pub u64);
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Count, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a token count")
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Count, E> {
+                Ok(Count(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Count, E> {
+                Ok(Count(u64::try_from(v).unwrap_or(0)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Count, E> {
+                Ok(Count(if v.is_finite() && v > 0.0 { v as u64 } else { 0 }))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_unit<E>(self) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Count(0))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
+                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Count(0))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}

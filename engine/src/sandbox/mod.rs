@@ -1,0 +1,381 @@
+//! The sandboxed component host.
+//!
+//! One [`Sandbox`] holds the wasmtime engine (component model, epoch
+//! interruption driven by a background ticker, no async concurrency), a
+//! linker that offers only an empty WASI and `host-log`, and the compile
+//! cache. [`Sandbox::load`] turns component bytes into an [`Adapter`]: a
+//! pre-instantiated component whose calls each run under a deadline and a
+//! memory cap. A call that traps or hits a limit returns a typed error and
+//! drops its store; the next call gets a fresh one.
+
+mod cache;
+mod error;
+mod host;
+mod limits;
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use wasmtime::component::{Component, Linker, ResourceAny};
+use wasmtime::{Config, Engine, Store};
+
+pub use cache::{CacheOutcome, CompileCache};
+pub use error::{Limit, SandboxError};
+pub use host::latest::drover::adapter::types as wit;
+pub use host::{STDERR_CAPACITY, WIT_VERSION};
+pub use limits::Limits;
+
+use host::HostState;
+use host::latest::{Adapter as Bindings, AdapterPre};
+
+/// How often the ticker advances the epoch; deadlines are multiples of it.
+const TICK: Duration = Duration::from_millis(10);
+/// Bytes of guest stderr attached to an error.
+const STDERR_IN_ERRORS: usize = 4096;
+
+pub struct Sandbox {
+    engine: Engine,
+    linker: Arc<Linker<HostState>>,
+    cache: CompileCache,
+}
+
+impl Sandbox {
+    pub fn new(cache: CompileCache) -> Result<Sandbox, SandboxError> {
+        let mut config = Config::new();
+        config
+            .wasm_component_model(true)
+            .epoch_interruption(true)
+            .concurrency_support(false)
+            .parallel_compilation(true);
+        let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
+        let mut linker = Linker::<HostState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
+        host::latest::drover::adapter::host_log::add_to_linker::<HostState, wasmtime::component::HasSelf<HostState>>(
+            &mut linker,
+            |state| state,
+        )
+        .map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
+        let weak = engine.weak();
+        std::thread::Builder::new()
+            .name("drover-epoch".to_string())
+            .spawn(move || {
+                while let Some(engine) = weak.upgrade() {
+                    engine.increment_epoch();
+                    drop(engine);
+                    std::thread::sleep(TICK);
+                }
+            })
+            .map_err(|e| SandboxError::Engine(format!("cannot start the epoch ticker: {e}")))?;
+        Ok(Sandbox {
+            engine,
+            linker: Arc::new(linker),
+            cache,
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn cache(&self) -> &CompileCache {
+        &self.cache
+    }
+
+    /// Compiles (or loads from the cache) and pre-instantiates a component,
+    /// then checks the WIT version it reports.
+    pub fn load(
+        &self,
+        name: &str,
+        wasm: &[u8],
+        sha256: &str,
+        limits: Limits,
+    ) -> Result<(Adapter, CacheOutcome), SandboxError> {
+        let (component, outcome) = self
+            .cache
+            .load_or_compile(&self.engine, sha256, wasm)
+            .map_err(|e| SandboxError::Compile {
+                component: name.to_string(),
+                reason: root_cause(&e),
+            })?;
+        let adapter = self.prepare(name, &component, limits)?;
+        let description = adapter.describe()?;
+        if !compatible(&description.wit_version) {
+            return Err(SandboxError::Incompatible {
+                component: name.to_string(),
+                found: description.wit_version,
+                supported: WIT_VERSION.to_string(),
+            });
+        }
+        Ok((adapter, outcome))
+    }
+
+    fn prepare(&self, name: &str, component: &Component, limits: Limits) -> Result<Adapter, SandboxError> {
+        let link_error = |e: wasmtime::Error| SandboxError::Link {
+            component: name.to_string(),
+            reason: root_cause(&e),
+        };
+        let instance_pre = self.linker.instantiate_pre(component).map_err(link_error)?;
+        let pre = AdapterPre::new(instance_pre).map_err(link_error)?;
+        Ok(Adapter {
+            name: name.to_string(),
+            engine: self.engine.clone(),
+            pre,
+            limits,
+            live: Mutex::new(None),
+        })
+    }
+}
+
+/// A WIT version this engine can host: same major, and for 0.x the same minor.
+fn compatible(version: &str) -> bool {
+    let parts = |v: &str| -> Option<(u64, u64)> {
+        let mut it = v.split('.');
+        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+    };
+    match (parts(version), parts(WIT_VERSION)) {
+        (Some((0, minor)), Some((0, ours))) => minor == ours,
+        (Some((major, _)), Some((ours, _))) => major == ours,
+        _ => false,
+    }
+}
+
+fn root_cause(error: &wasmtime::Error) -> String {
+    error.root_cause().to_string()
+}
+
+struct Live {
+    store: Store<HostState>,
+    bindings: Bindings,
+}
+
+/// A loaded adapter component. Calls are serialized per adapter; create
+/// tallies for parallel work (each has its own store).
+pub struct Adapter {
+    name: String,
+    engine: Engine,
+    pre: AdapterPre<HostState>,
+    limits: Limits,
+    live: Mutex<Option<Live>>,
+}
+
+impl Adapter {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    fn instantiate(&self, limits: Limits) -> Result<Live, SandboxError> {
+        let mut store = Store::new(&self.engine, HostState::new(limits));
+        store.limiter(|state| &mut state.limiter);
+        store.set_epoch_deadline(deadline_ticks(limits.call_timeout));
+        match self.pre.instantiate(&mut store) {
+            Ok(bindings) => Ok(Live { store, bindings }),
+            Err(e) => Err(SandboxError::Instantiate {
+                component: self.name.clone(),
+                reason: root_cause(&e),
+                stderr: store.data().stderr_tail(STDERR_IN_ERRORS),
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Live>> {
+        // A poisoned lock only means another thread panicked mid-call; the
+        // store is replaced below when in doubt, so carry on.
+        self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn call<R>(
+        &self,
+        export: &str,
+        f: impl FnOnce(&Bindings, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, SandboxError> {
+        let mut guard = self.lock();
+        let stale = guard
+            .as_ref()
+            .is_some_and(|live| live.store.data().stderr_len() > STDERR_CAPACITY / 2);
+        if guard.is_none() || stale {
+            *guard = Some(self.instantiate(self.limits)?);
+        }
+        let Some(live) = guard.as_mut() else {
+            return Err(SandboxError::Engine("store vanished".to_string()));
+        };
+        live.store.set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
+        match f(&live.bindings, &mut live.store) {
+            Ok(value) => Ok(value),
+            Err(error) => {
+                let classified = classify(&self.name, export, self.limits, &error, live.store.data());
+                // A store is unusable after a trap: drop it.
+                *guard = None;
+                Err(classified)
+            }
+        }
+    }
+
+    pub fn describe(&self) -> Result<wit::Description, SandboxError> {
+        self.call("describe", |b, s| b.drover_adapter_cli().call_describe(s))
+    }
+
+    pub fn render_prompt(&self, profile: &wit::Profile, prompt: &str) -> Result<Result<String, wit::AdapterError>, SandboxError> {
+        self.call("render-prompt", |b, s| b.drover_adapter_cli().call_render_prompt(s, profile, prompt))
+    }
+
+    pub fn interactive_command(&self, profile: &wit::Profile, request: &wit::LaunchRequest) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
+        self.call("interactive-command", |b, s| b.drover_adapter_cli().call_interactive_command(s, profile, request))
+    }
+
+    pub fn headless_command(&self, profile: &wit::Profile, request: &wit::LaunchRequest) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
+        self.call("headless-command", |b, s| b.drover_adapter_cli().call_headless_command(s, profile, request))
+    }
+
+    pub fn parse_turn(&self, profile: &wit::Profile, output: &wit::TurnOutput) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
+        self.call("parse-turn", |b, s| b.drover_adapter_cli().call_parse_turn(s, profile, output))
+    }
+
+    pub fn install_hooks(&self, existing: &str, request: &wit::HookInstall) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
+        self.call("install-hooks", |b, s| b.drover_adapter_cli().call_install_hooks(s, existing, request))
+    }
+
+    pub fn remove_hooks(&self, existing: &str, request: &wit::HookInstall) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
+        self.call("remove-hooks", |b, s| b.drover_adapter_cli().call_remove_hooks(s, existing, request))
+    }
+
+    pub fn detect_hooks(&self, existing: &str, request: &wit::HookInstall) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
+        self.call("detect-hooks", |b, s| b.drover_adapter_cli().call_detect_hooks(s, existing, request))
+    }
+
+    pub fn parse_hook(&self, profile: &wit::Profile, native_event: &str, payload: &[u8]) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
+        self.call("parse-hook", |b, s| b.drover_adapter_cli().call_parse_hook(s, profile, native_event, payload))
+    }
+
+    pub fn transcript_locations(&self, profile: &wit::Profile, context: &wit::LocationContext) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
+        self.call("transcript-locations", |b, s| b.drover_adapter_cli().call_transcript_locations(s, profile, context))
+    }
+
+    pub fn classify_fault(&self, profile: &wit::Profile, lines: &[String]) -> Result<Option<wit::Fault>, SandboxError> {
+        self.call("classify-fault", |b, s| b.drover_adapter_cli().call_classify_fault(s, profile, lines))
+    }
+
+    pub fn read_screen(&self, profile: &wit::Profile, screen: &wit::Screen) -> Result<wit::ScreenReading, SandboxError> {
+        self.call("read-screen", |b, s| b.drover_adapter_cli().call_read_screen(s, profile, screen))
+    }
+
+    /// A usage tally in its own store, with its own limits (usage dedupe
+    /// sets can need more memory than the defaults).
+    pub fn tally(&self, parser: &str, limits: Limits) -> Result<Tally, SandboxError> {
+        let mut live = self.instantiate(limits)?;
+        live.store.set_epoch_deadline(deadline_ticks(limits.call_timeout));
+        let resource = live
+            .bindings
+            .drover_adapter_cli()
+            .tally()
+            .call_constructor(&mut live.store, parser)
+            .map_err(|e| classify(&self.name, "tally.constructor", limits, &e, live.store.data()))?;
+        Ok(Tally {
+            component: self.name.clone(),
+            limits,
+            live: Some(live),
+            resource,
+        })
+    }
+}
+
+/// A `tally` resource in a dedicated store. After a trap it is dead: every
+/// later call fails with the original error's kind.
+pub struct Tally {
+    component: String,
+    limits: Limits,
+    live: Option<Live>,
+    resource: ResourceAny,
+}
+
+impl Tally {
+    fn call<R>(
+        &mut self,
+        export: &str,
+        f: impl FnOnce(&Bindings, &mut Store<HostState>, ResourceAny) -> wasmtime::Result<R>,
+    ) -> Result<R, SandboxError> {
+        let Some(live) = self.live.as_mut() else {
+            return Err(SandboxError::Trap {
+                component: self.component.clone(),
+                export: export.to_string(),
+                reason: "this tally trapped earlier and was discarded".to_string(),
+                stderr: String::new(),
+            });
+        };
+        live.store.set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
+        match f(&live.bindings, &mut live.store, self.resource) {
+            Ok(value) => Ok(value),
+            Err(error) => {
+                let classified = classify(&self.component, export, self.limits, &error, live.store.data());
+                self.live = None;
+                Err(classified)
+            }
+        }
+    }
+
+    pub fn begin_file(&mut self, name: &str) -> Result<(), SandboxError> {
+        self.call("tally.begin-file", |b, s, r| b.drover_adapter_cli().tally().call_begin_file(s, r, name))
+    }
+
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Result<(), wit::AdapterError>, SandboxError> {
+        self.call("tally.feed", |b, s, r| b.drover_adapter_cli().tally().call_feed(s, r, chunk))
+    }
+
+    pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
+        self.call("tally.finish", |b, s, r| b.drover_adapter_cli().tally().call_finish(s, r))
+    }
+}
+
+fn deadline_ticks(timeout: Duration) -> u64 {
+    let ticks = timeout.as_nanos().div_ceil(TICK.as_nanos());
+    u64::try_from(ticks).unwrap_or(u64::MAX / 2).saturating_add(1)
+}
+
+fn classify(component: &str, export: &str, limits: Limits, error: &wasmtime::Error, state: &HostState) -> SandboxError {
+    let stderr = state.stderr_tail(STDERR_IN_ERRORS);
+    if state.limiter.refused_memory.is_some() {
+        return SandboxError::Limit {
+            component: component.to_string(),
+            export: export.to_string(),
+            limit: Limit::Memory(limits.memory_bytes),
+            stderr,
+        };
+    }
+    if matches!(error.downcast_ref::<wasmtime::Trap>(), Some(wasmtime::Trap::Interrupt)) {
+        return SandboxError::Limit {
+            component: component.to_string(),
+            export: export.to_string(),
+            limit: Limit::Time(limits.call_timeout),
+            stderr,
+        };
+    }
+    SandboxError::Trap {
+        component: component.to_string(),
+        export: export.to_string(),
+        reason: root_cause(error),
+        stderr,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_compatible_by_semver_rules() {
+        assert!(compatible("0.1.0"));
+        assert!(compatible("0.1.7"));
+        assert!(!compatible("0.2.0"));
+        assert!(!compatible("1.1.0"));
+        assert!(!compatible("garbage"));
+    }
+
+    #[test]
+    fn deadlines_round_up_to_ticks() {
+        assert_eq!(deadline_ticks(Duration::from_millis(2000)), 201);
+        assert_eq!(deadline_ticks(Duration::from_millis(1)), 2);
+    }
+}
