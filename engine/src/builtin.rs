@@ -10,6 +10,7 @@ pub struct Builtin {
 }
 
 include!(concat!(env!("OUT_DIR"), "/builtin_components.rs"));
+include!(concat!(env!("OUT_DIR"), "/builtin_profiles.rs"));
 
 /// Every built-in component.
 pub fn all() -> &'static [Builtin] {

@@ -2,4 +2,8 @@
 //! logic running as a sandboxed WebAssembly component.
 
 pub mod builtin;
+pub mod cli;
+pub mod hooks;
+pub mod profile;
+pub mod registry;
 pub mod sandbox;

@@ -8,7 +8,8 @@ use drover::sandbox::{CompileCache, Limit, Limits, Sandbox, SandboxError, wit};
 
 fn hostile_wasm() -> Vec<u8> {
     let path = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
-    std::fs::read(&path).unwrap_or_else(|e| panic!("hostile guest missing at {}: {e}", path.display()))
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("hostile guest missing at {}: {e}", path.display()))
 }
 
 fn profile() -> wit::Profile {
@@ -31,7 +32,9 @@ fn profile() -> wit::Profile {
 fn adapter(limits: Limits) -> drover::sandbox::Adapter {
     let sandbox = Sandbox::new(CompileCache::disabled()).expect("engine");
     let wasm = hostile_wasm();
-    let (adapter, _) = sandbox.load("hostile", &wasm, "test", limits).expect("loads");
+    let (adapter, _) = sandbox
+        .load("hostile", &wasm, "test", limits)
+        .expect("loads");
     adapter
 }
 
@@ -42,7 +45,10 @@ fn prompt(adapter: &drover::sandbox::Adapter, text: &str) -> Result<String, Sand
 }
 
 fn still_answers(adapter: &drover::sandbox::Adapter) {
-    assert_eq!(prompt(adapter, "hello").expect("answers after the misdeed"), "echo hello");
+    assert_eq!(
+        prompt(adapter, "hello").expect("answers after the misdeed"),
+        "echo hello"
+    );
 }
 
 #[test]
@@ -55,11 +61,18 @@ fn an_infinite_loop_stops_at_the_deadline() {
     let started = Instant::now();
     let err = prompt(&a, "loop").expect_err("interrupted");
     let waited = started.elapsed();
-    assert_eq!(err.limit(), Some(Limit::Time(Duration::from_millis(200))), "{err}");
+    assert_eq!(
+        err.limit(),
+        Some(Limit::Time(Duration::from_millis(200))),
+        "{err}"
+    );
     // Bounded well below "forever"; not a timing assertion on speed.
     assert!(waited < Duration::from_secs(30), "took {waited:?}");
     let text = err.to_string();
-    assert!(text.contains("component hostile: render-prompt exceeded its time limit of 200 ms"), "{text}");
+    assert!(
+        text.contains("component hostile: render-prompt exceeded its time limit of 200 ms"),
+        "{text}"
+    );
     still_answers(&a);
 }
 
@@ -79,7 +92,9 @@ fn a_panic_surfaces_with_its_message() {
     let a = adapter(Limits::default());
     let err = prompt(&a, "panic:the guest gave up").expect_err("trapped");
     assert!(matches!(err, SandboxError::Trap { .. }), "{err:?}");
-    let panic = err.panic_message().expect("panic text captured from stderr");
+    let panic = err
+        .panic_message()
+        .expect("panic text captured from stderr");
     assert!(panic.contains("the guest gave up"), "{panic}");
     assert!(err.to_string().contains("render-prompt trapped"), "{err}");
     still_answers(&a);
@@ -89,15 +104,27 @@ fn a_panic_surfaces_with_its_message() {
 fn files_and_environment_are_invisible() {
     let a = adapter(Limits::default());
     let answer = prompt(&a, "read-file:/etc/passwd").expect("answers");
-    assert!(answer.starts_with("error:"), "a file was readable: {answer}");
+    assert!(
+        answer.starts_with("error:"),
+        "a file was readable: {answer}"
+    );
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
     let answer = prompt(&a, &format!("read-file:{manifest}")).expect("answers");
-    assert!(answer.starts_with("error:"), "a file was readable: {answer}");
-    assert!(std::env::var_os("PATH").is_some(), "the host has an environment to leak");
+    assert!(
+        answer.starts_with("error:"),
+        "a file was readable: {answer}"
+    );
+    assert!(
+        std::env::var_os("PATH").is_some(),
+        "the host has an environment to leak"
+    );
     let answer = prompt(&a, "env").expect("answers");
     assert!(answer.starts_with("vars=0 args=0 "), "{answer}");
     let host_cwd = std::env::current_dir().expect("host cwd");
-    assert!(!answer.contains(&*host_cwd.to_string_lossy()), "host cwd leaked: {answer}");
+    assert!(
+        !answer.contains(&*host_cwd.to_string_lossy()),
+        "host cwd leaked: {answer}"
+    );
 }
 
 #[test]

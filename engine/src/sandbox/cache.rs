@@ -44,7 +44,11 @@ impl CompileCache {
 
     /// `$DROVER_CACHE_DIR`, else `$XDG_CACHE_HOME/drover`, else `~/.cache/drover`.
     pub fn default_location() -> CompileCache {
-        let from_env = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let from_env = |var: &str| {
+            std::env::var_os(var)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
         let dir = from_env("DROVER_CACHE_DIR")
             .or_else(|| from_env("XDG_CACHE_HOME").map(|d| d.join("drover")))
             .or_else(|| from_env("HOME").map(|h| h.join(".cache").join("drover")));
@@ -109,7 +113,11 @@ fn read_entry(path: &Path) -> Result<Option<Vec<u8>>, String> {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => {
+            // Unreadable is not damaged: compile, and let the write report.
+            tracing::debug!(path = %path.display(), "compile cache unreadable: {e}");
+            return Ok(None);
+        }
     };
     if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return Err("bad header".to_string());
@@ -118,7 +126,10 @@ fn read_entry(path: &Path) -> Result<Option<Vec<u8>>, String> {
     let len = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| "bad header")?);
     let payload = &bytes[HEADER..];
     if payload.len() as u64 != len {
-        return Err(format!("length {} does not match the recorded {len}", payload.len()));
+        return Err(format!(
+            "length {} does not match the recorded {len}",
+            payload.len()
+        ));
     }
     if crc32fast::hash(payload) != crc {
         return Err("checksum mismatch".to_string());
@@ -127,7 +138,9 @@ fn read_entry(path: &Path) -> Result<Option<Vec<u8>>, String> {
 }
 
 fn write_entry(path: &Path, payload: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("cache path has no parent"))?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| std::io::Error::other("cache path has no parent"))?;
     create_private_dir(dir)?;
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
     file.write_all(MAGIC)?;

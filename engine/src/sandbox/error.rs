@@ -17,14 +17,20 @@ pub enum SandboxError {
     #[error("component {component}: cannot link: {reason}")]
     Link { component: String, reason: String },
 
-    #[error("component {component}: cannot instantiate: {reason}{}", stderr_suffix(stderr))]
+    #[error(
+        "component {component}: cannot instantiate: {reason}{}",
+        stderr_suffix(stderr)
+    )]
     Instantiate {
         component: String,
         reason: String,
         stderr: String,
     },
 
-    #[error("component {component}: {export} exceeded its {limit}{}", stderr_suffix(stderr))]
+    #[error(
+        "component {component}: {export} exceeded its {limit}{}",
+        stderr_suffix(stderr)
+    )]
     Limit {
         component: String,
         export: String,
@@ -32,7 +38,10 @@ pub enum SandboxError {
         stderr: String,
     },
 
-    #[error("component {component}: {export} trapped: {reason}{}", stderr_suffix(stderr))]
+    #[error(
+        "component {component}: {export} trapped: {reason}{}",
+        stderr_suffix(stderr)
+    )]
     Trap {
         component: String,
         export: String,
@@ -86,7 +95,12 @@ impl SandboxError {
         stderr
             .lines()
             .position(|l| l.contains("panicked at"))
-            .and_then(|at| stderr.lines().nth(at + 1).or_else(|| stderr.lines().nth(at)))
+            .and_then(|at| {
+                stderr
+                    .lines()
+                    .nth(at + 1)
+                    .or_else(|| stderr.lines().nth(at))
+            })
     }
 
     pub fn limit(&self) -> Option<Limit> {

@@ -12,6 +12,7 @@ mod cache;
 mod error;
 mod host;
 mod limits;
+mod names;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -49,11 +50,12 @@ impl Sandbox {
             .parallel_compilation(true);
         let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
         let mut linker = Linker::<HostState>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
-        host::latest::drover::adapter::host_log::add_to_linker::<HostState, wasmtime::component::HasSelf<HostState>>(
-            &mut linker,
-            |state| state,
-        )
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+            .map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
+        host::latest::drover::adapter::host_log::add_to_linker::<
+            HostState,
+            wasmtime::component::HasSelf<HostState>,
+        >(&mut linker, |state| state)
         .map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
         let weak = engine.weak();
         std::thread::Builder::new()
@@ -109,7 +111,12 @@ impl Sandbox {
         Ok((adapter, outcome))
     }
 
-    fn prepare(&self, name: &str, component: &Component, limits: Limits) -> Result<Adapter, SandboxError> {
+    fn prepare(
+        &self,
+        name: &str,
+        component: &Component,
+        limits: Limits,
+    ) -> Result<Adapter, SandboxError> {
         let link_error = |e: wasmtime::Error| SandboxError::Link {
             component: name.to_string(),
             reason: root_cause(&e),
@@ -184,7 +191,9 @@ impl Adapter {
     fn lock(&self) -> MutexGuard<'_, Option<Live>> {
         // A poisoned lock only means another thread panicked mid-call; the
         // store is replaced below when in doubt, so carry on.
-        self.live.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.live
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn call<R>(
@@ -202,11 +211,13 @@ impl Adapter {
         let Some(live) = guard.as_mut() else {
             return Err(SandboxError::Engine("store vanished".to_string()));
         };
-        live.store.set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
+        live.store
+            .set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
         match f(&live.bindings, &mut live.store) {
             Ok(value) => Ok(value),
             Err(error) => {
-                let classified = classify(&self.name, export, self.limits, &error, live.store.data());
+                let classified =
+                    classify(&self.name, export, self.limits, &error, live.store.data());
                 // A store is unusable after a trap: drop it.
                 *guard = None;
                 Err(classified)
@@ -218,61 +229,146 @@ impl Adapter {
         self.call("describe", |b, s| b.drover_adapter_cli().call_describe(s))
     }
 
-    pub fn render_prompt(&self, profile: &wit::Profile, prompt: &str) -> Result<Result<String, wit::AdapterError>, SandboxError> {
-        self.call("render-prompt", |b, s| b.drover_adapter_cli().call_render_prompt(s, profile, prompt))
+    pub fn render_prompt(
+        &self,
+        profile: &wit::Profile,
+        prompt: &str,
+    ) -> Result<Result<String, wit::AdapterError>, SandboxError> {
+        self.call("render-prompt", |b, s| {
+            b.drover_adapter_cli()
+                .call_render_prompt(s, profile, prompt)
+        })
     }
 
-    pub fn interactive_command(&self, profile: &wit::Profile, request: &wit::LaunchRequest) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
-        self.call("interactive-command", |b, s| b.drover_adapter_cli().call_interactive_command(s, profile, request))
+    pub fn interactive_command(
+        &self,
+        profile: &wit::Profile,
+        request: &wit::LaunchRequest,
+    ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
+        self.call("interactive-command", |b, s| {
+            b.drover_adapter_cli()
+                .call_interactive_command(s, profile, request)
+        })
     }
 
-    pub fn headless_command(&self, profile: &wit::Profile, request: &wit::LaunchRequest) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
-        self.call("headless-command", |b, s| b.drover_adapter_cli().call_headless_command(s, profile, request))
+    pub fn headless_command(
+        &self,
+        profile: &wit::Profile,
+        request: &wit::LaunchRequest,
+    ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
+        self.call("headless-command", |b, s| {
+            b.drover_adapter_cli()
+                .call_headless_command(s, profile, request)
+        })
     }
 
-    pub fn parse_turn(&self, profile: &wit::Profile, output: &wit::TurnOutput) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
-        self.call("parse-turn", |b, s| b.drover_adapter_cli().call_parse_turn(s, profile, output))
+    pub fn parse_turn(
+        &self,
+        profile: &wit::Profile,
+        output: &wit::TurnOutput,
+    ) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
+        self.call("parse-turn", |b, s| {
+            b.drover_adapter_cli().call_parse_turn(s, profile, output)
+        })
     }
 
-    pub fn install_hooks(&self, existing: &str, request: &wit::HookInstall) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        self.call("install-hooks", |b, s| b.drover_adapter_cli().call_install_hooks(s, existing, request))
+    pub fn install_hooks(
+        &self,
+        existing: &str,
+        request: &wit::HookInstall,
+    ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
+        self.call("install-hooks", |b, s| {
+            b.drover_adapter_cli()
+                .call_install_hooks(s, existing, request)
+        })
     }
 
-    pub fn remove_hooks(&self, existing: &str, request: &wit::HookInstall) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        self.call("remove-hooks", |b, s| b.drover_adapter_cli().call_remove_hooks(s, existing, request))
+    pub fn remove_hooks(
+        &self,
+        existing: &str,
+        request: &wit::HookInstall,
+    ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
+        self.call("remove-hooks", |b, s| {
+            b.drover_adapter_cli()
+                .call_remove_hooks(s, existing, request)
+        })
     }
 
-    pub fn detect_hooks(&self, existing: &str, request: &wit::HookInstall) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
-        self.call("detect-hooks", |b, s| b.drover_adapter_cli().call_detect_hooks(s, existing, request))
+    pub fn detect_hooks(
+        &self,
+        existing: &str,
+        request: &wit::HookInstall,
+    ) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
+        self.call("detect-hooks", |b, s| {
+            b.drover_adapter_cli()
+                .call_detect_hooks(s, existing, request)
+        })
     }
 
-    pub fn parse_hook(&self, profile: &wit::Profile, native_event: &str, payload: &[u8]) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
-        self.call("parse-hook", |b, s| b.drover_adapter_cli().call_parse_hook(s, profile, native_event, payload))
+    pub fn parse_hook(
+        &self,
+        profile: &wit::Profile,
+        native_event: &str,
+        payload: &[u8],
+    ) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
+        self.call("parse-hook", |b, s| {
+            b.drover_adapter_cli()
+                .call_parse_hook(s, profile, native_event, payload)
+        })
     }
 
-    pub fn transcript_locations(&self, profile: &wit::Profile, context: &wit::LocationContext) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
-        self.call("transcript-locations", |b, s| b.drover_adapter_cli().call_transcript_locations(s, profile, context))
+    pub fn transcript_locations(
+        &self,
+        profile: &wit::Profile,
+        context: &wit::LocationContext,
+    ) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
+        self.call("transcript-locations", |b, s| {
+            b.drover_adapter_cli()
+                .call_transcript_locations(s, profile, context)
+        })
     }
 
-    pub fn classify_fault(&self, profile: &wit::Profile, lines: &[String]) -> Result<Option<wit::Fault>, SandboxError> {
-        self.call("classify-fault", |b, s| b.drover_adapter_cli().call_classify_fault(s, profile, lines))
+    pub fn classify_fault(
+        &self,
+        profile: &wit::Profile,
+        lines: &[String],
+    ) -> Result<Option<wit::Fault>, SandboxError> {
+        self.call("classify-fault", |b, s| {
+            b.drover_adapter_cli()
+                .call_classify_fault(s, profile, lines)
+        })
     }
 
-    pub fn read_screen(&self, profile: &wit::Profile, screen: &wit::Screen) -> Result<wit::ScreenReading, SandboxError> {
-        self.call("read-screen", |b, s| b.drover_adapter_cli().call_read_screen(s, profile, screen))
+    pub fn read_screen(
+        &self,
+        profile: &wit::Profile,
+        screen: &wit::Screen,
+    ) -> Result<wit::ScreenReading, SandboxError> {
+        self.call("read-screen", |b, s| {
+            b.drover_adapter_cli().call_read_screen(s, profile, screen)
+        })
     }
 
     /// A usage tally in its own store, with its own limits (usage dedupe
     /// sets can need more memory than the defaults).
     pub fn tally(&self, parser: &str, limits: Limits) -> Result<Tally, SandboxError> {
         let mut live = self.instantiate(limits)?;
-        live.store.set_epoch_deadline(deadline_ticks(limits.call_timeout));
+        live.store
+            .set_epoch_deadline(deadline_ticks(limits.call_timeout));
         let resource = live
             .bindings
             .drover_adapter_cli()
             .tally()
             .call_constructor(&mut live.store, parser)
-            .map_err(|e| classify(&self.name, "tally.constructor", limits, &e, live.store.data()))?;
+            .map_err(|e| {
+                classify(
+                    &self.name,
+                    "tally.constructor",
+                    limits,
+                    &e,
+                    live.store.data(),
+                )
+            })?;
         Ok(Tally {
             component: self.name.clone(),
             limits,
@@ -305,11 +401,18 @@ impl Tally {
                 stderr: String::new(),
             });
         };
-        live.store.set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
+        live.store
+            .set_epoch_deadline(deadline_ticks(self.limits.call_timeout));
         match f(&live.bindings, &mut live.store, self.resource) {
             Ok(value) => Ok(value),
             Err(error) => {
-                let classified = classify(&self.component, export, self.limits, &error, live.store.data());
+                let classified = classify(
+                    &self.component,
+                    export,
+                    self.limits,
+                    &error,
+                    live.store.data(),
+                );
                 self.live = None;
                 Err(classified)
             }
@@ -317,24 +420,38 @@ impl Tally {
     }
 
     pub fn begin_file(&mut self, name: &str) -> Result<(), SandboxError> {
-        self.call("tally.begin-file", |b, s, r| b.drover_adapter_cli().tally().call_begin_file(s, r, name))
+        self.call("tally.begin-file", |b, s, r| {
+            b.drover_adapter_cli().tally().call_begin_file(s, r, name)
+        })
     }
 
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Result<(), wit::AdapterError>, SandboxError> {
-        self.call("tally.feed", |b, s, r| b.drover_adapter_cli().tally().call_feed(s, r, chunk))
+        self.call("tally.feed", |b, s, r| {
+            b.drover_adapter_cli().tally().call_feed(s, r, chunk)
+        })
     }
 
     pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
-        self.call("tally.finish", |b, s, r| b.drover_adapter_cli().tally().call_finish(s, r))
+        self.call("tally.finish", |b, s, r| {
+            b.drover_adapter_cli().tally().call_finish(s, r)
+        })
     }
 }
 
 fn deadline_ticks(timeout: Duration) -> u64 {
     let ticks = timeout.as_nanos().div_ceil(TICK.as_nanos());
-    u64::try_from(ticks).unwrap_or(u64::MAX / 2).saturating_add(1)
+    u64::try_from(ticks)
+        .unwrap_or(u64::MAX / 2)
+        .saturating_add(1)
 }
 
-fn classify(component: &str, export: &str, limits: Limits, error: &wasmtime::Error, state: &HostState) -> SandboxError {
+fn classify(
+    component: &str,
+    export: &str,
+    limits: Limits,
+    error: &wasmtime::Error,
+    state: &HostState,
+) -> SandboxError {
     let stderr = state.stderr_tail(STDERR_IN_ERRORS);
     if state.limiter.refused_memory.is_some() {
         return SandboxError::Limit {
@@ -344,7 +461,10 @@ fn classify(component: &str, export: &str, limits: Limits, error: &wasmtime::Err
             stderr,
         };
     }
-    if matches!(error.downcast_ref::<wasmtime::Trap>(), Some(wasmtime::Trap::Interrupt)) {
+    if matches!(
+        error.downcast_ref::<wasmtime::Trap>(),
+        Some(wasmtime::Trap::Interrupt)
+    ) {
         return SandboxError::Limit {
             component: component.to_string(),
             export: export.to_string(),

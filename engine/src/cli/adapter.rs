@@ -1,0 +1,168 @@
+//! `drover adapter wit|inspect`: the contract, and what a component file is.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::Outcome;
+use super::output::{Json, print_json};
+use crate::registry;
+use crate::sandbox::{CompileCache, Limits, Sandbox, wit};
+
+/// The WIT every adapter implements, as compiled into this binary.
+pub const WIT: &str = include_str!("../../../wit/adapter.wit");
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Command {
+    /// Print the WIT world adapters implement.
+    Wit,
+    /// Show a component's imports, exports and describe().
+    Inspect {
+        /// A component file, or the name of a built-in component.
+        component: String,
+        #[command(flatten)]
+        json: Json,
+    },
+}
+
+#[derive(Serialize)]
+struct Inspection {
+    component: String,
+    origin: String,
+    size_bytes: usize,
+    sha256: String,
+    imports: Vec<String>,
+    exports: Vec<String>,
+    describe: Option<Description>,
+    error: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Description {
+    name: String,
+    adapter_version: String,
+    wit_version: String,
+    capabilities: Vec<String>,
+    dialects: Vec<String>,
+    usage_parsers: Vec<String>,
+    location_env: Vec<String>,
+    limitations: Vec<String>,
+}
+
+impl From<wit::Description> for Description {
+    fn from(d: wit::Description) -> Self {
+        Description {
+            name: d.name,
+            adapter_version: d.adapter_version,
+            wit_version: d.wit_version,
+            capabilities: d
+                .capabilities
+                .iter()
+                .map(|c| c.as_str().to_string())
+                .collect(),
+            dialects: d.dialects,
+            usage_parsers: d.usage_parsers.into_iter().map(|p| p.name).collect(),
+            location_env: d.location_env,
+            limitations: d.limitations,
+        }
+    }
+}
+
+pub fn run(project: &Path, command: Command) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Wit => {
+            print!("{WIT}");
+            Ok(Outcome::Ok)
+        }
+        Command::Inspect { component, json } => inspect(project, &component, json.json),
+    }
+}
+
+fn inspect(project: &Path, component: &str, json: bool) -> anyhow::Result<Outcome> {
+    let reference = if component.ends_with(".wasm") || Path::new(component).is_file() {
+        crate::profile::ComponentRef::File(PathBuf::from(component))
+    } else {
+        crate::profile::ComponentRef::Builtin(component.to_string())
+    };
+    let found = registry::resolve(&reference, project)?;
+    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    let (imports, exports) = interface(&sandbox, &found)?;
+    let (describe, error) =
+        match sandbox.load(&found.name, &found.bytes, &found.sha256, Limits::default()) {
+            Ok((adapter, _)) => match adapter.describe() {
+                Ok(d) => (Some(Description::from(d)), None),
+                Err(e) => (None, Some(e.to_string())),
+            },
+            Err(e) => (None, Some(e.to_string())),
+        };
+    let report = Inspection {
+        component: found.name.clone(),
+        origin: found.origin.to_string(),
+        size_bytes: found.bytes.len(),
+        sha256: found.sha256.clone(),
+        imports,
+        exports,
+        describe,
+        error,
+    };
+    let failed = report.error.is_some();
+    if json {
+        print_json(&report)?;
+    } else {
+        println!(
+            "component {} ({}, {} bytes)",
+            report.component, report.origin, report.size_bytes
+        );
+        println!("imports:");
+        for i in &report.imports {
+            println!("  {i}");
+        }
+        println!("exports:");
+        for e in &report.exports {
+            println!("  {e}");
+        }
+        if let Some(d) = &report.describe {
+            println!("describe:");
+            println!(
+                "  name: {} {} (drover:adapter@{})",
+                d.name, d.adapter_version, d.wit_version
+            );
+            println!("  capabilities: {}", d.capabilities.join(", "));
+            println!("  dialects: {}", d.dialects.join(", "));
+            println!("  usage parsers: {}", d.usage_parsers.join(", "));
+            if !d.limitations.is_empty() {
+                println!("  limitations: {}", d.limitations.join("; "));
+            }
+        }
+        if let Some(e) = &report.error {
+            eprintln!("error: {e}");
+        }
+    }
+    Ok(if failed { Outcome::Failed } else { Outcome::Ok })
+}
+
+/// Import and export names, read from the component's type without
+/// instantiating it (so a component that cannot link is still described).
+fn interface(
+    sandbox: &Sandbox,
+    found: &registry::ComponentBytes,
+) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let component =
+        wasmtime::component::Component::new(sandbox.engine(), &found.bytes).map_err(|e| {
+            anyhow::anyhow!(
+                "component {}: cannot compile: {}",
+                found.name,
+                e.root_cause()
+            )
+        })?;
+    let ty = component.component_type();
+    let imports = ty
+        .imports(sandbox.engine())
+        .map(|(name, _)| name.to_string())
+        .collect();
+    let exports = ty
+        .exports(sandbox.engine())
+        .map(|(name, _)| name.to_string())
+        .collect();
+    Ok((imports, exports))
+}

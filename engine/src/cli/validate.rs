@@ -1,0 +1,278 @@
+//! `drover validate`: findings with stable ids, in the order they ran.
+//!
+//! Ids: `profile.load`, `profile.component`, `component.load`,
+//! `profile.dialect`, `profile.usage-parser`, `profile.fault-patterns`,
+//! `adapter.binary`, `hooks.config-parse`, `hooks.registered`. A finding's
+//! `message` is for people; `check` and `severity` are the contract. Exit 1
+//! iff some finding is a problem.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::Outcome;
+use super::output::{Json, print_json};
+use crate::hooks::{self, HookError};
+use crate::profile::{Catalog, Profile};
+use crate::registry;
+use crate::sandbox::{CompileCache, Sandbox};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Only these profiles (repeatable). Named profiles turn a missing binary
+    /// or unregistered hooks into problems instead of warnings.
+    #[arg(long = "cli", value_name = "NAME")]
+    clis: Vec<String>,
+    #[command(flatten)]
+    json: Json,
+}
+
+#[derive(Serialize, Clone, Copy, PartialEq, Debug)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Ok,
+    Warning,
+    Problem,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Finding {
+    pub check: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub detail: Value,
+}
+
+#[derive(Serialize)]
+struct Report {
+    ok: bool,
+    findings: Vec<Finding>,
+}
+
+struct Findings(Vec<Finding>);
+
+impl Findings {
+    fn push(
+        &mut self,
+        check: &'static str,
+        severity: Severity,
+        message: impl Into<String>,
+        detail: Value,
+    ) {
+        self.0.push(Finding {
+            check,
+            severity,
+            message: message.into(),
+            detail,
+        });
+    }
+}
+
+pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    let findings = collect(project, &args.clis);
+    let ok = findings.iter().all(|f| f.severity != Severity::Problem);
+    if args.json.json {
+        print_json(&Report { ok, findings })?;
+    } else {
+        for f in &findings {
+            match f.severity {
+                Severity::Ok => println!("  ok: {}", f.message),
+                Severity::Warning => println!("  warning: {}", f.message),
+                Severity::Problem => eprintln!("FAIL: {}", f.message),
+            }
+        }
+    }
+    Ok(if ok { Outcome::Ok } else { Outcome::Failed })
+}
+
+pub fn collect(project: &Path, named: &[String]) -> Vec<Finding> {
+    let mut out = Findings(Vec::new());
+    let catalog = Catalog::load(project);
+    if catalog.errors().is_empty() {
+        out.push(
+            "profile.load",
+            Severity::Ok,
+            format!("{} profiles loaded", catalog.profiles().len()),
+            json!({"count": catalog.profiles().len()}),
+        );
+    }
+    for error in catalog.errors() {
+        out.push(
+            "profile.load",
+            Severity::Problem,
+            error.to_string(),
+            json!({"source": error.source, "line": error.line, "field": error.field}),
+        );
+    }
+    let mut selected: Vec<&Profile> = Vec::new();
+    if named.is_empty() {
+        selected.extend(catalog.profiles());
+    } else {
+        for name in named {
+            match catalog.find(name) {
+                Some(p) => selected.push(p),
+                None => out.push(
+                    "profile.load",
+                    Severity::Problem,
+                    format!("unknown CLI profile '{name}'"),
+                    json!({"profile": name}),
+                ),
+            }
+        }
+    }
+    let strict = !named.is_empty();
+    let sandbox = match Sandbox::new(CompileCache::default_location()) {
+        Ok(s) => s,
+        Err(e) => {
+            out.push(
+                "component.load",
+                Severity::Problem,
+                e.to_string(),
+                Value::Null,
+            );
+            return out.0;
+        }
+    };
+    for profile in selected {
+        check_profile(&mut out, &sandbox, project, profile, strict);
+    }
+    out.0
+}
+
+fn check_profile(
+    out: &mut Findings,
+    sandbox: &Sandbox,
+    project: &Path,
+    profile: &Profile,
+    strict: bool,
+) {
+    let name = &profile.name;
+    let component = match registry::resolve(&profile.component, project) {
+        Ok(c) => {
+            out.push(
+                "profile.component",
+                Severity::Ok,
+                format!("{name}: component {} ({})", c.name, c.origin),
+                json!({"profile": name, "component": c.name, "origin": c.origin.to_string()}),
+            );
+            c
+        }
+        Err(e) => {
+            out.push(
+                "profile.component",
+                Severity::Problem,
+                format!("{name}: {e}"),
+                json!({"profile": name}),
+            );
+            return;
+        }
+    };
+    let adapter = match sandbox.load(
+        &component.name,
+        &component.bytes,
+        &component.sha256,
+        profile.limits(),
+    ) {
+        Ok((adapter, cache)) => adapter.describe().map(|d| (adapter, d, cache)),
+        Err(e) => Err(e),
+    };
+    let (adapter, description) = match adapter {
+        Ok((adapter, description, cache)) => {
+            out.push(
+                "component.load",
+                Severity::Ok,
+                format!("{name}: {} {} (drover:adapter@{})", description.name, description.adapter_version, description.wit_version),
+                json!({"profile": name, "adapter": description.name, "version": description.adapter_version, "wit": description.wit_version, "cache": format!("{cache:?}").to_lowercase(), "limitations": description.limitations}),
+            );
+            (adapter, description)
+        }
+        Err(e) => {
+            out.push(
+                "component.load",
+                Severity::Problem,
+                format!("{name}: {e}"),
+                json!({"profile": name}),
+            );
+            return;
+        }
+    };
+    if !profile.hookless() && !description.dialects.contains(&profile.hooks.dialect) {
+        out.push(
+            "profile.dialect",
+            Severity::Problem,
+            format!(
+                "{name}: the component does not know the dialect '{}' (it knows: {})",
+                profile.hooks.dialect,
+                description.dialects.join(", ")
+            ),
+            json!({"profile": name, "dialect": profile.hooks.dialect}),
+        );
+    }
+    if profile.usage_parser != "none"
+        && !description
+            .usage_parsers
+            .iter()
+            .any(|p| p.name == profile.usage_parser)
+    {
+        out.push(
+            "profile.usage-parser",
+            Severity::Problem,
+            format!(
+                "{name}: the component has no usage parser '{}'",
+                profile.usage_parser
+            ),
+            json!({"profile": name, "usage_parser": profile.usage_parser}),
+        );
+    }
+    for n in &profile.self_matching_patterns {
+        out.push(
+            "profile.fault-patterns",
+            Severity::Warning,
+            format!("{name}: env_fault_patterns[{n}] matches its own line in {}; anchor it (e.g. '^API Error:') so a log that shows the profile cannot classify", profile.source),
+            json!({"profile": name, "index": n}),
+        );
+    }
+    match which::which(&profile.binary) {
+        Ok(path) => out.push(
+            "adapter.binary",
+            Severity::Ok,
+            format!("{name}: {} found at {}", profile.binary, path.display()),
+            json!({"profile": name, "binary": profile.binary, "path": path}),
+        ),
+        Err(_) => out.push(
+            "adapter.binary",
+            if strict {
+                Severity::Problem
+            } else {
+                Severity::Warning
+            },
+            format!("{name}: {} not found on PATH", profile.binary),
+            json!({"profile": name, "binary": profile.binary}),
+        ),
+    }
+    if profile.hookless() {
+        return;
+    }
+    match hooks::status(&adapter, profile, project) {
+        Ok(status) if status.missing.is_empty() => out.push(
+            "hooks.registered",
+            Severity::Ok,
+            format!("{name}: relay registered in {} for {}", status.config_path, status.registered.join(", ")),
+            json!({"profile": name, "config_path": status.config_path, "registered": status.registered}),
+        ),
+        Ok(status) => out.push(
+            "hooks.registered",
+            if strict { Severity::Problem } else { Severity::Warning },
+            format!("{name}: relay not registered in {} for {}; run `drover hooks install --cli {name}`", status.config_path, status.missing.join(", ")),
+            json!({"profile": name, "config_path": status.config_path, "registered": status.registered, "missing": status.missing}),
+        ),
+        Err(HookError::Config { path, message }) => out.push(
+            "hooks.config-parse",
+            Severity::Problem,
+            format!("{name}: {}: {message}", path.display()),
+            json!({"profile": name, "config_path": profile.hooks.config_path}),
+        ),
+        Err(e) => out.push("hooks.registered", Severity::Problem, format!("{name}: {e}"), json!({"profile": name})),
+    }
+}

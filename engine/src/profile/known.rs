@@ -1,0 +1,48 @@
+//! Names the built-in components understand. A profile that uses a built-in
+//! component is checked against these at load; a test keeps them equal to
+//! what the built-in components' `describe()` reports.
+
+/// Canonical hook events a profile may map native events to: bmad-loop's four
+/// plus the ones drover acts on.
+pub const CANONICAL_EVENTS: &[&str] = &[
+    "SessionStart",
+    "Stop",
+    "SessionEnd",
+    "PreCompact",
+    "StopFailure",
+    "SubagentStop",
+    "Notification",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+];
+
+pub const DIALECTS: &[&str] = &[
+    "claude-settings-json",
+    "codex-hooks-json",
+    "gemini-settings-json",
+    "copilot-settings-json",
+    "antigravity-hooks-json",
+    "opencode-plugin",
+    "cursor-hooks-json",
+];
+
+pub const PARSERS: &[&str] = &[
+    "none",
+    "claude-jsonl",
+    "codex-rollout",
+    "gemini-chat",
+    "copilot-events",
+    "qwen-chat",
+    "opencode-db",
+    "opencode-json",
+    "cursor-json",
+];
+
+/// `^[A-Za-z0-9][A-Za-z0-9._-]*$`
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}

@@ -1,0 +1,323 @@
+//! CLI profiles: data that binds a CLI binary to its adapter component.
+//!
+//! Built-in profiles are embedded; `~/.config/drover/profiles/*.toml` and then
+//! `<project>/.drover/profiles/*.toml` override them by `name`. A bmad-loop
+//! profile loads unchanged (same fields and meanings); drover's own fields are
+//! `component`, `aliases`, `[turn]`, `[sandbox]` and `[adapter]`.
+
+mod error;
+pub mod known;
+mod paths;
+mod schema;
+mod template;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use error::{LookupError, ProfileError};
+
+use crate::sandbox::{Limits, wit};
+
+/// Where a profile came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProfileSource {
+    Builtin(&'static str),
+    User(PathBuf),
+    Project(PathBuf),
+}
+
+impl ProfileSource {
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            ProfileSource::Builtin(_) => None,
+            ProfileSource::User(p) | ProfileSource::Project(p) => Some(p),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ProfileSource::Builtin(_) => "built-in",
+            ProfileSource::User(_) => "user",
+            ProfileSource::Project(_) => "project",
+        }
+    }
+}
+
+impl fmt::Display for ProfileSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileSource::Builtin(file) => write!(f, "<built-in>/{file}"),
+            ProfileSource::User(p) | ProfileSource::Project(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// Which component implements a profile's logic.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ComponentRef {
+    /// A name: a project or user adapter file of that name, else built-in.
+    Builtin(String),
+    /// A `.wasm` file (relative paths resolved against the profile's directory).
+    File(PathBuf),
+}
+
+impl fmt::Display for ComponentRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ComponentRef::Builtin(name) => write!(f, "{name}"),
+            ComponentRef::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hooks {
+    /// A hook-config dialect, or `none` for a hookless CLI.
+    pub dialect: String,
+    /// Project-relative path of the hook config file.
+    pub config_path: String,
+    /// Native event -> canonical event, in file order.
+    pub events: Vec<(String, String)>,
+}
+
+/// `[turn]`: how headless turns run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Turn {
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// `[sandbox]`: per-profile overrides of the component limits.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SandboxOverrides {
+    pub call_timeout: Option<Duration>,
+    pub memory_bytes: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    pub name: String,
+    pub binary: String,
+    pub hooks: Hooks,
+    pub skill_tree: String,
+    pub prompt_template: String,
+    pub launch_args: Vec<String>,
+    pub bypass_args: Vec<String>,
+    pub model_flag: String,
+    pub env: BTreeMap<String, String>,
+    pub usage_parser: String,
+    pub usage_grace: Duration,
+    pub stop_without_result_nudges: Option<u32>,
+    pub subagent_stop_without_transcript: bool,
+    pub first_run_note: String,
+    pub seed_files: Vec<String>,
+    pub env_fault_patterns: Vec<String>,
+    /// Indexes of `env_fault_patterns` that match their own line in the
+    /// profile file (reported by `validate`; bmad-loop's claude pattern does).
+    pub self_matching_patterns: Vec<usize>,
+    pub component: ComponentRef,
+    pub aliases: Vec<String>,
+    pub turn: Turn,
+    pub sandbox: SandboxOverrides,
+    pub adapter_settings: BTreeMap<String, String>,
+    pub source: ProfileSource,
+}
+
+impl Profile {
+    /// Parses one profile file's text.
+    pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError> {
+        schema::parse(text, source)
+    }
+
+    pub fn hookless(&self) -> bool {
+        self.hooks.dialect == "none"
+    }
+
+    /// The component limits: defaults, then this profile's overrides.
+    pub fn limits(&self) -> Limits {
+        let mut limits = Limits::default();
+        if let Some(t) = self.sandbox.call_timeout {
+            limits.call_timeout = t;
+        }
+        if let Some(m) = self.sandbox.memory_bytes {
+            limits.memory_bytes = m;
+        }
+        limits
+    }
+
+    /// The profile as the adapter world sees it.
+    pub fn to_wit(&self) -> wit::Profile {
+        wit::Profile {
+            name: self.name.clone(),
+            binary: self.binary.clone(),
+            prompt_template: self.prompt_template.clone(),
+            launch_args: self.launch_args.clone(),
+            bypass_args: self.bypass_args.clone(),
+            model_flag: self.model_flag.clone(),
+            dialect: self.hooks.dialect.clone(),
+            hook_events: self.hooks.events.clone(),
+            usage_parser: self.usage_parser.clone(),
+            env_fault_patterns: self.env_fault_patterns.clone(),
+            turn_args: self.turn.args.clone(),
+            settings: self
+                .adapter_settings
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+}
+
+/// Built-in aliases (bmad-loop's names and common spellings).
+const BUILTIN_ALIASES: &[(&str, &str)] = &[
+    ("claude-code", "claude"),
+    ("claude-code-tmux", "claude"),
+    ("codex-cli", "codex"),
+    ("gemini-cli", "gemini"),
+    ("copilot-cli", "copilot"),
+    ("agy", "antigravity"),
+    ("opencode-http", "opencode"),
+    ("qwen-code", "qwen"),
+    ("cursor-agent", "cursor"),
+];
+
+/// Every profile visible from a project, after overrides.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    profiles: Vec<Profile>,
+    errors: Vec<ProfileError>,
+}
+
+/// Where user-level profiles live: `$XDG_CONFIG_HOME/drover/profiles` or
+/// `~/.config/drover/profiles`.
+pub fn user_dir() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("XDG_CONFIG_HOME")
+        .map(|d| d.join("drover"))
+        .or_else(|| var("HOME").map(|h| h.join(".config").join("drover")))
+        .map(|d| d.join("profiles"))
+}
+
+pub fn project_dir(project: &Path) -> PathBuf {
+    project.join(".drover").join("profiles")
+}
+
+impl Catalog {
+    /// Loads built-ins, then user, then project profiles. Files that fail are
+    /// kept as errors; see [`Catalog::get`].
+    pub fn load(project: &Path) -> Catalog {
+        let mut catalog = Catalog::default();
+        for (file, text) in crate::builtin::PROFILES {
+            catalog.add(Profile::parse(text, &ProfileSource::Builtin(file)));
+        }
+        if let Some(dir) = user_dir() {
+            catalog.load_dir(&dir, ProfileSource::User);
+        }
+        catalog.load_dir(&project_dir(project), ProfileSource::Project);
+        catalog
+    }
+
+    fn load_dir(&mut self, dir: &Path, source: fn(PathBuf) -> ProfileSource) {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
+            Err(e) => {
+                self.errors.push(ProfileError {
+                    source: dir.display().to_string(),
+                    line: None,
+                    field: None,
+                    message: format!("cannot read the directory: {e}"),
+                });
+                return;
+            }
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for path in files {
+            let origin = source(path.clone());
+            match std::fs::read_to_string(&path) {
+                Ok(text) => self.add(Profile::parse(&text, &origin)),
+                Err(e) => self.errors.push(ProfileError {
+                    source: path.display().to_string(),
+                    line: None,
+                    field: None,
+                    message: format!("cannot read: {e}"),
+                }),
+            }
+        }
+    }
+
+    fn add(&mut self, parsed: Result<Profile, ProfileError>) {
+        match parsed {
+            Ok(profile) => match self.profiles.iter_mut().find(|p| p.name == profile.name) {
+                Some(existing) => *existing = profile,
+                None => self.profiles.push(profile),
+            },
+            Err(e) => self.errors.push(e),
+        }
+    }
+
+    pub fn profiles(&self) -> &[Profile] {
+        &self.profiles
+    }
+
+    pub fn errors(&self) -> &[ProfileError] {
+        &self.errors
+    }
+
+    /// The profile a name (or alias) means. Refuses while any profile file is
+    /// broken: a broken override must not silently fall back to the built-in.
+    pub fn get(&self, name: &str) -> Result<&Profile, LookupError> {
+        if !self.errors.is_empty() {
+            return Err(LookupError::Broken {
+                name: name.to_string(),
+                errors: self
+                    .errors
+                    .iter()
+                    .map(|e| format!("  {e}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            });
+        }
+        self.find(name).ok_or_else(|| LookupError::Unknown {
+            name: name.to_string(),
+            available: self
+                .profiles
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+
+    /// Lookup that ignores load errors (for reporting commands).
+    pub fn find(&self, name: &str) -> Option<&Profile> {
+        if let Some(p) = self.profiles.iter().find(|p| p.name == name) {
+            return Some(p);
+        }
+        if let Some(p) = self
+            .profiles
+            .iter()
+            .find(|p| p.aliases.iter().any(|a| a == name))
+        {
+            return Some(p);
+        }
+        BUILTIN_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .and_then(|(_, target)| self.profiles.iter().find(|p| p.name == *target))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,136 @@
+//! Which component bytes implement a profile, and loading them.
+//!
+//! A component name resolves to `<project>/.drover/adapters/<name>.wasm`, then
+//! `~/.config/drover/adapters/<name>.wasm`, then the built-in of that name; a
+//! path names a file directly. Project and user components need no trust
+//! prompt: the sandbox gives them nothing to abuse (docs/sandbox.md).
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::profile::{ComponentRef, Profile};
+use crate::sandbox::{Adapter, CacheOutcome, Limits, Sandbox, SandboxError};
+
+/// Where a component's bytes came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Origin {
+    Builtin,
+    File(PathBuf),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Builtin => write!(f, "built-in"),
+            Origin::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+pub struct ComponentBytes {
+    pub name: String,
+    pub bytes: Cow<'static, [u8]>,
+    pub sha256: String,
+    pub origin: Origin,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    #[error("no component named '{name}' (not in {searched}, and not built in)")]
+    Unknown { name: String, searched: String },
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
+
+fn user_adapters_dir() -> Option<PathBuf> {
+    crate::profile::user_dir().and_then(|p| p.parent().map(|d| d.join("adapters")))
+}
+
+pub fn project_adapters_dir(project: &Path) -> PathBuf {
+    project.join(".drover").join("adapters")
+}
+
+/// Reads a component file and hashes it.
+pub fn read_file(name: &str, path: &Path) -> Result<ComponentBytes, ResolveError> {
+    let bytes = std::fs::read(path).map_err(|e| SandboxError::Read {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    let sha256 = hex(&Sha256::digest(&bytes));
+    Ok(ComponentBytes {
+        name: name.to_string(),
+        bytes: Cow::Owned(bytes),
+        sha256,
+        origin: Origin::File(path.to_path_buf()),
+    })
+}
+
+/// The bytes for a component reference.
+pub fn resolve(component: &ComponentRef, project: &Path) -> Result<ComponentBytes, ResolveError> {
+    match component {
+        ComponentRef::File(path) => {
+            let name = path.file_stem().map_or_else(
+                || "component".to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+            read_file(&name, path)
+        }
+        ComponentRef::Builtin(name) => {
+            let mut searched = Vec::new();
+            for dir in [Some(project_adapters_dir(project)), user_adapters_dir()]
+                .into_iter()
+                .flatten()
+            {
+                let candidate = dir.join(format!("{name}.wasm"));
+                if candidate.is_file() {
+                    return read_file(name, &candidate);
+                }
+                searched.push(dir.display().to_string());
+            }
+            match crate::builtin::find(name) {
+                Some(builtin) => Ok(ComponentBytes {
+                    name: name.clone(),
+                    bytes: Cow::Borrowed(builtin.bytes),
+                    sha256: builtin.sha256.to_string(),
+                    origin: Origin::Builtin,
+                }),
+                None => Err(ResolveError::Unknown {
+                    name: name.clone(),
+                    searched: searched.join(", "),
+                }),
+            }
+        }
+    }
+}
+
+/// Resolves and loads the component a profile names, under its limits.
+pub fn load(
+    sandbox: &Sandbox,
+    profile: &Profile,
+    project: &Path,
+) -> Result<(Adapter, Origin, CacheOutcome), ResolveError> {
+    load_with(sandbox, &profile.component, project, profile.limits())
+}
+
+pub fn load_with(
+    sandbox: &Sandbox,
+    component: &ComponentRef,
+    project: &Path,
+    limits: Limits,
+) -> Result<(Adapter, Origin, CacheOutcome), ResolveError> {
+    let found = resolve(component, project)?;
+    let (adapter, outcome) = sandbox.load(&found.name, &found.bytes, &found.sha256, limits)?;
+    Ok((adapter, found.origin, outcome))
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}

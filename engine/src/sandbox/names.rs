@@ -1,0 +1,106 @@
+//! WIT enum names as the WIT spells them (`hook-config`, `rate-limit`), for
+//! text output and JSON. The bindings are generated in this crate, so the
+//! impls live next to them.
+
+use super::wit::{CanonicalEvent, Capability, FaultKind, PromptKind, SeatState, TurnOutcome};
+
+macro_rules! wit_names {
+    ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            pub fn as_str(&self) -> &'static str {
+                match self {
+                    $(<$ty>::$variant => $name,)+
+                }
+            }
+
+            pub fn from_name(name: &str) -> Option<$ty> {
+                match name {
+                    $($name => Some(<$ty>::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<$ty, D::Error> {
+                let name = String::deserialize(deserializer)?;
+                <$ty>::from_name(&name).ok_or_else(|| serde::de::Error::custom(format!("unknown {} '{name}'", stringify!($ty))))
+            }
+        }
+    };
+}
+
+wit_names!(Capability {
+    Prompt => "prompt",
+    Commands => "commands",
+    Headless => "headless",
+    HookConfig => "hook-config",
+    HookPayloads => "hook-payloads",
+    Transcripts => "transcripts",
+    Usage => "usage",
+    Faults => "faults",
+    Screen => "screen",
+});
+
+wit_names!(CanonicalEvent {
+    SessionStart => "session-start",
+    PromptSubmit => "prompt-submit",
+    Stop => "stop",
+    StopFailure => "stop-failure",
+    SubagentStop => "subagent-stop",
+    SessionEnd => "session-end",
+    PreCompact => "pre-compact",
+    Notification => "notification",
+    PermissionRequest => "permission-request",
+    ToolStart => "tool-start",
+    ToolEnd => "tool-end",
+    Other => "other",
+});
+
+wit_names!(PromptKind {
+    Permission => "permission",
+    TrustDialog => "trust-dialog",
+    HooksReview => "hooks-review",
+    ModelNudge => "model-nudge",
+    ResumeChoice => "resume-choice",
+    Question => "question",
+    Other => "other",
+});
+
+wit_names!(FaultKind {
+    Auth => "auth",
+    RateLimit => "rate-limit",
+    Quota => "quota",
+    Overload => "overload",
+    ServerError => "server-error",
+    Network => "network",
+    TrustDialog => "trust-dialog",
+    Unknown => "unknown",
+});
+
+wit_names!(SeatState {
+    Working => "working",
+    Idle => "idle",
+    Done => "done",
+    Blocked => "blocked",
+    Unknown => "unknown",
+});
+
+wit_names!(TurnOutcome {
+    Success => "success",
+    Failed => "failed",
+    Blocked => "blocked",
+    Unknown => "unknown",
+});
