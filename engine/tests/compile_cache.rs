@@ -48,6 +48,10 @@ fn damaged_entries_are_rebuilt_not_trusted() {
         "the entry was rebuilt"
     );
 
+    // A missing checksum is not trusted either.
+    std::fs::remove_file(entry.with_extension("sum")).expect("remove sum");
+    assert_eq!(load(&cache), CacheOutcome::Rebuilt);
+
     // Truncated, and garbage.
     std::fs::write(&entry, &good[..good.len() / 3]).expect("truncate");
     assert_eq!(load(&cache), CacheOutcome::Rebuilt);

@@ -2,7 +2,10 @@
 //! [prompt] <bypass> [--model M]`. Headless: the same with `-p PROMPT
 //! --output-format json` and the profile's `[turn]` args.
 
-use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid, plain_command, prompt};
+use drover_kit::{
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
+    plain_command, prompt,
+};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     Ok(match conversation {
@@ -14,7 +17,9 @@ fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, Adapter
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {
     if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!("conversation id '{id}' is not a Claude session id")));
+        return Err(invalid(format!(
+            "conversation id '{id}' is not a Claude session id"
+        )));
     }
     Ok(id.to_string())
 }
@@ -29,7 +34,9 @@ fn checked_uuid(id: &str) -> Result<String, AdapterError> {
             .zip(lengths)
             .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
     if !ok {
-        return Err(invalid(format!("claude --session-id needs a UUID, got '{id}'")));
+        return Err(invalid(format!(
+            "claude --session-id needs a UUID, got '{id}'"
+        )));
     }
     Ok(id.to_string())
 }
@@ -83,10 +90,27 @@ mod tests {
         let cmd = interactive(&profile(), &req).expect("builds");
         assert_eq!(
             cmd.argv,
-            ["claude", "/bmad-dev-auto 1-1-a", "--permission-mode", "bypassPermissions", "--model", "sonnet"]
+            [
+                "claude",
+                "/bmad-dev-auto 1-1-a",
+                "--permission-mode",
+                "bypassPermissions",
+                "--model",
+                "sonnet"
+            ]
         );
-        let resumed = interactive(&profile(), &request("", Conversation::Resume("abc".into()))).expect("builds");
-        assert_eq!(resumed.argv, ["claude", "--resume", "abc", "--permission-mode", "bypassPermissions"]);
+        let resumed = interactive(&profile(), &request("", Conversation::Resume("abc".into())))
+            .expect("builds");
+        assert_eq!(
+            resumed.argv,
+            [
+                "claude",
+                "--resume",
+                "abc",
+                "--permission-mode",
+                "bypassPermissions"
+            ]
+        );
     }
 
     #[test]
@@ -94,15 +118,43 @@ mod tests {
         let fresh = headless(&profile(), &request("hi", Conversation::Fresh)).expect("builds");
         assert_eq!(
             fresh.argv,
-            ["claude", "-p", "hi", "--output-format", "json", "--permission-mode", "bypassPermissions"]
+            [
+                "claude",
+                "-p",
+                "hi",
+                "--output-format",
+                "json",
+                "--permission-mode",
+                "bypassPermissions"
+            ]
         );
-        let resumed = headless(&profile(), &request("hi", Conversation::Resume("s-1".into()))).expect("builds");
+        let resumed = headless(
+            &profile(),
+            &request("hi", Conversation::Resume("s-1".into())),
+        )
+        .expect("builds");
         assert_eq!(&resumed.argv[5..7], ["--resume", "s-1"]);
         let uuid = "123e4567-e89b-12d3-a456-426614174000";
-        let preset = headless(&profile(), &request("hi", Conversation::Preset(uuid.into()))).expect("builds");
+        let preset = headless(
+            &profile(),
+            &request("hi", Conversation::Preset(uuid.into())),
+        )
+        .expect("builds");
         assert_eq!(&preset.argv[5..7], ["--session-id", uuid]);
-        assert!(headless(&profile(), &request("hi", Conversation::Preset("nope".into()))).is_err());
-        assert!(headless(&profile(), &request("hi", Conversation::Resume("--evil".into()))).is_err());
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Preset("nope".into()))
+            )
+            .is_err()
+        );
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Resume("--evil".into()))
+            )
+            .is_err()
+        );
         let mut custom = request("hi", Conversation::Fresh);
         custom.extra_args = Some(vec![]);
         assert_eq!(headless(&profile(), &custom).expect("builds").argv.len(), 5);

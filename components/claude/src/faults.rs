@@ -14,20 +14,68 @@ macro_rules! lead {
 }
 
 pub const RULES: &[FaultRule] = &[
-    FaultRule::new("claude/overload", Overload, lead!(r"API Error: 529 Overloaded\.")),
-    FaultRule::new("claude/overload-retrying", Overload, lead!(r"529 Overloaded · retrying in \d+s")),
-    FaultRule::new("claude/server-error", ServerError, lead!(r"API Error: 5\d\d\b")),
-    FaultRule::new("claude/rate-limit", RateLimit, lead!(r"API Error: Request rejected \(429\)")),
+    FaultRule::new(
+        "claude/overload",
+        Overload,
+        lead!(r"API Error: 529 Overloaded\."),
+    ),
+    FaultRule::new(
+        "claude/overload-retrying",
+        Overload,
+        lead!(r"529 Overloaded · retrying in \d+s"),
+    ),
+    FaultRule::new(
+        "claude/server-error",
+        ServerError,
+        lead!(r"API Error: 5\d\d\b"),
+    ),
+    FaultRule::new(
+        "claude/rate-limit",
+        RateLimit,
+        lead!(r"API Error: Request rejected \(429\)"),
+    ),
     FaultRule::new("claude/auth-key", Auth, lead!(r"Invalid API key · ")),
     FaultRule::new("claude/auth-401", Auth, lead!(r"API Error: 401\b")),
-    FaultRule::new("claude/auth-login", Auth, lead!(r"(?:OAuth token has expired|Please run /login)")),
-    FaultRule::new("claude/network-reset", Network, lead!(r"API Error: Connection dropped \(ECONNRESET\)")),
-    FaultRule::new("claude/network-refused", Network, lead!(r"API Error: Connection refused")),
-    FaultRule::new("claude/network", Network, lead!(r"API Error: (?:Unable to connect|Connection error|Request timed out)")),
-    FaultRule::new("claude/network-onboarding", Network, r"^\s*(?:Unable to connect to Anthropic services|Failed to connect to api\.anthropic\.com: E[A-Z_]+)"),
-    FaultRule::new("claude/quota-credit", Quota, lead!(r"(?:Your )?[Cc]redit balance is too low")),
-    FaultRule::new("claude/quota-limit", Quota, lead!(r"(?:Claude (?:AI )?usage limit reached|\d+-hour limit reached)")),
-    FaultRule::new("claude/trust-dialog", TrustDialog, r"^\s*(?:│\s*)?Do you trust the files in this folder\?"),
+    FaultRule::new(
+        "claude/auth-login",
+        Auth,
+        lead!(r"(?:OAuth token has expired|Please run /login)"),
+    ),
+    FaultRule::new(
+        "claude/network-reset",
+        Network,
+        lead!(r"API Error: Connection dropped \(ECONNRESET\)"),
+    ),
+    FaultRule::new(
+        "claude/network-refused",
+        Network,
+        lead!(r"API Error: Connection refused"),
+    ),
+    FaultRule::new(
+        "claude/network",
+        Network,
+        lead!(r"API Error: (?:Unable to connect|Connection error|Request timed out)"),
+    ),
+    FaultRule::new(
+        "claude/network-onboarding",
+        Network,
+        r"^\s*(?:Unable to connect to Anthropic services|Failed to connect to api\.anthropic\.com: E[A-Z_]+)",
+    ),
+    FaultRule::new(
+        "claude/quota-credit",
+        Quota,
+        lead!(r"(?:Your )?[Cc]redit balance is too low"),
+    ),
+    FaultRule::new(
+        "claude/quota-limit",
+        Quota,
+        lead!(r"(?:Claude (?:AI )?usage limit reached|\d+-hour limit reached)"),
+    ),
+    FaultRule::new(
+        "claude/trust-dialog",
+        TrustDialog,
+        r"^\s*(?:│\s*)?Do you trust the files in this folder\?",
+    ),
 ];
 
 #[cfg(test)]
@@ -44,15 +92,39 @@ mod tests {
     fn every_documented_sentence_classifies() {
         // Exact sentences from reference/real-clis.md §2 (Claude Code 2.1.332).
         let cases = [
-            ("API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18001).", FaultKind::ServerError),
-            ("API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18001).", FaultKind::Overload),
-            ("API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit", FaultKind::RateLimit),
+            (
+                "API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18001).",
+                FaultKind::ServerError,
+            ),
+            (
+                "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18001).",
+                FaultKind::Overload,
+            ),
+            (
+                "API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
+                FaultKind::RateLimit,
+            ),
             ("Invalid API key · Fix external API key", FaultKind::Auth),
-            ("API Error: Connection dropped (ECONNRESET). Check the gateway set in ANTHROPIC_BASE_URL, then try again.", FaultKind::Network),
-            ("API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)", FaultKind::Network),
-            ("✻ 529 Overloaded · retrying in 1s · attempt 2/2", FaultKind::Overload),
-            ("● API Error: 529 Overloaded. This is a server-side issue", FaultKind::Overload),
-            ("Failed to connect to api.anthropic.com: ENOTFOUND", FaultKind::Network),
+            (
+                "API Error: Connection dropped (ECONNRESET). Check the gateway set in ANTHROPIC_BASE_URL, then try again.",
+                FaultKind::Network,
+            ),
+            (
+                "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
+                FaultKind::Network,
+            ),
+            (
+                "✻ 529 Overloaded · retrying in 1s · attempt 2/2",
+                FaultKind::Overload,
+            ),
+            (
+                "● API Error: 529 Overloaded. This is a server-side issue",
+                FaultKind::Overload,
+            ),
+            (
+                "Failed to connect to api.anthropic.com: ENOTFOUND",
+                FaultKind::Network,
+            ),
         ];
         for (line, kind) in cases {
             assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
@@ -61,7 +133,12 @@ mod tests {
 
     #[test]
     fn retry_wait_is_reported() {
-        let fault = classify(RULES, &[], &["✻ 529 Overloaded · retrying in 7s · attempt 1/2".to_string()]).expect("hit");
+        let fault = classify(
+            RULES,
+            &[],
+            &["✻ 529 Overloaded · retrying in 7s · attempt 1/2".to_string()],
+        )
+        .expect("hit");
         assert_eq!(fault.retry_after_secs, Some(7));
     }
 

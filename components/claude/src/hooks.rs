@@ -98,30 +98,55 @@ mod tests {
         let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
         assert_eq!(e.kind, CanonicalEvent::Stop);
         assert_eq!(e.session_id.as_deref(), Some("5f0c"));
-        assert_eq!(e.transcript_path.as_deref(), Some("/h/.claude/projects/-w/5f0c.jsonl"));
+        assert_eq!(
+            e.transcript_path.as_deref(),
+            Some("/h/.claude/projects/-w/5f0c.jsonl")
+        );
         assert_eq!(e.cwd.as_deref(), Some("/w"));
         assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
         assert!(!e.subagent);
-        assert_eq!(e.fields_found, ["session_id", "transcript_path", "cwd", "last_assistant_message"]);
+        assert_eq!(
+            e.fields_found,
+            [
+                "session_id",
+                "transcript_path",
+                "cwd",
+                "last_assistant_message"
+            ]
+        );
     }
 
     #[test]
     fn stop_failure_reports_its_error_kind() {
         let payload = r#"{"session_id":"s","transcript_path":"/t","cwd":"/w","hook_event_name":"StopFailure","error":"rate_limit","last_assistant_message":"API Error: Request rejected (429)"}"#;
         let e = parse(&profile(), "StopFailure", payload.as_bytes()).expect("parses");
-        assert_eq!((e.kind, e.reason.as_deref()), (CanonicalEvent::StopFailure, Some("rate_limit")));
+        assert_eq!(
+            (e.kind, e.reason.as_deref()),
+            (CanonicalEvent::StopFailure, Some("rate_limit"))
+        );
     }
 
     #[test]
     fn permission_and_notifications_mark_blocking_prompts() {
         let req = r#"{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"ls"},"permission_suggestions":[]}"#;
         let e = parse(&profile(), "PermissionRequest", req.as_bytes()).expect("parses");
-        assert_eq!((e.kind, e.prompt_kind), (CanonicalEvent::PermissionRequest, Some(PromptKind::Permission)));
+        assert_eq!(
+            (e.kind, e.prompt_kind),
+            (
+                CanonicalEvent::PermissionRequest,
+                Some(PromptKind::Permission)
+            )
+        );
         let note = r#"{"session_id":"s","hook_event_name":"Notification","message":"Claude needs your permission to use Bash"}"#;
         let e = parse(&profile(), "Notification", note.as_bytes()).expect("parses");
         assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
         let idle = r#"{"session_id":"s","message":"Claude is waiting for your input","notification_type":"idle_prompt"}"#;
-        assert_eq!(parse(&profile(), "Notification", idle.as_bytes()).expect("parses").prompt_kind, None);
+        assert_eq!(
+            parse(&profile(), "Notification", idle.as_bytes())
+                .expect("parses")
+                .prompt_kind,
+            None
+        );
     }
 
     #[test]
@@ -134,9 +159,16 @@ mod tests {
     #[test]
     fn profile_mapping_wins_and_garbage_is_an_error() {
         let mut p = profile();
-        p.hook_events.push(("Notification".to_string(), "Stop".to_string()));
-        assert_eq!(parse(&p, "Notification", b"{}").expect("parses").kind, CanonicalEvent::Stop);
+        p.hook_events
+            .push(("Notification".to_string(), "Stop".to_string()));
+        assert_eq!(
+            parse(&p, "Notification", b"{}").expect("parses").kind,
+            CanonicalEvent::Stop
+        );
         assert!(parse(&profile(), "Stop", b"\xff\xfe").is_err());
-        assert_eq!(parse(&profile(), "Stop", b"").expect("empty ok").session_id, None);
+        assert_eq!(
+            parse(&profile(), "Stop", b"").expect("empty ok").session_id,
+            None
+        );
     }
 }

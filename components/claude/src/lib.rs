@@ -13,7 +13,7 @@ mod turn;
 pub mod usage;
 
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, Guest, GlobBase, HookEdit, HookEvent,
+    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
     HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
     TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
 };
@@ -58,7 +58,10 @@ impl Guest for Claude {
         prompt::render(&profile.prompt_template, &text)
     }
 
-    fn interactive_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
+    fn interactive_command(
+        profile: Profile,
+        request: LaunchRequest,
+    ) -> Result<Command, AdapterError> {
         commands::interactive(&profile, &request)
     }
 
@@ -82,7 +85,11 @@ impl Guest for Claude {
         hookcfg::detect(&existing, &request)
     }
 
-    fn parse_hook(profile: Profile, native_event: String, payload: Vec<u8>) -> Result<HookEvent, AdapterError> {
+    fn parse_hook(
+        profile: Profile,
+        native_event: String,
+        payload: Vec<u8>,
+    ) -> Result<HookEvent, AdapterError> {
         hooks::parse(&profile, &native_event, &payload)
     }
 
@@ -104,11 +111,19 @@ impl Guest for Claude {
                 .split(',')
                 .map(str::trim)
                 .filter(|d| !d.is_empty())
-                .map(|d| glob(GlobBase::Absolute, format!("{}/projects/*/*.jsonl", d.trim_end_matches('/'))))
+                .map(|d| {
+                    glob(
+                        GlobBase::Absolute,
+                        format!("{}/projects/*/*.jsonl", d.trim_end_matches('/')),
+                    )
+                })
                 .collect(),
             None => vec![
                 glob(GlobBase::Home, ".claude/projects/*/*.jsonl".to_string()),
-                glob(GlobBase::Home, ".config/claude/projects/*/*.jsonl".to_string()),
+                glob(
+                    GlobBase::Home,
+                    ".config/claude/projects/*/*.jsonl".to_string(),
+                ),
             ],
         }
     }
@@ -136,13 +151,21 @@ mod tests_support {
             binary: "claude".to_string(),
             prompt_template: "{prompt}".to_string(),
             launch_args: vec![],
-            bypass_args: vec!["--permission-mode".to_string(), "bypassPermissions".to_string()],
+            bypass_args: vec![
+                "--permission-mode".to_string(),
+                "bypassPermissions".to_string(),
+            ],
             model_flag: "--model".to_string(),
             dialect: "claude-settings-json".to_string(),
-            hook_events: [("SessionStart", "SessionStart"), ("Stop", "Stop"), ("SessionEnd", "SessionEnd"), ("PreCompact", "PreCompact")]
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
+            hook_events: [
+                ("SessionStart", "SessionStart"),
+                ("Stop", "Stop"),
+                ("SessionEnd", "SessionEnd"),
+                ("PreCompact", "PreCompact"),
+            ]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
             usage_parser: "claude-jsonl".to_string(),
             env_fault_patterns: vec![],
             turn_args: vec![],

@@ -6,16 +6,66 @@ use drover_kit::screen::{Region, ScreenRule};
 use drover_kit::{PromptKind, SeatState};
 
 pub const RULES: &[ScreenRule] = &[
-    ScreenRule::new("claude/v1/esc-to-interrupt", Region::Bottom(10), r"(?i)\besc to interrupt\b", SeatState::Working),
-    ScreenRule::new("claude/v1/spinner", Region::Bottom(10), r"^\s*[·✢✳✶✻✽]\s+\S[^\n]*…", SeatState::Working),
-    ScreenRule::new("claude/v1/retrying", Region::Bottom(10), r"(?i)\bretrying in \d+s\b", SeatState::Working),
-    ScreenRule::blocked("claude/v1/trust", Region::All, r"(?i)do you trust the files in this folder|yes, i trust this folder|is this a project you created or one you trust", PromptKind::TrustDialog),
-    ScreenRule::blocked("claude/v1/api-key", Region::Bottom(14), r"(?i)^\s*│?\s*do you want to use this api key\?", PromptKind::Other),
-    ScreenRule::blocked("claude/v1/resume-choice", Region::Bottom(14), r"(?i)^\s*│?\s*❯?\s*\d\.\s+resume (from summary|full session)", PromptKind::ResumeChoice),
-    ScreenRule::blocked("claude/v1/permission", Region::Bottom(14), r"^\s*│?\s*❯\s*1\.\s+Yes\b", PromptKind::Permission),
-    ScreenRule::blocked("claude/v1/question", Region::Bottom(14), r"^\s*│?\s*❯\s*\d+\.\s+\S", PromptKind::Question),
-    ScreenRule::new("claude/v1/prompt", Region::Bottom(8), r#"^\s*│?\s*[❯>]\s*(?:Try "[^"]*"|Resend your message to try again|Once fixed, resend your message)?\s*│?\s*$"#, SeatState::Idle),
-    ScreenRule::new("claude/v1/shortcuts", Region::Bottom(4), r"^\s*(?:\? for shortcuts|⏵⏵ .*\(shift\+tab to cycle\))", SeatState::Idle),
+    ScreenRule::new(
+        "claude/v1/esc-to-interrupt",
+        Region::Bottom(10),
+        r"(?i)\besc to interrupt\b",
+        SeatState::Working,
+    ),
+    ScreenRule::new(
+        "claude/v1/spinner",
+        Region::Bottom(10),
+        r"^\s*[·✢✳✶✻✽]\s+\S[^\n]*…",
+        SeatState::Working,
+    ),
+    ScreenRule::new(
+        "claude/v1/retrying",
+        Region::Bottom(10),
+        r"(?i)\bretrying in \d+s\b",
+        SeatState::Working,
+    ),
+    ScreenRule::blocked(
+        "claude/v1/trust",
+        Region::All,
+        r"(?i)do you trust the files in this folder|yes, i trust this folder|is this a project you created or one you trust",
+        PromptKind::TrustDialog,
+    ),
+    ScreenRule::blocked(
+        "claude/v1/api-key",
+        Region::Bottom(14),
+        r"(?i)^\s*│?\s*do you want to use this api key\?",
+        PromptKind::Other,
+    ),
+    ScreenRule::blocked(
+        "claude/v1/resume-choice",
+        Region::Bottom(14),
+        r"(?i)^\s*│?\s*❯?\s*\d\.\s+resume (from summary|full session)",
+        PromptKind::ResumeChoice,
+    ),
+    ScreenRule::blocked(
+        "claude/v1/permission",
+        Region::Bottom(14),
+        r"^\s*│?\s*❯\s*1\.\s+Yes\b",
+        PromptKind::Permission,
+    ),
+    ScreenRule::blocked(
+        "claude/v1/question",
+        Region::Bottom(14),
+        r"^\s*│?\s*❯\s*\d+\.\s+\S",
+        PromptKind::Question,
+    ),
+    ScreenRule::new(
+        "claude/v1/prompt",
+        Region::Bottom(8),
+        r#"^\s*│?\s*[❯>]\s*(?:Try "[^"]*"|Resend your message to try again|Once fixed, resend your message)?\s*│?\s*$"#,
+        SeatState::Idle,
+    ),
+    ScreenRule::new(
+        "claude/v1/shortcuts",
+        Region::Bottom(4),
+        r"^\s*(?:\? for shortcuts|⏵⏵ .*\(shift\+tab to cycle\))",
+        SeatState::Idle,
+    ),
 ];
 
 #[cfg(test)]
@@ -25,7 +75,13 @@ mod tests {
     use drover_kit::screen::{read, rows_of};
 
     fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        let r = read(RULES, &Screen { rows: rows_of(text), title: String::new() });
+        let r = read(
+            RULES,
+            &Screen {
+                rows: rows_of(text),
+                title: String::new(),
+            },
+        );
         (r.state, r.prompt_kind, r.rule)
     }
 
@@ -38,7 +94,14 @@ mod tests {
     #[test]
     fn reads_each_state() {
         assert_eq!(state(IDLE).0, SeatState::Idle);
-        assert_eq!(state(WORKING), (SeatState::Working, None, "claude/v1/esc-to-interrupt".to_string()));
+        assert_eq!(
+            state(WORKING),
+            (
+                SeatState::Working,
+                None,
+                "claude/v1/esc-to-interrupt".to_string()
+            )
+        );
         assert_eq!(state(PERMISSION).1, Some(PromptKind::Permission));
         assert_eq!(state(TRUST).1, Some(PromptKind::TrustDialog));
     }

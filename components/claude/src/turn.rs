@@ -75,7 +75,11 @@ fn last_line(text: &str) -> Option<String> {
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let Some(result) = result_object(&output.stdout) else {
         return TurnResult {
-            outcome: if output.exit_code == Some(0) { TurnOutcome::Unknown } else { TurnOutcome::Failed },
+            outcome: if output.exit_code == Some(0) {
+                TurnOutcome::Unknown
+            } else {
+                TurnOutcome::Failed
+            },
             reply: None,
             conversation_id: None,
             error: last_line(&output.stderr).or_else(|| last_line(&output.stdout)),
@@ -86,9 +90,15 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
     let requests = result.num_turns.map_or(0, |c| c.0);
     let usage = usage_of(&result, requests);
     let failed = result.is_error == Some(true)
-        || result.subtype.as_deref().is_some_and(|s| s.starts_with("error"))
+        || result
+            .subtype
+            .as_deref()
+            .is_some_and(|s| s.starts_with("error"))
         || output.exit_code.is_some_and(|c| c != 0);
-    let denied = result.permission_denials.as_ref().is_some_and(|d| !d.is_empty());
+    let denied = result
+        .permission_denials
+        .as_ref()
+        .is_some_and(|d| !d.is_empty());
     let (outcome, prompt_kind) = if failed {
         (TurnOutcome::Failed, None)
     } else if denied {
@@ -176,10 +186,19 @@ mod tests {
         let r = parse(&output(SUCCESS, "", 0));
         assert_eq!(r.outcome, TurnOutcome::Success);
         assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(r.conversation_id.as_deref(), Some("5f0c1d2e-0000-4000-8000-000000000001"));
+        assert_eq!(
+            r.conversation_id.as_deref(),
+            Some("5f0c1d2e-0000-4000-8000-000000000001")
+        );
         let usage = r.usage.expect("usage").total();
         assert_eq!(
-            (usage.input, usage.cache_write, usage.cache_read, usage.output, usage.requests),
+            (
+                usage.input,
+                usage.cache_write,
+                usage.cache_read,
+                usage.output,
+                usage.requests
+            ),
             (1201, 1302, 1403, 57, 1)
         );
     }
@@ -189,7 +208,11 @@ mod tests {
         let stdout = r#"{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.","session_id":"s","num_turns":1,"usage":{"input_tokens":0,"output_tokens":0},"api_error_status":529,"terminal_reason":"api_error"}"#;
         let r = parse(&output(stdout, "", 1));
         assert_eq!(r.outcome, TurnOutcome::Failed);
-        assert!(r.error.as_deref().is_some_and(|e| e.starts_with("API Error: 529 Overloaded")));
+        assert!(
+            r.error
+                .as_deref()
+                .is_some_and(|e| e.starts_with("API Error: 529 Overloaded"))
+        );
         assert_eq!(r.reply, None);
     }
 
@@ -197,7 +220,10 @@ mod tests {
     fn permission_denials_block() {
         let stdout = SUCCESS.replace(r#""permission_denials":[]"#, r#""permission_denials":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"rm -rf x"}}]"#);
         let r = parse(&output(&stdout, "", 0));
-        assert_eq!((r.outcome, r.prompt_kind), (TurnOutcome::Blocked, Some(PromptKind::Permission)));
+        assert_eq!(
+            (r.outcome, r.prompt_kind),
+            (TurnOutcome::Blocked, Some(PromptKind::Permission))
+        );
     }
 
     #[test]

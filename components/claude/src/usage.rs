@@ -115,7 +115,11 @@ impl RowParser for ClaudeJsonl {
             return;
         }
         let (message_id, model, tokens) = match row.message {
-            Some(Message { id, model, usage: Some(tokens) }) => (id, model, tokens),
+            Some(Message {
+                id,
+                model,
+                usage: Some(tokens),
+            }) => (id, model, tokens),
             _ => match (kind, row.usage) {
                 (None | Some("assistant") | Some("message"), Some(tokens)) => (None, None, tokens),
                 _ => return,
@@ -202,7 +206,13 @@ mod tests {
         let report = tally(&text).expect("usage");
         let total = report.total();
         assert_eq!(
-            (total.input, total.output, total.cache_read, total.cache_write, total.requests),
+            (
+                total.input,
+                total.output,
+                total.cache_read,
+                total.cache_write,
+                total.requests
+            ),
             (1206, 64, 2806, 2604, 2)
         );
         assert_eq!(report.entries.len(), 1);
@@ -215,7 +225,14 @@ mod tests {
         let synthetic = r#"{"type":"assistant","isApiErrorMessage":true,"error":"server_error","apiError":"connection_failed","message":{"id":"e1","model":"<synthetic>","usage":{"input_tokens":0,"output_tokens":0}}}"#;
         let cost = r#"{"type":"cost-state","modelUsage":{"claude-opus-5-5":{"inputTokens":1201}},"usage":{"input_tokens":9999,"output_tokens":9999}}"#;
         let by_ref = r#"{"type":"assistant","requestRef":"req_1","message":{"id":"msg_9","model":"claude-opus-5-5","usage":{"input_tokens":9999,"output_tokens":9999}}}"#;
-        let text = [synthetic, cost, cost, by_ref, &row("msg_1", "req_1", 1, 2, "")].join("\n");
+        let text = [
+            synthetic,
+            cost,
+            cost,
+            by_ref,
+            &row("msg_1", "req_1", 1, 2, ""),
+        ]
+        .join("\n");
         let total = tally(&text).expect("usage").total();
         assert_eq!((total.input, total.output, total.requests), (1, 2, 1));
         // Only a synthetic row: usage is tracked, and zero.
@@ -231,13 +248,23 @@ mod tests {
 
     #[test]
     fn garbage_is_rejected_without_losing_good_rows() {
-        let text = format!("not json \"usage\"\n{}\n{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{{\"usage\": {{\"input_tokens\": \"12\", \"output_tokens\": -1}}}}", row("m", "r", 2, 3, ""));
+        let text = format!(
+            "not json \"usage\"\n{}\n{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{{\"usage\": {{\"input_tokens\": \"12\", \"output_tokens\": -1}}}}",
+            row("m", "r", 2, 3, "")
+        );
         let report = tally(&text).expect("usage");
         assert_eq!(report.rejected_rows, 1);
         let total = report.total();
         // The top-level usage row counts with its unreadable fields as zero.
         assert_eq!((total.input, total.output, total.requests), (2, 3, 2));
-        assert_eq!(report.entries.iter().find(|e| e.model.is_empty()).map(|e| e.session.as_str()), Some("sess-file"));
+        assert_eq!(
+            report
+                .entries
+                .iter()
+                .find(|e| e.model.is_empty())
+                .map(|e| e.session.as_str()),
+            Some("sess-file")
+        );
     }
 
     #[test]

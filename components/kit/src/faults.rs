@@ -10,7 +10,9 @@
 //! such as Gemini's `[object Object]` last line) only decides when no
 //! specific rule matched anywhere.
 
-use regex::Regex;
+use regex_lite::Regex;
+
+use crate::patterns::compiled;
 
 use crate::{Fault, FaultKind};
 
@@ -55,11 +57,15 @@ struct Compiled {
 /// Classifies `lines` (oldest first). Built-in rules that fail to compile are
 /// a programming error caught by each adapter's tests; a profile pattern that
 /// fails to compile is skipped (the engine validates them at load).
-pub fn classify(rules: &[FaultRule], profile_patterns: &[String], lines: &[String]) -> Option<Fault> {
-    let mut compiled: Vec<Compiled> = Vec::new();
+pub fn classify(
+    rules: &[FaultRule],
+    profile_patterns: &[String],
+    lines: &[String],
+) -> Option<Fault> {
+    let mut active: Vec<Compiled> = Vec::new();
     for rule in rules {
-        if let Ok(regex) = Regex::new(rule.pattern) {
-            compiled.push(Compiled {
+        if let Some(regex) = compiled(rule.pattern) {
+            active.push(Compiled {
                 id: rule.id.to_string(),
                 kind: Some(rule.kind),
                 generic: rule.generic,
@@ -68,8 +74,8 @@ pub fn classify(rules: &[FaultRule], profile_patterns: &[String], lines: &[Strin
         }
     }
     for (n, pattern) in profile_patterns.iter().enumerate() {
-        if let Ok(regex) = Regex::new(pattern) {
-            compiled.push(Compiled {
+        if let Some(regex) = compiled(pattern) {
+            active.push(Compiled {
                 id: format!("profile:{n}"),
                 kind: None,
                 generic: false,
@@ -90,7 +96,7 @@ pub fn classify(rules: &[FaultRule], profile_patterns: &[String], lines: &[Strin
         if line.is_empty() {
             continue;
         }
-        for rule in &compiled {
+        for rule in &active {
             if !rule.regex.is_match(line) {
                 continue;
             }
@@ -125,17 +131,49 @@ pub fn infer_kind(line: &str) -> FaultKind {
     let has = |needles: &[&str]| needles.iter().any(|n| lower.contains(n));
     if has(&["trust this folder", "trust the files", "do you trust"]) {
         FaultKind::TrustDialog
-    } else if has(&["401", "unauthorized", "api key", "authentication", "unauthenticated", "log in", "login"]) {
+    } else if has(&[
+        "401",
+        "unauthorized",
+        "api key",
+        "authentication",
+        "unauthenticated",
+        "log in",
+        "login",
+    ]) {
         FaultKind::Auth
-    } else if has(&["quota", "resource has been exhausted", "billing", "credit balance"]) {
+    } else if has(&[
+        "quota",
+        "resource has been exhausted",
+        "billing",
+        "credit balance",
+    ]) {
         FaultKind::Quota
     } else if has(&["429", "rate limit", "rate-limit", "too many requests"]) {
         FaultKind::RateLimit
     } else if has(&["529", "overloaded", "503", "unavailable", "high demand"]) {
         FaultKind::Overload
-    } else if has(&["econnrefused", "econnreset", "etimedout", "enotfound", "eai_again", "connection", "connect", "network", "fetch failed", "socket", "dns"]) {
+    } else if has(&[
+        "econnrefused",
+        "econnreset",
+        "etimedout",
+        "enotfound",
+        "eai_again",
+        "connection",
+        "connect",
+        "network",
+        "fetch failed",
+        "socket",
+        "dns",
+    ]) {
         FaultKind::Network
-    } else if has(&["500", "502", "504", "internal server error", "server error", "internal error"]) {
+    } else if has(&[
+        "500",
+        "502",
+        "504",
+        "internal server error",
+        "server error",
+        "internal error",
+    ]) {
         FaultKind::ServerError
     } else {
         FaultKind::Unknown
@@ -146,7 +184,7 @@ pub fn infer_kind(line: &str) -> FaultKind {
 /// "try again in 2m"), in seconds.
 pub fn retry_after(line: &str) -> Option<u32> {
     static PATTERN: &str = r"(?i)(?:retry(?:ing)?(?:\s+after|\s+in)?|try again in|retry-after:?)\s+(\d{1,6})\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?\b";
-    let regex = Regex::new(PATTERN).ok()?;
+    let regex = compiled(PATTERN)?;
     let caps = regex.captures(line)?;
     let amount: u64 = caps.get(1)?.as_str().parse().ok()?;
     let unit = caps.get(2).map(|m| m.as_str().to_ascii_lowercase());
@@ -164,8 +202,16 @@ mod tests {
     use super::*;
 
     const RULES: &[FaultRule] = &[
-        FaultRule::new("t/overload", FaultKind::Overload, r"^API Error: 529 Overloaded\."),
-        FaultRule::new("t/network", FaultKind::Network, r"^API Error: Connection refused"),
+        FaultRule::new(
+            "t/overload",
+            FaultKind::Overload,
+            r"^API Error: 529 Overloaded\.",
+        ),
+        FaultRule::new(
+            "t/network",
+            FaultKind::Network,
+            r"^API Error: Connection refused",
+        ),
         FaultRule::generic("t/generic", FaultKind::Unknown, r"\[object Object\]$"),
     ];
 
@@ -175,7 +221,9 @@ mod tests {
 
     #[test]
     fn newest_specific_line_wins() {
-        let log = lines("API Error: 529 Overloaded. try later\nworking...\nAPI Error: Connection refused — blocked (ECONNREFUSED)\n");
+        let log = lines(
+            "API Error: 529 Overloaded. try later\nworking...\nAPI Error: Connection refused — blocked (ECONNREFUSED)\n",
+        );
         let fault = classify(RULES, &[], &log).expect("classified");
         assert_eq!(fault.kind, FaultKind::Network);
         assert_eq!(fault.rule, "t/network");
@@ -184,21 +232,33 @@ mod tests {
 
     #[test]
     fn generic_rules_only_decide_alone() {
-        let log = lines("API Error: 529 Overloaded. x\nAn unexpected critical error occurred:[object Object]");
-        assert_eq!(classify(RULES, &[], &log).map(|f| f.rule), Some("t/overload".to_string()));
+        let log = lines(
+            "API Error: 529 Overloaded. x\nAn unexpected critical error occurred:[object Object]",
+        );
+        assert_eq!(
+            classify(RULES, &[], &log).map(|f| f.rule),
+            Some("t/overload".to_string())
+        );
         let only = lines("An unexpected critical error occurred:[object Object]");
-        assert_eq!(classify(RULES, &[], &only).map(|f| f.kind), Some(FaultKind::Unknown));
+        assert_eq!(
+            classify(RULES, &[], &only).map(|f| f.kind),
+            Some(FaultKind::Unknown)
+        );
     }
 
     #[test]
     fn prose_about_errors_is_not_a_fault() {
-        let log = lines("The story tests how we surface an API Error: 529 Overloaded. message to users");
+        let log =
+            lines("The story tests how we surface an API Error: 529 Overloaded. message to users");
         assert_eq!(classify(RULES, &[], &log), None);
     }
 
     #[test]
     fn ansi_is_stripped_and_evidence_is_capped() {
-        let long = format!("\u{1b}[31mAPI Error: 529 Overloaded. {}\u{1b}[0m", "x".repeat(400));
+        let long = format!(
+            "\u{1b}[31mAPI Error: 529 Overloaded. {}\u{1b}[0m",
+            "x".repeat(400)
+        );
         let fault = classify(RULES, &[], &[long]).expect("classified");
         assert!(!fault.evidence.contains('\u{1b}'));
         assert_eq!(fault.evidence.chars().count(), EVIDENCE_MAX_CHARS);
@@ -207,9 +267,18 @@ mod tests {
     #[test]
     fn profile_patterns_get_a_kind_from_their_line() {
         let patterns = vec!["^Error: (Incorrect API key|Rate limit)".to_string()];
-        let fault = classify(&[], &patterns, &lines("Error: Rate limit reached for requests")).expect("hit");
-        assert_eq!((fault.kind, fault.rule.as_str()), (FaultKind::RateLimit, "profile:0"));
-        let fault = classify(&[], &patterns, &lines("Error: Incorrect API key provided")).expect("hit");
+        let fault = classify(
+            &[],
+            &patterns,
+            &lines("Error: Rate limit reached for requests"),
+        )
+        .expect("hit");
+        assert_eq!(
+            (fault.kind, fault.rule.as_str()),
+            (FaultKind::RateLimit, "profile:0")
+        );
+        let fault =
+            classify(&[], &patterns, &lines("Error: Incorrect API key provided")).expect("hit");
         assert_eq!(fault.kind, FaultKind::Auth);
         let bad = vec!["(unclosed".to_string()];
         assert_eq!(classify(&[], &bad, &lines("(unclosed")), None);
@@ -217,8 +286,14 @@ mod tests {
 
     #[test]
     fn retry_after_reads_stated_waits() {
-        assert_eq!(retry_after("Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit]"), Some(60));
-        assert_eq!(retry_after("✻ 529 Overloaded · retrying in 1s · attempt 2/2"), Some(1));
+        assert_eq!(
+            retry_after("Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit]"),
+            Some(60)
+        );
+        assert_eq!(
+            retry_after("✻ 529 Overloaded · retrying in 1s · attempt 2/2"),
+            Some(1)
+        );
         assert_eq!(retry_after("please try again in 2 minutes"), Some(120));
         assert_eq!(retry_after("Retry-After: 30"), Some(30));
         assert_eq!(retry_after("try again in a moment"), None);

@@ -149,11 +149,11 @@ fn render(document: &Document) -> Result<String, AdapterError> {
     String::from_utf8(out).map_err(|e| invalid(format!("edited config is not UTF-8: {e}")))
 }
 
-fn container_mut<'a>(
-    root: &'a mut Map<String, Value>,
+fn container_mut(
+    root: &mut Map<String, Value>,
     shape: Shape,
     create: bool,
-) -> Result<Option<&'a mut Map<String, Value>>, AdapterError> {
+) -> Result<Option<&mut Map<String, Value>>, AdapterError> {
     let key = container_key(shape);
     if !root.contains_key(key) {
         if !create {
@@ -316,9 +316,11 @@ pub fn detect(existing: &str, request: &HookInstall) -> Result<HookStatus, Adapt
     };
     for (native, _) in &request.events {
         let present = match container.as_ref().and_then(|c| c.get(native)) {
-            Some(Value::Array(list)) => list
-                .iter()
-                .any(|element| handlers_of(shape, element).iter().any(|h| is_ours(h, &request.marker))),
+            Some(Value::Array(list)) => list.iter().any(|element| {
+                handlers_of(shape, element)
+                    .iter()
+                    .any(|h| is_ours(h, &request.marker))
+            }),
             Some(other) => {
                 return Err(invalid(format!(
                     "`{}.{native}` is a {}, expected an array",
@@ -375,12 +377,14 @@ mod tests {
             parsed(&claude.text),
             json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/opt/bin/drover hook --cli x Stop"}]}]}})
         );
-        let gemini = install("", &request("gemini-settings-json", &["AfterAgent"])).expect("installs");
+        let gemini =
+            install("", &request("gemini-settings-json", &["AfterAgent"])).expect("installs");
         assert_eq!(
             parsed(&gemini.text),
             json!({"hooks": {"AfterAgent": [{"matcher": "", "hooks": [{"type": "command", "name": "drover", "command": "/opt/bin/drover hook --cli x AfterAgent", "timeout": 60000}]}]}})
         );
-        let copilot = install("", &request("copilot-settings-json", &["agentStop"])).expect("installs");
+        let copilot =
+            install("", &request("copilot-settings-json", &["agentStop"])).expect("installs");
         assert_eq!(
             parsed(&copilot.text),
             json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "command": "/opt/bin/drover hook --cli x agentStop", "timeoutSec": 60}]}})
@@ -398,11 +402,21 @@ mod tests {
         let req = request("claude-settings-json", &["Stop", "SessionStart"]);
         let first = install(user, &req).expect("installs");
         assert!(first.changed);
-        assert!(first.text.starts_with("{\n    \"permissions\""), "indent kept: {}", first.text);
+        assert!(
+            first.text.starts_with("{\n    \"permissions\""),
+            "indent kept: {}",
+            first.text
+        );
         let value = parsed(&first.text);
         assert_eq!(value["permissions"], json!({"allow": ["Bash"]}));
-        assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["command"], "notify-send done");
-        assert_eq!(value["hooks"]["Stop"][1]["hooks"][0]["command"], "/opt/bin/drover hook --cli x Stop");
+        assert_eq!(
+            value["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "notify-send done"
+        );
+        assert_eq!(
+            value["hooks"]["Stop"][1]["hooks"][0]["command"],
+            "/opt/bin/drover hook --cli x Stop"
+        );
         let second = install(&first.text, &req).expect("installs again");
         assert!(!second.changed);
         assert_eq!(second.text, first.text);
@@ -418,16 +432,25 @@ mod tests {
         assert!(second.changed);
         let value = parsed(&second.text);
         assert_eq!(value["hooks"]["Stop"].as_array().map(Vec::len), Some(1));
-        assert_eq!(value["hooks"]["Stop"][0]["hooks"][0]["command"], "/new/drover hook --cli x Stop");
+        assert_eq!(
+            value["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "/new/drover hook --cli x Stop"
+        );
     }
 
     #[test]
     fn remove_restores_the_users_meaning() {
         for dialect in DIALECTS {
             let user = match *dialect {
-                "antigravity-hooks-json" => json!({"lint-checker": {"Stop": [{"type": "command", "command": "lint"}]}}),
-                "copilot-settings-json" => json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "command": "mine"}]}}),
-                _ => json!({"theme": "dark", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}}),
+                "antigravity-hooks-json" => {
+                    json!({"lint-checker": {"Stop": [{"type": "command", "command": "lint"}]}})
+                }
+                "copilot-settings-json" => {
+                    json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "command": "mine"}]}})
+                }
+                _ => {
+                    json!({"theme": "dark", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}})
+                }
             };
             let text = serde_json::to_string_pretty(&user).expect("serializes");
             let req = request(dialect, &["Stop", "agentStop", "SessionEnd"]);
@@ -454,12 +477,16 @@ mod tests {
     #[test]
     fn detect_reports_registered_and_missing() {
         let req = request("gemini-settings-json", &["AfterAgent", "SessionStart"]);
-        let partial = install("", &request("gemini-settings-json", &["AfterAgent"])).expect("installs");
+        let partial =
+            install("", &request("gemini-settings-json", &["AfterAgent"])).expect("installs");
         let status = detect(&partial.text, &req).expect("detects");
         assert_eq!(status.registered, ["AfterAgent"]);
         assert_eq!(status.missing, ["SessionStart"]);
         let unrelated = r#"{"hooks": {"AfterAgent": [{"hooks": [{"command": "/home/me/drover_fork/notify"}]}]}}"#;
-        assert_eq!(detect(unrelated, &req).expect("detects").registered, Vec::<String>::new());
+        assert_eq!(
+            detect(unrelated, &req).expect("detects").registered,
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -469,7 +496,10 @@ mod tests {
             ("{\"hooks\": {", "not valid JSON (line 1"),
             ("[]", "top level is not a JSON object"),
             ("{\"hooks\": []}", "`hooks` is a array"),
-            ("{\"hooks\": {\"Stop\": {}}}", "`hooks.Stop` is a object, expected an array"),
+            (
+                "{\"hooks\": {\"Stop\": {}}}",
+                "`hooks.Stop` is a object, expected an array",
+            ),
         ];
         for (text, expected) in cases {
             match install(text, &req) {
@@ -486,12 +516,20 @@ mod tests {
         // An event value remove() has no reason to touch is left alone.
         let untouched = remove(cases[3].0, &req).expect("tolerated");
         assert!(!untouched.changed);
-        let handler_null = r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": null}]}]}}"#;
-        assert!(install(handler_null, &req).expect("null command tolerated").changed);
+        let handler_null =
+            r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": null}]}]}}"#;
+        assert!(
+            install(handler_null, &req)
+                .expect("null command tolerated")
+                .changed
+        );
     }
 
     #[test]
     fn unknown_dialect_is_unsupported() {
-        assert!(matches!(install("", &request("vim-rc", &["Stop"])), Err(AdapterError::Unsupported(_))));
+        assert!(matches!(
+            install("", &request("vim-rc", &["Stop"])),
+            Err(AdapterError::Unsupported(_))
+        ));
     }
 }

@@ -20,6 +20,7 @@ wit_bindgen::generate!({
 
 pub mod faults;
 pub mod hookcfg;
+pub mod patterns;
 pub mod payload;
 pub mod prompt;
 pub mod screen;

@@ -152,7 +152,10 @@ mod tests {
         assert_eq!(snake.session_id().as_deref(), Some("a"));
         assert_eq!(snake.transcript_path().as_deref(), Some("/t"));
         assert_eq!(snake.cwd().as_deref(), Some("/w"));
-        assert_eq!(snake.fields_found(), ["session_id", "transcript_path", "cwd"]);
+        assert_eq!(
+            snake.fields_found(),
+            ["session_id", "transcript_path", "cwd"]
+        );
 
         let mut proto = Payload::parse(
             br#"{"conversationId":"c","transcriptPath":"/p","workspacePaths":["/ws","/b"]}"#,
@@ -173,9 +176,16 @@ mod tests {
 
     #[test]
     fn rejects_non_objects_with_a_reason() {
-        let err = Payload::parse(b"[1,2]").err().expect("array refused");
-        assert_eq!(err, invalid("hook payload is a JSON array, expected an object"));
-        let err = Payload::parse(b"{\"a\":").err().expect("truncated refused");
+        let Err(err) = Payload::parse(b"[1,2]") else {
+            panic!("array accepted")
+        };
+        assert_eq!(
+            err,
+            invalid("hook payload is a JSON array, expected an object")
+        );
+        let Err(err) = Payload::parse(b"{\"a\":") else {
+            panic!("truncated accepted")
+        };
         match err {
             AdapterError::InvalidInput(m) => assert!(m.contains("line 1"), "{m}"),
             other => panic!("unexpected {other:?}"),

@@ -60,9 +60,7 @@ fn parse(template: &str) -> Result<Vec<Piece<'_>>, AdapterError> {
             b'{' => {
                 pieces.push(Piece::Text(&template[start..i]));
                 let close = template[i..].find('}').ok_or_else(|| {
-                    invalid(format!(
-                        "prompt_template: unclosed '{{' at byte {i}"
-                    ))
+                    invalid(format!("prompt_template: unclosed '{{' at byte {i}"))
                 })?;
                 let name = &template[i + 1..i + close];
                 pieces.push(match name {
@@ -105,9 +103,18 @@ mod tests {
             render("Use the {skill} skill now: {args}", "/bmad-dev-auto 1-1-a").expect("renders"),
             "Use the bmad-dev-auto skill now: 1-1-a"
         );
-        assert_eq!(render("{prompt}", "fix the bug").expect("renders"), "fix the bug");
-        assert_eq!(render("[{skill}|{args}]", "hello there").expect("renders"), "[|hello there]");
-        assert_eq!(render("{{literal}} {prompt}", "x").expect("renders"), "{literal} x");
+        assert_eq!(
+            render("{prompt}", "fix the bug").expect("renders"),
+            "fix the bug"
+        );
+        assert_eq!(
+            render("[{skill}|{args}]", "hello there").expect("renders"),
+            "[|hello there]"
+        );
+        assert_eq!(
+            render("{{literal}} {prompt}", "x").expect("renders"),
+            "{literal} x"
+        );
     }
 
     #[test]
@@ -118,12 +125,18 @@ mod tests {
 
     #[test]
     fn bad_templates_say_what_is_wrong() {
-        let unknown = render("{promt}", "x").err().expect("refused");
+        let unknown = render("{promt}", "x").expect_err("refused");
         assert_eq!(
             unknown,
-            invalid("prompt_template: unknown placeholder {promt} (known: {prompt}, {skill}, {args})")
+            invalid(
+                "prompt_template: unknown placeholder {promt} (known: {prompt}, {skill}, {args})"
+            )
         );
-        assert!(matches!(render("oops {prompt", "x"), Err(AdapterError::InvalidInput(m)) if m.contains("unclosed")));
-        assert!(matches!(render("a } b", "x"), Err(AdapterError::InvalidInput(m)) if m.contains("single '}'")));
+        assert!(
+            matches!(render("oops {prompt", "x"), Err(AdapterError::InvalidInput(m)) if m.contains("unclosed"))
+        );
+        assert!(
+            matches!(render("a } b", "x"), Err(AdapterError::InvalidInput(m)) if m.contains("single '}'"))
+        );
     }
 }

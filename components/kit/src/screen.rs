@@ -8,7 +8,7 @@
 //! prompt box or at numbered choices, so prose that merely asks a question in
 //! the transcript does not read as a blocking prompt.
 
-use regex::Regex;
+use crate::patterns::compiled;
 
 use crate::{PromptKind, Screen, ScreenReading, SeatState};
 
@@ -35,7 +35,12 @@ pub struct ScreenRule {
 }
 
 impl ScreenRule {
-    pub const fn new(id: &'static str, region: Region, pattern: &'static str, state: SeatState) -> ScreenRule {
+    pub const fn new(
+        id: &'static str,
+        region: Region,
+        pattern: &'static str,
+        state: SeatState,
+    ) -> ScreenRule {
         ScreenRule {
             id,
             region,
@@ -45,7 +50,12 @@ impl ScreenRule {
         }
     }
 
-    pub const fn blocked(id: &'static str, region: Region, pattern: &'static str, kind: PromptKind) -> ScreenRule {
+    pub const fn blocked(
+        id: &'static str,
+        region: Region,
+        pattern: &'static str,
+        kind: PromptKind,
+    ) -> ScreenRule {
         ScreenRule {
             id,
             region,
@@ -60,7 +70,7 @@ impl ScreenRule {
 pub fn read(rules: &[ScreenRule], screen: &Screen) -> ScreenReading {
     let rows: Vec<&str> = screen.rows.iter().map(|r| r.trim_end()).collect();
     for rule in rules {
-        let Ok(regex) = Regex::new(rule.pattern) else {
+        let Some(regex) = compiled(rule.pattern) else {
             continue;
         };
         let candidates = region_rows(rule.region, &rows, &screen.title);
@@ -129,9 +139,24 @@ mod tests {
     use super::*;
 
     const RULES: &[ScreenRule] = &[
-        ScreenRule::new("t/v1/busy", Region::Bottom(6), r"esc to interrupt", SeatState::Working),
-        ScreenRule::blocked("t/v1/permission", Region::PromptBox, r"Do you want to (proceed|allow)", PromptKind::Permission),
-        ScreenRule::new("t/v1/ready", Region::Bottom(4), r"^\s*❯\s*$", SeatState::Idle),
+        ScreenRule::new(
+            "t/v1/busy",
+            Region::Bottom(6),
+            r"esc to interrupt",
+            SeatState::Working,
+        ),
+        ScreenRule::blocked(
+            "t/v1/permission",
+            Region::PromptBox,
+            r"Do you want to (proceed|allow)",
+            PromptKind::Permission,
+        ),
+        ScreenRule::new(
+            "t/v1/ready",
+            Region::Bottom(4),
+            r"^\s*❯\s*$",
+            SeatState::Idle,
+        ),
     ];
 
     fn screen(text: &str) -> Screen {
@@ -145,7 +170,10 @@ mod tests {
     fn busy_beats_idle() {
         let s = screen("● hello\n✻ Thinking… (esc to interrupt)\n\n❯ \n\n");
         let reading = read(RULES, &s);
-        assert_eq!((reading.state, reading.rule.as_str()), (SeatState::Working, "t/v1/busy"));
+        assert_eq!(
+            (reading.state, reading.rule.as_str()),
+            (SeatState::Working, "t/v1/busy")
+        );
         let idle = read(RULES, &screen("● hello\n\n❯ \n"));
         assert_eq!(idle.state, SeatState::Idle);
         assert_eq!(idle.evidence, "❯");
@@ -155,14 +183,22 @@ mod tests {
     fn questions_in_prose_are_not_prompts() {
         let prose = screen("● Do you want to proceed with the refactor? I can do it.\n\n❯ \n");
         assert_eq!(read(RULES, &prose).state, SeatState::Idle);
-        let boxed = screen("╭──────────╮\n│ Bash command │\n│ Do you want to proceed? │\n│ ❯ 1. Yes │\n╰──────────╯\n");
+        let boxed = screen(
+            "╭──────────╮\n│ Bash command │\n│ Do you want to proceed? │\n│ ❯ 1. Yes │\n╰──────────╯\n",
+        );
         let reading = read(RULES, &boxed);
-        assert_eq!((reading.state, reading.prompt_kind), (SeatState::Blocked, Some(PromptKind::Permission)));
+        assert_eq!(
+            (reading.state, reading.prompt_kind),
+            (SeatState::Blocked, Some(PromptKind::Permission))
+        );
     }
 
     #[test]
     fn nothing_matching_is_unknown() {
         let reading = read(RULES, &screen("random\ntext"));
-        assert_eq!((reading.state, reading.rule.as_str()), (SeatState::Unknown, "none"));
+        assert_eq!(
+            (reading.state, reading.rule.as_str()),
+            (SeatState::Unknown, "none")
+        );
     }
 }

@@ -99,7 +99,12 @@ pub struct Lines {
 }
 
 impl Lines {
-    pub fn feed(&mut self, chunk: &[u8], ledger: &mut Ledger, mut each: impl FnMut(&[u8], &mut Ledger)) {
+    pub fn feed(
+        &mut self,
+        chunk: &[u8],
+        ledger: &mut Ledger,
+        mut each: impl FnMut(&[u8], &mut Ledger),
+    ) {
         let mut rest = chunk;
         while let Some(pos) = rest.iter().position(|&b| b == b'\n') {
             let (head, tail) = rest.split_at(pos);
@@ -165,12 +170,13 @@ struct TallyState {
 
 impl TallyState {
     fn end_file(&mut self) {
-        if let Some(parser) = self.parser.as_mut() {
-            if self.in_file {
-                let p = parser.as_mut();
-                self.lines.finish(&mut self.ledger, |line, ledger| p.row(line, ledger));
-                p.end_file(&mut self.ledger);
-            }
+        if let Some(parser) = self.parser.as_mut()
+            && self.in_file
+        {
+            let p = parser.as_mut();
+            self.lines
+                .finish(&mut self.ledger, |line, ledger| p.row(line, ledger));
+            p.end_file(&mut self.ledger);
         }
         self.in_file = false;
     }
@@ -209,14 +215,19 @@ impl<S: ParserSet> GuestTally for ChunkedTally<S> {
         let mut guard = self.state.borrow_mut();
         let state = &mut *guard;
         let Some(parser) = state.parser.as_mut() else {
-            return Err(unsupported(format!("unknown usage parser '{}'", state.parser_name)));
+            return Err(unsupported(format!(
+                "unknown usage parser '{}'",
+                state.parser_name
+            )));
         };
         if !state.in_file {
             parser.begin_file("");
             state.in_file = true;
         }
         let p = parser.as_mut();
-        state.lines.feed(&chunk, &mut state.ledger, |line, ledger| p.row(line, ledger));
+        state.lines.feed(&chunk, &mut state.ledger, |line, ledger| {
+            p.row(line, ledger)
+        });
         Ok(())
     }
 
@@ -236,7 +247,11 @@ pub fn day_of(timestamp: &str) -> &str {
         && bytes[..4].iter().all(u8::is_ascii_digit)
         && bytes[5..7].iter().all(u8::is_ascii_digit)
         && bytes[8..10].iter().all(u8::is_ascii_digit);
-    if looks_like_date { &timestamp[..10] } else { "" }
+    if looks_like_date {
+        &timestamp[..10]
+    } else {
+        ""
+    }
 }
 
 /// A stable 64-bit key for dedupe sets (FNV-1a; deterministic across runs,
@@ -283,9 +298,20 @@ mod tests {
     struct Counter;
     impl RowParser for Counter {
         fn row(&mut self, line: &[u8], ledger: &mut Ledger) {
-            let n = std::str::from_utf8(line).ok().and_then(|s| s.trim().parse::<u64>().ok());
+            let n = std::str::from_utf8(line)
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok());
             match n {
-                Some(n) => ledger.add("s", "", "m", &Usage { input: n, requests: 1, ..Usage::ZERO }),
+                Some(n) => ledger.add(
+                    "s",
+                    "",
+                    "m",
+                    &Usage {
+                        input: n,
+                        requests: 1,
+                        ..Usage::ZERO
+                    },
+                ),
                 None => ledger.reject(),
             }
         }
@@ -314,7 +340,10 @@ mod tests {
         let tally = ChunkedTally::<Set>::new("count".to_string());
         assert_eq!(tally.finish(), None);
         let other = ChunkedTally::<Set>::new("nope".to_string());
-        assert!(matches!(other.feed(b"1\n".to_vec()), Err(AdapterError::Unsupported(_))));
+        assert!(matches!(
+            other.feed(b"1\n".to_vec()),
+            Err(AdapterError::Unsupported(_))
+        ));
     }
 
     #[test]
@@ -367,7 +396,11 @@ impl<'de> serde::Deserialize<'de> for Count {
                 Ok(Count(u64::try_from(v).unwrap_or(0)))
             }
             fn visit_f64<E>(self, v: f64) -> Result<Count, E> {
-                Ok(Count(if v.is_finite() && v > 0.0 { v as u64 } else { 0 }))
+                Ok(Count(if v.is_finite() && v > 0.0 {
+                    v as u64
+                } else {
+                    0
+                }))
             }
             fn visit_bool<E>(self, _: bool) -> Result<Count, E> {
                 Ok(Count(0))
@@ -378,12 +411,21 @@ impl<'de> serde::Deserialize<'de> for Count {
             fn visit_unit<E>(self) -> Result<Count, E> {
                 Ok(Count(0))
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Count, A::Error> {
                 while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
                 Ok(Count(0))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
-                while map.next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?.is_some() {}
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Count, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
                 Ok(Count(0))
             }
         }

@@ -22,7 +22,7 @@ pub fn check_relative(path: &str) -> Result<(), String> {
         .split(['/', '\\'])
         .filter(|s| !s.is_empty())
         .collect();
-    if segments.iter().any(|s| *s == "..") {
+    if segments.contains(&"..") {
         return Err(format!("'{path}' climbs out of the project with '..'"));
     }
     if segments.iter().all(|s| s.trim().chars().all(|c| c == '.')) {

@@ -1,11 +1,15 @@
 //! On-disk cache of compiled components.
 //!
-//! Compiling a component takes tens of milliseconds (seconds for Python
+//! Compiling a component takes hundreds of milliseconds (seconds for Python
 //! guests); loading a precompiled one takes well under one. Entries are keyed
 //! by the component's SHA-256 and the engine's compatibility hash, so a new
-//! wasmtime or different engine settings never load stale code. Each entry
-//! carries a CRC-32 of its payload: precompiled bytes are trusted native code,
-//! so a damaged entry is deleted and rebuilt, never loaded.
+//! wasmtime or different engine settings never load stale code.
+//!
+//! Precompiled bytes are trusted native code, so every load checks them: a
+//! sidecar `<entry>.sum` holds the entry's length and CRC-32, the entry is
+//! read and checked (a fraction of a millisecond for a Rust guest), and only
+//! then mapped with `deserialize_file`. A damaged or unsummed entry is
+//! rebuilt, never loaded.
 
 use std::fs;
 use std::hash::{Hash, Hasher};
@@ -14,10 +18,6 @@ use std::path::{Path, PathBuf};
 
 use wasmtime::Engine;
 use wasmtime::component::Component;
-
-const MAGIC: &[u8; 8] = b"DROVERC1";
-const HEADER: usize = 8 + 4 + 8;
-
 /// What happened when a component was looked up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheOutcome {
@@ -80,12 +80,12 @@ impl CompileCache {
             return Ok((Component::new(engine, wasm)?, CacheOutcome::Disabled));
         };
         let mut outcome = CacheOutcome::Miss;
-        match read_entry(&path) {
-            Ok(Some(payload)) => {
-                // SAFETY: the payload is code this process family compiled and
-                // wrote to a private directory; its checksum matched, and the
-                // key pins the engine's compatibility hash.
-                match unsafe { Component::deserialize(engine, &payload) } {
+        match verify(&path) {
+            Verified::Good => {
+                // SAFETY: the entry is code this engine configuration compiled
+                // and wrote to a private directory, and its checksum matched
+                // just now.
+                match unsafe { Component::deserialize_file(engine, &path) } {
                     Ok(component) => return Ok((component, CacheOutcome::Hit)),
                     Err(error) => {
                         tracing::warn!(path = %path.display(), "cached component rejected, rebuilding: {error:?}");
@@ -93,8 +93,8 @@ impl CompileCache {
                     }
                 }
             }
-            Ok(None) => {}
-            Err(reason) => {
+            Verified::Absent => {}
+            Verified::Damaged(reason) => {
                 tracing::warn!(path = %path.display(), "damaged cache entry, rebuilding: {reason}");
                 outcome = CacheOutcome::Rebuilt;
             }
@@ -109,32 +109,41 @@ impl CompileCache {
     }
 }
 
-fn read_entry(path: &Path) -> Result<Option<Vec<u8>>, String> {
+enum Verified {
+    Good,
+    Absent,
+    Damaged(String),
+}
+
+fn sum_path(entry: &Path) -> PathBuf {
+    entry.with_extension("sum")
+}
+
+fn summary(payload: &[u8]) -> String {
+    format!(
+        "crc32={:08x} len={}\n",
+        crc32fast::hash(payload),
+        payload.len()
+    )
+}
+
+fn verify(path: &Path) -> Verified {
     let bytes = match fs::read(path) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
-            // Unreadable is not damaged: compile, and let the write report.
-            tracing::debug!(path = %path.display(), "compile cache unreadable: {e}");
-            return Ok(None);
+            // Absent or unreadable is not damaged: compile, and let the write
+            // report what is wrong with the directory.
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::debug!(path = %path.display(), "compile cache unreadable: {e}");
+            }
+            return Verified::Absent;
         }
     };
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
-        return Err("bad header".to_string());
+    match fs::read_to_string(sum_path(path)) {
+        Ok(recorded) if recorded == summary(&bytes) => Verified::Good,
+        Ok(_) => Verified::Damaged("length or checksum mismatch".to_string()),
+        Err(e) => Verified::Damaged(format!("no checksum ({e})")),
     }
-    let crc = u32::from_le_bytes(bytes[8..12].try_into().map_err(|_| "bad header")?);
-    let len = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| "bad header")?);
-    let payload = &bytes[HEADER..];
-    if payload.len() as u64 != len {
-        return Err(format!(
-            "length {} does not match the recorded {len}",
-            payload.len()
-        ));
-    }
-    if crc32fast::hash(payload) != crc {
-        return Err("checksum mismatch".to_string());
-    }
-    Ok(Some(payload.to_vec()))
 }
 
 fn write_entry(path: &Path, payload: &[u8]) -> std::io::Result<()> {
@@ -142,11 +151,15 @@ fn write_entry(path: &Path, payload: &[u8]) -> std::io::Result<()> {
         .parent()
         .ok_or_else(|| std::io::Error::other("cache path has no parent"))?;
     create_private_dir(dir)?;
+    // The sum goes last: an entry without a matching sum is never loaded.
+    let _ = fs::remove_file(sum_path(path));
+    write_file(dir, path, payload)?;
+    write_file(dir, &sum_path(path), summary(payload).as_bytes())
+}
+
+fn write_file(dir: &Path, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(MAGIC)?;
-    file.write_all(&crc32fast::hash(payload).to_le_bytes())?;
-    file.write_all(&(payload.len() as u64).to_le_bytes())?;
-    file.write_all(payload)?;
+    file.write_all(bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -1,0 +1,158 @@
+//! Launch commands. Interactive: `agy [--conversation ID] -i PROMPT
+//! --dangerously-skip-permissions [--model M]` (bmad-loop's launch shape).
+//! Headless: `agy -p PROMPT --output-format stream-json [--conversation ID]
+//! <[turn] args> <bypass> [--model M]` (print mode with structured output
+//! since agy 1.1.8; `--conversation` resumes, verified with agy 1.2.5 by a
+//! third party). agy cannot start a conversation under a chosen id.
+
+use drover_kit::{
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
+    plain_command, prompt,
+};
+
+fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
+    match conversation {
+        Conversation::Fresh => Ok(Vec::new()),
+        Conversation::Resume(id) => Ok(vec![
+            "--conversation".to_string(),
+            checked_id(id)?.to_string(),
+        ]),
+        Conversation::Preset(id) => Err(invalid(format!(
+            "agy cannot start a conversation with a chosen id ('{id}'); start fresh and read the id from the init event"
+        ))),
+    }
+}
+
+fn checked_id(id: &str) -> Result<&str, AdapterError> {
+    if id.is_empty()
+        || id.starts_with('-')
+        || id.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(invalid(format!(
+            "conversation id '{id}' is not an agy conversation id"
+        )));
+    }
+    Ok(id)
+}
+
+/// The profile's launch args end in `-i`; with no prompt that flag would
+/// swallow the next argument.
+fn launch_args(profile: &Profile, has_prompt: bool) -> Vec<String> {
+    let mut args = profile.launch_args.clone();
+    if !has_prompt
+        && args
+            .last()
+            .is_some_and(|a| a == "-i" || a == "--interactive")
+    {
+        args.pop();
+    }
+    args
+}
+
+pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(conversation_args(&request.conversation)?);
+    let has_prompt = !request.prompt.is_empty();
+    argv.extend(launch_args(profile, has_prompt));
+    if has_prompt {
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    if request.prompt.is_empty() {
+        return Err(invalid("a headless turn needs a prompt"));
+    }
+    let mut argv = vec![
+        profile.binary.clone(),
+        "-p".to_string(),
+        prompt::render(&profile.prompt_template, &request.prompt)?,
+        "--output-format".to_string(),
+        "stream-json".to_string(),
+    ];
+    argv.extend(conversation_args(&request.conversation)?);
+    argv.extend(profile.turn_args.iter().cloned());
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
+        LaunchRequest {
+            prompt: prompt.to_string(),
+            model: String::new(),
+            extra_args: None,
+            conversation,
+        }
+    }
+
+    #[test]
+    fn interactive_matches_the_bmad_loop_launch_shape() {
+        let mut req = request("/bmad-dev-auto 1-1-a", Conversation::Fresh);
+        req.model = "gemini-3.7-flash-high".to_string();
+        let cmd = interactive(&profile(), &req).expect("builds");
+        assert_eq!(
+            cmd.argv,
+            [
+                "agy",
+                "-i",
+                "/bmad-dev-auto 1-1-a",
+                "--dangerously-skip-permissions",
+                "--model",
+                "gemini-3.7-flash-high"
+            ]
+        );
+        let resumed = interactive(
+            &profile(),
+            &request("", Conversation::Resume("4df4b685".into())),
+        )
+        .expect("builds");
+        assert_eq!(
+            resumed.argv,
+            [
+                "agy",
+                "--conversation",
+                "4df4b685",
+                "--dangerously-skip-permissions"
+            ]
+        );
+    }
+
+    #[test]
+    fn headless_new_and_resumed_but_never_preset() {
+        let fresh = headless(&profile(), &request("hi", Conversation::Fresh)).expect("builds");
+        assert_eq!(
+            fresh.argv,
+            [
+                "agy",
+                "-p",
+                "hi",
+                "--output-format",
+                "stream-json",
+                "--dangerously-skip-permissions"
+            ]
+        );
+        let id = "4df4b685-e326-4498-b423-4732961ac2e4";
+        let resumed =
+            headless(&profile(), &request("hi", Conversation::Resume(id.into()))).expect("builds");
+        assert_eq!(&resumed.argv[5..7], ["--conversation", id]);
+        assert!(matches!(
+            headless(&profile(), &request("hi", Conversation::Preset(id.into()))),
+            Err(AdapterError::InvalidInput(m)) if m.contains("chosen id")
+        ));
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Resume("-x".into()))
+            )
+            .is_err()
+        );
+        assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
+    }
+}

@@ -1,0 +1,104 @@
+//! agy hook payloads → canonical events.
+//!
+//! agy fires `Stop` only (no SessionStart/SessionEnd). Payloads are protojson
+//! camelCase: `conversationId`, `transcriptPath`, `workspacePaths` (the first
+//! entry is the working directory; there is no `cwd`), per bmad-loop. A
+//! third-party reading of agy 1.5.14's bundled hooks.md adds
+//! `terminationReason` (`NO_TOOL_CALL` when the agent ended its turn itself);
+//! it is reported as the reason when present.
+
+use drover_kit::payload::Payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, mapped_kind};
+
+fn native_kind(native: &str) -> CanonicalEvent {
+    match native {
+        "Stop" => CanonicalEvent::Stop,
+        _ => CanonicalEvent::Other,
+    }
+}
+
+pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
+    let mut payload = Payload::parse(bytes)?;
+    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
+    let mut event = HookEvent::new(kind, native);
+    event.session_id = payload.session_id();
+    event.transcript_path = payload.transcript_path();
+    event.cwd = payload.cwd();
+    if kind == CanonicalEvent::Stop {
+        event.reason = payload.string(&["terminationReason", "termination_reason"]);
+    }
+    event.fields_found = payload.fields_found();
+    Ok(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    // bmad-loop §1.2/§3: protojson camelCase, workspacePaths[0] as cwd.
+    const STOP: &str = include_str!("../fixtures/hook-stop.json");
+
+    #[test]
+    fn stop_reads_the_protojson_fields() {
+        let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
+        assert_eq!(e.kind, CanonicalEvent::Stop);
+        assert_eq!(
+            e.session_id.as_deref(),
+            Some("7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d")
+        );
+        assert_eq!(
+            e.transcript_path.as_deref(),
+            Some(
+                "/home/u/.gemini/antigravity-cli/brain/7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d/.system_generated/logs/transcript_full.jsonl"
+            )
+        );
+        assert_eq!(e.cwd.as_deref(), Some("/work/project"));
+        assert_eq!(e.reason.as_deref(), Some("NO_TOOL_CALL"));
+        assert!(!e.subagent);
+        assert_eq!(
+            e.fields_found,
+            [
+                "conversationId",
+                "transcriptPath",
+                "workspacePaths",
+                "terminationReason"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_empty_workspace_list_gives_no_cwd() {
+        // bmad-loop pins `workspacePaths: []` → null, never an index error.
+        let e = parse(
+            &profile(),
+            "Stop",
+            br#"{"conversationId":"c","workspacePaths":[]}"#,
+        )
+        .expect("parses");
+        assert_eq!((e.session_id.as_deref(), e.cwd), (Some("c"), None));
+    }
+
+    #[test]
+    fn profile_mapping_wins_and_garbage_is_an_error() {
+        let mut p = profile();
+        p.hook_events
+            .push(("PreInvocation".to_string(), "UserPromptSubmit".to_string()));
+        assert_eq!(
+            parse(&p, "PreInvocation", b"{}").expect("parses").kind,
+            CanonicalEvent::PromptSubmit
+        );
+        assert_eq!(
+            parse(&profile(), "Unheard", b"{}").expect("parses").kind,
+            CanonicalEvent::Other
+        );
+        assert!(matches!(
+            parse(&profile(), "Stop", b"{\"a\""),
+            Err(AdapterError::InvalidInput(_))
+        ));
+        assert_eq!(
+            parse(&profile(), "Stop", b"").expect("empty ok").session_id,
+            None
+        );
+    }
+}

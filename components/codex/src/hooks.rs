@@ -1,0 +1,171 @@
+//! Codex hook payloads → canonical events.
+//!
+//! Every payload carries `session_id`, `transcript_path`, `cwd` and
+//! `hook_event_name` (plus `model`, `permission_mode`, and `turn_id` on
+//! turn events). Stop carries `last_assistant_message`, SessionStart a
+//! `source`, SessionEnd a `reason`, tool events a `tool_name`. Codex has no
+//! StopFailure and no Notification event: a failed turn fires nothing.
+
+use drover_kit::payload::Payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind, mapped_kind};
+
+fn native_kind(native: &str) -> CanonicalEvent {
+    match native {
+        "SessionStart" => CanonicalEvent::SessionStart,
+        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
+        "Stop" => CanonicalEvent::Stop,
+        "SubagentStop" => CanonicalEvent::SubagentStop,
+        "SessionEnd" => CanonicalEvent::SessionEnd,
+        "PreCompact" => CanonicalEvent::PreCompact,
+        "PermissionRequest" => CanonicalEvent::PermissionRequest,
+        "PreToolUse" => CanonicalEvent::ToolStart,
+        "PostToolUse" => CanonicalEvent::ToolEnd,
+        // SubagentStart, PostCompact, and Interrupt (the user pressed esc;
+        // not a failure) have no canonical counterpart.
+        _ => CanonicalEvent::Other,
+    }
+}
+
+pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
+    let mut payload = Payload::parse(bytes)?;
+    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
+    let mut event = HookEvent::new(kind, native);
+    event.session_id = payload.session_id();
+    event.transcript_path = payload.transcript_path();
+    event.cwd = payload.cwd();
+    event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
+    match kind {
+        CanonicalEvent::Stop | CanonicalEvent::SubagentStop => {
+            event.last_message = payload.string(&["last_assistant_message"]);
+        }
+        CanonicalEvent::SessionStart => {
+            event.reason = payload.string(&["source"]);
+        }
+        CanonicalEvent::SessionEnd => {
+            event.reason = payload.string(&["reason"]);
+        }
+        CanonicalEvent::PermissionRequest => {
+            event.prompt_kind = Some(PromptKind::Permission);
+            event.reason = payload.string(&["tool_name"]);
+        }
+        CanonicalEvent::ToolStart | CanonicalEvent::ToolEnd => {
+            event.reason = payload.string(&["tool_name"]);
+        }
+        _ => {}
+    }
+    event.fields_found = payload.fields_found();
+    Ok(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    const STOP: &str = include_str!("../fixtures/hook-stop.json");
+    const SESSION_START: &str = include_str!("../fixtures/hook-session-start.json");
+    const PERMISSION: &str = include_str!("../fixtures/hook-permission-request.json");
+    const SESSION: &str = "019a9776-0a34-7842-8627-112b63d66e90";
+
+    #[test]
+    fn stop_carries_session_transcript_and_reply() {
+        let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
+        assert_eq!((e.kind, e.native.as_str()), (CanonicalEvent::Stop, "Stop"));
+        assert_eq!(e.session_id.as_deref(), Some(SESSION));
+        assert_eq!(
+            e.transcript_path.as_deref(),
+            Some(
+                "/t/home/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl"
+            )
+        );
+        assert_eq!(e.cwd.as_deref(), Some("/t/work/codex"));
+        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
+        assert!(!e.subagent);
+        assert_eq!(
+            e.fields_found,
+            [
+                "session_id",
+                "transcript_path",
+                "cwd",
+                "last_assistant_message"
+            ]
+        );
+    }
+
+    #[test]
+    fn session_start_and_end_give_their_reason() {
+        let e = parse(&profile(), "SessionStart", SESSION_START.as_bytes()).expect("parses");
+        assert_eq!(
+            (e.kind, e.reason.as_deref()),
+            (CanonicalEvent::SessionStart, Some("startup"))
+        );
+        let end = br#"{"session_id":"s","transcript_path":"/t","cwd":"/w","hook_event_name":"SessionEnd","reason":"other"}"#;
+        let e = parse(&profile(), "SessionEnd", end).expect("parses");
+        assert_eq!(
+            (e.kind, e.reason.as_deref()),
+            (CanonicalEvent::SessionEnd, Some("other"))
+        );
+    }
+
+    #[test]
+    fn permission_requests_block_on_a_permission() {
+        let e = parse(&profile(), "PermissionRequest", PERMISSION.as_bytes()).expect("parses");
+        assert_eq!(
+            (e.kind, e.prompt_kind),
+            (
+                CanonicalEvent::PermissionRequest,
+                Some(PromptKind::Permission)
+            )
+        );
+        assert_eq!(e.reason.as_deref(), Some("Bash"));
+    }
+
+    #[test]
+    fn subagent_and_unmapped_events() {
+        let stop = br#"{"session_id":"s","hook_event_name":"SubagentStop","last_assistant_message":"done"}"#;
+        let e = parse(&profile(), "SubagentStop", stop).expect("parses");
+        assert_eq!(
+            (e.kind, e.subagent, e.last_message.as_deref()),
+            (CanonicalEvent::SubagentStop, true, Some("done"))
+        );
+        let start = parse(&profile(), "SubagentStart", br#"{"session_id":"s"}"#).expect("parses");
+        assert_eq!((start.kind, start.subagent), (CanonicalEvent::Other, true));
+        assert_eq!(
+            parse(&profile(), "Interrupt", b"{}").expect("parses").kind,
+            CanonicalEvent::Other
+        );
+        let tool = br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"c1","turn_id":"t1"}"#;
+        let e = parse(&profile(), "PreToolUse", tool).expect("parses");
+        assert_eq!(
+            (e.kind, e.reason.as_deref()),
+            (CanonicalEvent::ToolStart, Some("Bash"))
+        );
+        let prompt = br#"{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"hi","turn_id":"t1"}"#;
+        assert_eq!(
+            parse(&profile(), "UserPromptSubmit", prompt)
+                .expect("parses")
+                .kind,
+            CanonicalEvent::PromptSubmit
+        );
+    }
+
+    #[test]
+    fn profile_mapping_wins_and_garbage_is_an_error() {
+        let mut p = profile();
+        p.hook_events
+            .push(("Interrupt".to_string(), "Stop".to_string()));
+        assert_eq!(
+            parse(&p, "Interrupt", b"{}").expect("parses").kind,
+            CanonicalEvent::Stop
+        );
+        assert!(matches!(
+            parse(&profile(), "Stop", b"\xff\xfe"),
+            Err(AdapterError::InvalidInput(_))
+        ));
+        assert!(parse(&profile(), "Stop", b"[\"Stop\"]").is_err());
+        assert_eq!(
+            parse(&profile(), "Stop", b"").expect("empty ok").session_id,
+            None
+        );
+    }
+}

@@ -1,0 +1,197 @@
+//! Launch commands. Interactive: `copilot [--resume=ID | --session-id=UUID]
+//! -i PROMPT <bypass> [--model M]`. Headless: `copilot -p PROMPT
+//! --output-format json [conversation] <[turn] args> <bypass> [--model M]`.
+//!
+//! `--resume=ID` is written with `=` because a bare `--resume` opens the
+//! session picker; `--session-id=UUID` (1.0.51+) starts a new session with a
+//! chosen id.
+
+use drover_kit::{
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
+    plain_command, prompt,
+};
+
+fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
+    Ok(match conversation {
+        Conversation::Fresh => Vec::new(),
+        Conversation::Resume(id) => vec![format!("--resume={}", checked_id(id)?)],
+        Conversation::Preset(id) => vec![format!("--session-id={}", checked_uuid(id)?)],
+    })
+}
+
+fn checked_id(id: &str) -> Result<&str, AdapterError> {
+    if id.is_empty()
+        || id.starts_with('-')
+        || id.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(invalid(format!(
+            "conversation id '{id}' is not a Copilot session id"
+        )));
+    }
+    Ok(id)
+}
+
+/// `--session-id` only accepts a UUID.
+fn checked_uuid(id: &str) -> Result<&str, AdapterError> {
+    let groups: Vec<&str> = id.split('-').collect();
+    let lengths = [8, 4, 4, 4, 12];
+    let ok = groups.len() == 5
+        && groups
+            .iter()
+            .zip(lengths)
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
+    if !ok {
+        return Err(invalid(format!(
+            "copilot --session-id needs a UUID, got '{id}'"
+        )));
+    }
+    Ok(id)
+}
+
+/// The profile's launch args end in `-i` (interactive with an initial
+/// prompt); with no prompt that flag would swallow the next argument.
+fn launch_args(profile: &Profile, has_prompt: bool) -> Vec<String> {
+    let mut args = profile.launch_args.clone();
+    if !has_prompt
+        && args
+            .last()
+            .is_some_and(|a| a == "-i" || a == "--interactive")
+    {
+        args.pop();
+    }
+    args
+}
+
+pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(conversation_args(&request.conversation)?);
+    let has_prompt = !request.prompt.is_empty();
+    argv.extend(launch_args(profile, has_prompt));
+    if has_prompt {
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    if request.prompt.is_empty() {
+        return Err(invalid("a headless turn needs a prompt"));
+    }
+    let mut argv = vec![
+        profile.binary.clone(),
+        "-p".to_string(),
+        prompt::render(&profile.prompt_template, &request.prompt)?,
+        "--output-format".to_string(),
+        "json".to_string(),
+    ];
+    argv.extend(conversation_args(&request.conversation)?);
+    argv.extend(profile.turn_args.iter().cloned());
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
+        LaunchRequest {
+            prompt: prompt.to_string(),
+            model: String::new(),
+            extra_args: None,
+            conversation,
+        }
+    }
+
+    const SKILL_PROMPT: &str = "LOAD the FULL .agents/skills/bmad-dev-auto/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: 1-1-a";
+
+    #[test]
+    fn interactive_matches_the_bmad_loop_launch_shape() {
+        let mut req = request("/bmad-dev-auto 1-1-a", Conversation::Fresh);
+        req.model = "gpt-5.4".to_string();
+        let cmd = interactive(&profile(), &req).expect("builds");
+        assert_eq!(
+            cmd.argv,
+            [
+                "copilot",
+                "-i",
+                SKILL_PROMPT,
+                "--allow-all-tools",
+                "--allow-all-paths",
+                "--model",
+                "gpt-5.4"
+            ]
+        );
+        assert_eq!(cmd.stdin, None);
+    }
+
+    #[test]
+    fn resuming_without_a_prompt_drops_the_dangling_i() {
+        let cmd = interactive(
+            &profile(),
+            &request("", Conversation::Resume("8a216c49".into())),
+        )
+        .expect("builds");
+        assert_eq!(
+            cmd.argv,
+            [
+                "copilot",
+                "--resume=8a216c49",
+                "--allow-all-tools",
+                "--allow-all-paths"
+            ]
+        );
+    }
+
+    #[test]
+    fn headless_new_resumed_and_preset() {
+        let fresh = headless(&profile(), &request("hi", Conversation::Fresh)).expect("builds");
+        let hi = "LOAD the FULL .agents/skills//SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: hi";
+        assert_eq!(
+            fresh.argv,
+            [
+                "copilot",
+                "-p",
+                hi,
+                "--output-format",
+                "json",
+                "--no-ask-user",
+                "--allow-all-tools",
+                "--allow-all-paths"
+            ]
+        );
+        let id = "8a216c49-e51c-4eef-9405-bf83298fced2";
+        let resumed =
+            headless(&profile(), &request("hi", Conversation::Resume(id.into()))).expect("builds");
+        assert_eq!(resumed.argv[5], format!("--resume={id}"));
+        let preset =
+            headless(&profile(), &request("hi", Conversation::Preset(id.into()))).expect("builds");
+        assert_eq!(preset.argv[5], format!("--session-id={id}"));
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Preset("not-a-uuid".into()))
+            )
+            .is_err()
+        );
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Resume("--evil".into()))
+            )
+            .is_err()
+        );
+        assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
+    }
+
+    #[test]
+    fn extra_args_replace_bypass() {
+        let mut req = request("hi", Conversation::Fresh);
+        req.extra_args = Some(vec!["--allow-all".to_string()]);
+        let cmd = headless(&profile(), &req).expect("builds");
+        assert_eq!(cmd.argv.last().map(String::as_str), Some("--allow-all"));
+        assert!(!cmd.argv.iter().any(|a| a == "--allow-all-tools"));
+    }
+}

@@ -1,0 +1,263 @@
+//! Copilot CLI's environment-fault sentences, as users captured them in
+//! github/copilot-cli issues (0.0.328–1.0.81; docs/adapters/copilot.md lists
+//! each source). None was measured by drover. The TUI prints errors after
+//! `✗`/`✘`/`×`/`❌` and notices after `●`; `❌ Error: (query) ` also occurs.
+//! Every rule is anchored at the start of the line so an assistant message
+//! that merely quotes one does not match.
+
+use drover_kit::FaultKind::{Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog};
+use drover_kit::faults::FaultRule;
+
+/// The lead-ins the TUI puts before a sentence.
+macro_rules! lead {
+    ($rest:expr) => {
+        concat!(r"^(?:[●✗✘×❌]\s*)?(?:Error:\s*\(\w+\)\s*)?", $rest)
+    };
+}
+
+/// The final line after five failed attempts; its `Last error:` decides.
+macro_rules! retried {
+    ($last:literal) => {
+        lead!(concat!(
+            r"(?:Execution failed: )?Error: Failed to get response from the AI model; retried \d+ times\b.*Last error: ",
+            $last
+        ))
+    };
+}
+
+pub const RULES: &[FaultRule] = &[
+    FaultRule::new(
+        "copilot/rate-limit",
+        RateLimit,
+        lead!(
+            r"Sorry, you've hit a rate limit that restricts the number of Copilot model requests"
+        ),
+    ),
+    FaultRule::new(
+        "copilot/rate-limit-call",
+        RateLimit,
+        lead!(r#"Model call failed: \{"message":"rate limit exceeded","code":"rate_limited"\}"#),
+    ),
+    FaultRule::new(
+        "copilot/quota-402",
+        Quota,
+        lead!(r"(?:Execution failed: )?402 You have no quota\b"),
+    ),
+    FaultRule::new(
+        "copilot/quota-exceeded",
+        Quota,
+        lead!(r"Quota exceeded\. Upgrade to increase your limit"),
+    ),
+    FaultRule::new(
+        "copilot/quota-call",
+        Quota,
+        lead!(r#"Model call failed: \{"message":"You have no quota","code":"quota_exceeded"\}"#),
+    ),
+    FaultRule::new(
+        "copilot/auth-failed",
+        Auth,
+        r"^Error: Authentication failed \(Request ID: ",
+    ),
+    FaultRule::new(
+        "copilot/auth-login",
+        Auth,
+        lead!(r"Authorization error, you may need to run /login"),
+    ),
+    FaultRule::new(
+        "copilot/auth-401",
+        Auth,
+        lead!(r#"Model call failed: "?401\b"#),
+    ),
+    FaultRule::new(
+        "copilot/network-goaway",
+        Network,
+        retried!(
+            r#"CAPIError: 503 \{"error":\{"message":"HTTP/2 GOAWAY connection terminated","type":"connection_error"\}\}"#
+        ),
+    ),
+    FaultRule::new(
+        "copilot/network-request",
+        Network,
+        retried!(r"Failed native model HTTP request: .*connection"),
+    ),
+    FaultRule::new(
+        "copilot/overload-degraded",
+        Overload,
+        retried!(r#"CAPIError: 503 .*"code":"model_degraded""#),
+    ),
+    FaultRule::new(
+        "copilot/overload-503",
+        Overload,
+        retried!(r"CAPIError: 503\b"),
+    ),
+    FaultRule::new(
+        "copilot/rate-limit-429",
+        RateLimit,
+        retried!(r"CAPIError: 429\b"),
+    ),
+    FaultRule::new(
+        "copilot/server-error-5xx",
+        ServerError,
+        retried!(r"CAPIError: 5\d\d\b"),
+    ),
+    FaultRule::new("copilot/server-error-retried", ServerError, retried!(r"")),
+    FaultRule::new(
+        "copilot/server-error-retrying",
+        ServerError,
+        lead!(r"Response was interrupted due to a server error\. Retrying\.\.\."),
+    ),
+    FaultRule::new(
+        "copilot/transient-retrying",
+        ServerError,
+        lead!(r"Request failed due to a transient API error\. Retrying\.\.\."),
+    ),
+    FaultRule::new(
+        "copilot/trust-dialog",
+        TrustDialog,
+        r"^\s*(?:│\s*)?(?:Confirm folder trust|Do you trust the files in this folder\?)",
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::FaultKind;
+    use drover_kit::faults::classify;
+
+    fn one(line: &str) -> Option<(FaultKind, String)> {
+        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
+    }
+
+    #[test]
+    fn every_collected_sentence_classifies() {
+        // Exact sentences from github/copilot-cli issues (fixtures/README.md).
+        let cases = [
+            (
+                "✗ Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 2 hours. Please review our Terms of ",
+                FaultKind::RateLimit,
+            ),
+            (
+                r#"× Model call failed: {"message":"rate limit exceeded","code":"rate_limited"}"#,
+                FaultKind::RateLimit,
+            ),
+            (
+                "✗ 402 You have no quota (Request ID: 0DAE:25E807:31A9BC6:3EB561C:69B79179)",
+                FaultKind::Quota,
+            ),
+            (
+                "✘ Execution failed: 402 You have no quota",
+                FaultKind::Quota,
+            ),
+            (
+                "✘ Quota exceeded. Upgrade to increase your limit: ",
+                FaultKind::Quota,
+            ),
+            (
+                r#"✘ Model call failed: {"message":"You have no quota","code":"quota_exceeded"} (Request "#,
+                FaultKind::Quota,
+            ),
+            (
+                "Error: Authentication failed (Request ID: 2915:A0B85:4D563A2:5BD65FE:6A915A71)",
+                FaultKind::Auth,
+            ),
+            (
+                "✗ Authorization error, you may need to run /login",
+                FaultKind::Auth,
+            ),
+            (
+                r#"✗ Model call failed: "401 401 unauthorized: unauthorized: AuthenticateToken authentication failed\n""#,
+                FaultKind::Auth,
+            ),
+            (
+                r#"✗ Execution failed: Error: Failed to get response from the AI model; retried 5 times (total retry wait time: 95.06408330678565 seconds) Last error: CAPIError: 503 {"error":{"message":"HTTP/2 GOAWAY connection terminated","type":"connection_error"}} "#,
+                FaultKind::Network,
+            ),
+            (
+                "Execution failed: Error: Failed to get response from the AI model; retried 5 times (total retry wait time: 6.00 seconds) Last error: Failed native model HTTP request: error sending request for url (https://api.individual.githubcopilot.com/v1/messages): client error (SendRequest): connection error: peer closed connection without sending TLS close_notify",
+                FaultKind::Network,
+            ),
+            (
+                r#"Execution failed: Error: Failed to get response from the AI model; retried 5 times (total retry wait time: 30.56 seconds) (Request-ID 9DD0:329977:76A6DF:80D0C6:6A18A998) Last error: CAPIError: 503 {"error":{"message":"Claude Opus 4.8 is currently experiencing issues. We are actively working to resolve the issue. In the meantime, you might want to use a different model.","code":"model_degraded"}}"#,
+                FaultKind::Overload,
+            ),
+            (
+                "✗ Execution failed: Error: Failed to get response from the AI model; retried 5 times (total retry wait time: 6.257302850998652 seconds) Last error: Unknown error",
+                FaultKind::ServerError,
+            ),
+            (
+                r#"❌ Error: (query) Execution failed: Error: Failed to get response from the AI model; retried 5 times (total retry wait time: 93.00126834108823 seconds) Last error: CAPIError: 503 {"error":{"message":"HTTP/2 GOAWAY connection terminated","type":"connection_error"}}"#,
+                FaultKind::Network,
+            ),
+            (
+                "● Response was interrupted due to a server error. Retrying...",
+                FaultKind::ServerError,
+            ),
+            (
+                "● Request failed due to a transient API error. Retrying...",
+                FaultKind::ServerError,
+            ),
+            (
+                " │ Confirm folder trust                                                │",
+                FaultKind::TrustDialog,
+            ),
+        ];
+        for (line, kind) in cases {
+            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_stated_wait_is_reported() {
+        let line = "✗ Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 2 hours.";
+        let fault = classify(RULES, &[], &[line.to_string()]).expect("hit");
+        assert_eq!(fault.retry_after_secs, Some(7200));
+    }
+
+    #[test]
+    fn prose_mentioning_errors_does_not_classify() {
+        for line in [
+            "● I saw 'Sorry, you've hit a rate limit that restricts the number of Copilot model requests' in the logs",
+            "The handler maps 402 You have no quota to a banner",
+            "  - retry when Failed to get response from the AI model; retried 5 times appears",
+            "We should explain what Confirm folder trust means in the README",
+        ] {
+            assert_eq!(one(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn every_rule_compiles_and_fires() {
+        // A rule whose regex fails to compile is skipped silently by the kit.
+        let retried = "✗ Execution failed: Error: Failed to get response from the AI model; retried 5 times (total retry wait time: 6.0 seconds) Last error: ";
+        let samples = [
+            ("✗ Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make".to_string(), "copilot/rate-limit"),
+            (r#"× Model call failed: {"message":"rate limit exceeded","code":"rate_limited"}"#.to_string(), "copilot/rate-limit-call"),
+            ("✗ 402 You have no quota (Request ID: x)".to_string(), "copilot/quota-402"),
+            ("✘ Quota exceeded. Upgrade to increase your limit: https://github.com/features/copilot/plans".to_string(), "copilot/quota-exceeded"),
+            (r#"✘ Model call failed: {"message":"You have no quota","code":"quota_exceeded"}"#.to_string(), "copilot/quota-call"),
+            ("Error: Authentication failed (Request ID: x)".to_string(), "copilot/auth-failed"),
+            ("✗ Authorization error, you may need to run /login".to_string(), "copilot/auth-login"),
+            ("✗ Model call failed: \"401 401 unauthorized\"".to_string(), "copilot/auth-401"),
+            (format!(r#"{retried}CAPIError: 503 {{"error":{{"message":"HTTP/2 GOAWAY connection terminated","type":"connection_error"}}}}"#), "copilot/network-goaway"),
+            (format!("{retried}Failed native model HTTP request: error sending request: connection error"), "copilot/network-request"),
+            (format!(r#"{retried}CAPIError: 503 {{"error":{{"message":"busy","code":"model_degraded"}}}}"#), "copilot/overload-degraded"),
+            (format!("{retried}CAPIError: 503 Service Unavailable"), "copilot/overload-503"),
+            (format!("{retried}CAPIError: 429 Too Many Requests"), "copilot/rate-limit-429"),
+            (format!("{retried}CAPIError: 502 Bad Gateway"), "copilot/server-error-5xx"),
+            (format!("{retried}Unknown error"), "copilot/server-error-retried"),
+            ("● Response was interrupted due to a server error. Retrying...".to_string(), "copilot/server-error-retrying"),
+            ("● Request failed due to a transient API error. Retrying...".to_string(), "copilot/transient-retrying"),
+            (" │ Do you trust the files in this folder?".to_string(), "copilot/trust-dialog"),
+        ];
+        for rule in RULES {
+            assert!(
+                samples.iter().any(|(_, id)| *id == rule.id),
+                "no sample for {}",
+                rule.id
+            );
+        }
+        for (line, id) in &samples {
+            assert_eq!(one(line).map(|(_, r)| r), Some(id.to_string()), "{line}");
+        }
+    }
+}

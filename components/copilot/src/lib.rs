@@ -1,0 +1,288 @@
+//! drover adapter for GitHub Copilot CLI.
+//!
+//! Copilot was not run in drover's reference measurements. The facts this
+//! crate encodes come from bmad-loop's copilot profile (verified against
+//! Copilot CLI 1.0.63), Copilot's public hooks and programmatic references,
+//! its changelog up to 1.0.78, the public `github/copilot-sdk` event schema,
+//! and a third-party capture of `copilot -p --output-format json` (1.0.36).
+//! `docs/adapters/copilot.md` says which fact came from where.
+
+mod commands;
+mod faults;
+mod hooks;
+mod screen;
+mod turn;
+pub mod usage;
+
+use drover_kit::{
+    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
+    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
+    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
+};
+
+pub struct Copilot;
+
+/// The usage parser name profiles use for `events.jsonl` session logs.
+pub const PARSER: &str = "copilot-events";
+
+/// The hook-config dialect Copilot reads from `.github/copilot/settings.json`.
+pub const DIALECT: &str = "copilot-settings-json";
+
+impl Guest for Copilot {
+    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+
+    fn describe() -> Description {
+        Description {
+            name: "copilot".to_string(),
+            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
+            wit_version: drover_kit::WIT_VERSION.to_string(),
+            capabilities: vec![
+                Capability::Prompt,
+                Capability::Commands,
+                Capability::Headless,
+                Capability::HookConfig,
+                Capability::HookPayloads,
+                Capability::Transcripts,
+                Capability::Usage,
+                Capability::Faults,
+                Capability::Screen,
+            ],
+            dialects: vec![DIALECT.to_string()],
+            usage_parsers: vec![UsageParser {
+                name: PARSER.to_string(),
+                needles: vec!["\"modelMetrics\"".to_string()],
+            }],
+            location_env: vec!["COPILOT_HOME".to_string()],
+            limitations: vec![
+                "an interactive pane cannot tell done from idle; agentStop fires once per response turn, not once per task".to_string(),
+                "headless `--output-format json` output carries no token counts: turn usage is none and comes from events.jsonl once the session shuts down".to_string(),
+                "token totals only land in the trailing session.shutdown line, about a second after agentStop".to_string(),
+                "a subagent's agentStop is recognised only by its empty transcriptPath or toolu_ session id".to_string(),
+                "session.shutdown snapshots are read as per-model cumulative counters; a later lifecycle whose counters all grow is counted as a continuation".to_string(),
+            ],
+        }
+    }
+
+    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, &text)
+    }
+
+    fn interactive_command(
+        profile: Profile,
+        request: LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(&profile, &request)
+    }
+
+    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
+        commands::headless(&profile, &request)
+    }
+
+    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(&output))
+    }
+
+    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        hookcfg::install(&existing, &request)
+    }
+
+    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        hookcfg::remove(&existing, &request)
+    }
+
+    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
+        hookcfg::detect(&existing, &request)
+    }
+
+    fn parse_hook(
+        profile: Profile,
+        native_event: String,
+        payload: Vec<u8>,
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(&profile, &native_event, &payload)
+    }
+
+    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+        transcript_globs(&context)
+    }
+
+    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
+        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
+    }
+
+    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
+        drover_kit::screen::read(screen::RULES, &screen)
+    }
+}
+
+/// `~/.copilot/session-state/<session>/events.jsonl`; `COPILOT_HOME` replaces
+/// `~/.copilot` (programmatic reference; `--config-dir` is its deprecated
+/// spelling and cannot be seen from here).
+fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
+    let glob = |base: GlobBase, pattern: String| TranscriptGlob {
+        base,
+        pattern,
+        format: "jsonl".to_string(),
+        parser: PARSER.to_string(),
+    };
+    let home_dir = context
+        .env
+        .iter()
+        .find(|(k, v)| k == "COPILOT_HOME" && !v.trim().is_empty())
+        .map(|(_, v)| v.trim().trim_end_matches('/').to_string());
+    match home_dir {
+        Some(dir) => vec![glob(
+            GlobBase::Absolute,
+            format!("{dir}/session-state/*/events.jsonl"),
+        )],
+        None => vec![glob(
+            GlobBase::Home,
+            ".copilot/session-state/*/events.jsonl".to_string(),
+        )],
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+drover_kit::export!(Copilot);
+
+#[cfg(test)]
+mod tests_support {
+    use drover_kit::Profile;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The built-in copilot profile (profiles/copilot.toml), as the engine
+    /// passes it.
+    pub fn profile() -> Profile {
+        Profile {
+            name: "copilot".to_string(),
+            binary: "copilot".to_string(),
+            prompt_template: "LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: {args}".to_string(),
+            launch_args: strings(&["-i"]),
+            bypass_args: strings(&["--allow-all-tools", "--allow-all-paths"]),
+            model_flag: "--model".to_string(),
+            dialect: "copilot-settings-json".to_string(),
+            hook_events: [
+                ("agentStop", "Stop"),
+                ("sessionStart", "SessionStart"),
+                ("sessionEnd", "SessionEnd"),
+                ("errorOccurred", "StopFailure"),
+                ("notification", "Notification"),
+            ]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+            usage_parser: "copilot-events".to_string(),
+            env_fault_patterns: vec![],
+            turn_args: strings(&["--no-ask-user"]),
+            settings: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::screen::rows_of;
+    use drover_kit::{GuestTally, LocationContext};
+
+    #[test]
+    fn describe_lists_what_is_implemented() {
+        let d = Copilot::describe();
+        assert_eq!(d.name, "copilot");
+        assert_eq!(d.dialects, ["copilot-settings-json"]);
+        assert_eq!(d.usage_parsers[0].name, "copilot-events");
+        assert!(d.capabilities.contains(&Capability::Usage));
+        assert_eq!(d.location_env, ["COPILOT_HOME"]);
+    }
+
+    #[test]
+    fn transcripts_move_with_copilot_home() {
+        let mut ctx = LocationContext {
+            home: "/home/u".to_string(),
+            cwd: "/w".to_string(),
+            env: vec![],
+        };
+        let default = transcript_globs(&ctx);
+        assert_eq!(default[0].base, GlobBase::Home);
+        assert_eq!(default[0].pattern, ".copilot/session-state/*/events.jsonl");
+        ctx.env
+            .push(("COPILOT_HOME".to_string(), "/srv/copilot/".to_string()));
+        let moved = transcript_globs(&ctx);
+        assert_eq!(moved[0].base, GlobBase::Absolute);
+        assert_eq!(
+            moved[0].pattern,
+            "/srv/copilot/session-state/*/events.jsonl"
+        );
+        assert_eq!(
+            (moved[0].format.as_str(), moved[0].parser.as_str()),
+            ("jsonl", PARSER)
+        );
+    }
+
+    /// xorshift64: deterministic pseudo-random bytes, no dependency.
+    fn noise(seed: u64, len: usize) -> Vec<u8> {
+        let mut x = seed.max(1);
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x & 0xff) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let fixtures: [&[u8]; 5] = [
+            include_bytes!("../fixtures/headless-pong.jsonl"),
+            include_bytes!("../fixtures/events.jsonl"),
+            include_bytes!("../fixtures/events-cumulative.jsonl"),
+            include_bytes!("../fixtures/hook-agentstop.json"),
+            include_bytes!("../fixtures/screen-permission.txt"),
+        ];
+        let mut inputs: Vec<Vec<u8>> = (0..300u64)
+            .map(|i| noise(i * 7919 + 1, (i as usize * 13) % 700))
+            .collect();
+        for f in fixtures {
+            for cut in (0..f.len()).step_by(f.len() / 24 + 1) {
+                inputs.push(f[..cut].to_vec());
+            }
+        }
+        let profile = tests_support::profile();
+        for bytes in &inputs {
+            for native in [
+                "agentStop",
+                "errorOccurred",
+                "notification",
+                "sessionEnd",
+                "weird",
+            ] {
+                let _ = hooks::parse(&profile, native, bytes);
+            }
+            let tally = <Copilot as Guest>::Tally::new(PARSER.to_string());
+            tally.begin_file("/h/.copilot/session-state/s/events.jsonl".to_string());
+            for chunk in bytes.chunks(61) {
+                let _ = tally.feed(chunk.to_vec());
+            }
+            let _ = tally.finish();
+            let text = String::from_utf8_lossy(bytes);
+            let _ = drover_kit::screen::read(
+                screen::RULES,
+                &Screen {
+                    rows: rows_of(&text),
+                    title: text.to_string(),
+                },
+            );
+            let _ = turn::parse(&TurnOutput {
+                stdout: text.to_string(),
+                stderr: String::new(),
+                exit_code: Some(1),
+                prior_usage: None,
+            });
+        }
+    }
+}

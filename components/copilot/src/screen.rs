@@ -1,0 +1,174 @@
+//! Copilot CLI screen rules (v1). No pane was captured by drover; the rows
+//! come from public issue reports and peer screen manifests
+//! (docs/adapters/copilot.md). Order: busy evidence, blocking prompts, idle.
+//!
+//! The busy line is `◉ Thinking (Esc to cancel · 1.2 KiB)`: only the
+//! parenthesised hint counts, because selection dialogs print a bare
+//! "Esc to cancel" in their footer.
+
+use drover_kit::screen::{Region, ScreenRule};
+use drover_kit::{PromptKind, SeatState};
+
+pub const RULES: &[ScreenRule] = &[
+    ScreenRule::new(
+        "copilot/v1/esc-to-cancel",
+        Region::Bottom(10),
+        r"(?i)\(esc (?:again )?to (?:cancel|interrupt)\b",
+        SeatState::Working,
+    ),
+    ScreenRule::new(
+        "copilot/v1/esc-to-stop",
+        Region::Bottom(10),
+        r"(?i)^\s*esc to stop\s*$",
+        SeatState::Working,
+    ),
+    ScreenRule::new(
+        "copilot/v1/cancelling",
+        Region::Bottom(10),
+        r"^\s*●\s*Cancelling\b",
+        SeatState::Working,
+    ),
+    ScreenRule::blocked(
+        "copilot/v1/trust",
+        Region::All,
+        r"(?i)^\s*│?\s*(?:confirm folder trust|do you trust the files in this folder\?)",
+        PromptKind::TrustDialog,
+    ),
+    ScreenRule::blocked(
+        "copilot/v1/permission",
+        Region::Bottom(14),
+        r"(?i)^\s*│?\s*do you want to (?:run this command|allow|proceed)\b",
+        PromptKind::Permission,
+    ),
+    ScreenRule::blocked(
+        "copilot/v1/numbered-yes",
+        Region::Bottom(14),
+        r"^\s*│?\s*❯\s*1\.\s+Yes\b",
+        PromptKind::Permission,
+    ),
+    ScreenRule::blocked(
+        "copilot/v1/selection",
+        Region::Bottom(8),
+        r"(?i)\benter to (?:select|confirm|submit)\b",
+        PromptKind::Question,
+    ),
+    ScreenRule::new(
+        "copilot/v1/prompt-hint",
+        Region::Bottom(8),
+        r"(?i)type @ to mention files",
+        SeatState::Idle,
+    ),
+    ScreenRule::new(
+        "copilot/v1/prompt",
+        Region::Bottom(8),
+        r"^\s*│?\s*❯\s*│?\s*$",
+        SeatState::Idle,
+    ),
+    ScreenRule::new(
+        "copilot/v1/status-bar",
+        Region::Bottom(4),
+        r"(?i)shift\+tab (?:to )?switch mode",
+        SeatState::Idle,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::Screen;
+    use drover_kit::screen::{read, rows_of};
+
+    fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
+        let r = read(
+            RULES,
+            &Screen {
+                rows: rows_of(text),
+                title: String::new(),
+            },
+        );
+        (r.state, r.prompt_kind, r.rule)
+    }
+
+    // Screens modelled on rows quoted in github/copilot-cli issues
+    // (fixtures/README.md).
+    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
+    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
+    const PERMISSION: &str = include_str!("../fixtures/screen-permission.txt");
+    const TRUST: &str = include_str!("../fixtures/screen-trust.txt");
+
+    #[test]
+    fn reads_each_state() {
+        assert_eq!(
+            state(IDLE),
+            (SeatState::Idle, None, "copilot/v1/prompt-hint".to_string())
+        );
+        assert_eq!(
+            state(WORKING),
+            (
+                SeatState::Working,
+                None,
+                "copilot/v1/esc-to-cancel".to_string()
+            )
+        );
+        assert_eq!(state(PERMISSION).1, Some(PromptKind::Permission));
+        assert_eq!(state(TRUST).1, Some(PromptKind::TrustDialog));
+    }
+
+    #[test]
+    fn working_wins_over_the_idle_prompt_below_it() {
+        // The prompt box stays visible while the agent works.
+        assert!(WORKING.contains("Type @ to mention files"));
+        assert_eq!(state(WORKING).0, SeatState::Working);
+    }
+
+    #[test]
+    fn a_dialog_footer_is_not_the_busy_hint() {
+        let picker = "╭────╮\n│ Select a model │\n│ ❯ gpt-5.4 │\n│   claude-sonnet-4.6 │\n╰────╯\n ↑↓ to navigate · Enter to select · Esc to cancel\n";
+        assert_eq!(state(picker).0, SeatState::Blocked);
+    }
+
+    #[test]
+    fn a_question_in_prose_above_an_idle_prompt_is_idle() {
+        let s = "● Do you want to run this command? I can do it next.\n  1. Yes, refactor\n\n────────\n❯ \n────────\n shift+tab switch mode\n";
+        assert_eq!(state(s).0, SeatState::Idle);
+    }
+
+    #[test]
+    fn every_rule_compiles_and_fires() {
+        // A rule whose regex fails to compile is skipped silently by the kit.
+        let samples = [
+            (
+                "◉ Thinking (Esc to cancel · 1.2 KiB)\n",
+                "copilot/v1/esc-to-cancel",
+            ),
+            ("● Running tests\nEsc to stop\n", "copilot/v1/esc-to-stop"),
+            ("● Cancelling\n", "copilot/v1/cancelling"),
+            ("│ Confirm folder trust │\n", "copilot/v1/trust"),
+            (
+                "│ Do you want to run this command? │\n",
+                "copilot/v1/permission",
+            ),
+            ("│ ❯ 1. Yes │\n", "copilot/v1/numbered-yes"),
+            (
+                " ↑↓ to navigate · Enter to select · Esc to cancel\n",
+                "copilot/v1/selection",
+            ),
+            (
+                "❯  Type @ to mention files, / for commands, or ? for shortcuts\n",
+                "copilot/v1/prompt-hint",
+            ),
+            ("● done\n❯ \n", "copilot/v1/prompt"),
+            ("● done\n shift+tab switch mode\n", "copilot/v1/status-bar"),
+        ];
+        for rule in RULES {
+            assert!(
+                samples.iter().any(|(_, id)| *id == rule.id),
+                "no sample for {}",
+                rule.id
+            );
+        }
+        for (text, id) in samples {
+            assert_eq!(state(text).2, id, "{text:?}");
+        }
+    }
+}

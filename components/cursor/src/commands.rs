@@ -1,0 +1,143 @@
+//! Launch commands. Interactive: `cursor-agent [--resume ID] [PROMPT]
+//! <bypass> [--model M]`. Headless: `cursor-agent -p PROMPT --output-format
+//! json [--resume ID] <[turn] args> <bypass> [--model M]`. `-p` is
+//! `--print` (a switch); the prompt is the positional argument after it.
+//! Cursor cannot start a chat under a chosen id (`create-chat` mints one).
+
+use drover_kit::{
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
+    plain_command, prompt,
+};
+
+fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
+    match conversation {
+        Conversation::Fresh => Ok(Vec::new()),
+        Conversation::Resume(id) => Ok(vec!["--resume".to_string(), checked_id(id)?.to_string()]),
+        Conversation::Preset(id) => Err(invalid(format!(
+            "cursor-agent cannot start a chat with a chosen id ('{id}'); start fresh and read session_id from the result"
+        ))),
+    }
+}
+
+fn checked_id(id: &str) -> Result<&str, AdapterError> {
+    if id.is_empty()
+        || id.starts_with('-')
+        || id.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(invalid(format!(
+            "conversation id '{id}' is not a Cursor chat id"
+        )));
+    }
+    Ok(id)
+}
+
+pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(profile.launch_args.iter().cloned());
+    argv.extend(conversation_args(&request.conversation)?);
+    if !request.prompt.is_empty() {
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    if request.prompt.is_empty() {
+        return Err(invalid("a headless turn needs a prompt"));
+    }
+    let mut argv = vec![
+        profile.binary.clone(),
+        "-p".to_string(),
+        prompt::render(&profile.prompt_template, &request.prompt)?,
+        "--output-format".to_string(),
+        "json".to_string(),
+    ];
+    argv.extend(conversation_args(&request.conversation)?);
+    argv.extend(profile.turn_args.iter().cloned());
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
+        LaunchRequest {
+            prompt: prompt.to_string(),
+            model: String::new(),
+            extra_args: None,
+            conversation,
+        }
+    }
+
+    #[test]
+    fn interactive_puts_the_prompt_before_the_flags() {
+        let mut req = request("fix the bug", Conversation::Fresh);
+        req.model = "composer-2.5".to_string();
+        let cmd = interactive(&profile(), &req).expect("builds");
+        let rendered = "LOAD the FULL .agents/skills//SKILL.md, read its entire contents and follow its directions exactly: fix the bug";
+        assert_eq!(
+            cmd.argv,
+            [
+                "cursor-agent",
+                rendered,
+                "--force",
+                "--trust",
+                "--model",
+                "composer-2.5"
+            ]
+        );
+        let resumed = interactive(
+            &profile(),
+            &request("", Conversation::Resume("sess-42".into())),
+        )
+        .expect("builds");
+        assert_eq!(
+            resumed.argv,
+            ["cursor-agent", "--resume", "sess-42", "--force", "--trust"]
+        );
+    }
+
+    #[test]
+    fn headless_new_and_resumed_but_never_preset() {
+        let fresh = headless(
+            &profile(),
+            &request("/bmad-dev-auto 1-1-a", Conversation::Fresh),
+        )
+        .expect("builds");
+        let rendered = "LOAD the FULL .agents/skills/bmad-dev-auto/SKILL.md, read its entire contents and follow its directions exactly: 1-1-a";
+        assert_eq!(
+            fresh.argv,
+            [
+                "cursor-agent",
+                "-p",
+                rendered,
+                "--output-format",
+                "json",
+                "--force",
+                "--trust"
+            ]
+        );
+        let resumed = headless(
+            &profile(),
+            &request("hi", Conversation::Resume("sess-42".into())),
+        )
+        .expect("builds");
+        assert_eq!(&resumed.argv[5..7], ["--resume", "sess-42"]);
+        assert!(matches!(
+            headless(&profile(), &request("hi", Conversation::Preset("sess-43".into()))),
+            Err(AdapterError::InvalidInput(m)) if m.contains("chosen id")
+        ));
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Resume("--force".into()))
+            )
+            .is_err()
+        );
+        assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
+    }
+}

@@ -1,0 +1,261 @@
+//! drover adapter for the Cursor agent CLI (`cursor-agent`, also installed
+//! as `agent`).
+//!
+//! Cursor was not run in drover's reference measurements. The facts this
+//! crate encodes come from Cursor's CLI docs (output format, parameters,
+//! hooks), Cursor's changelog as quoted by integrators, and third-party
+//! captures of `cursor-agent -p --output-format json` and of its screens.
+//! `docs/adapters/cursor.md` says which fact came from where.
+
+mod commands;
+mod faults;
+mod hookcfg;
+mod hooks;
+mod screen;
+mod turn;
+pub mod usage;
+
+use drover_kit::{
+    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
+    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
+    TranscriptGlob, TurnOutput, TurnResult, UsageParser, prompt,
+};
+
+pub struct Cursor;
+
+/// Reads `cursor-agent --output-format json` result objects saved one per
+/// line. Cursor's own transcripts carry no token counts.
+pub const PARSER: &str = "cursor-json";
+
+impl Guest for Cursor {
+    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+
+    fn describe() -> Description {
+        Description {
+            name: "cursor".to_string(),
+            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
+            wit_version: drover_kit::WIT_VERSION.to_string(),
+            capabilities: vec![
+                Capability::Prompt,
+                Capability::Commands,
+                Capability::Headless,
+                Capability::HookConfig,
+                Capability::HookPayloads,
+                Capability::Transcripts,
+                Capability::Usage,
+                Capability::Faults,
+                Capability::Screen,
+            ],
+            dialects: vec![hookcfg::DIALECT.to_string()],
+            usage_parsers: vec![UsageParser {
+                name: PARSER.to_string(),
+                needles: vec!["\"usage\"".to_string()],
+            }],
+            location_env: vec![],
+            limitations: vec![
+                "a pane is never read as idle: no idle marker of the cursor-agent TUI is known; a pane without busy or prompt evidence reads as unknown".to_string(),
+                "agent transcripts carry no token counts; usage comes only from headless json results (no model name, no call count)".to_string(),
+                "a headless run refused for workspace trust exits 0 with a plain-text notice; it reads as blocked on the trust dialog".to_string(),
+                "whether the cached part is inside inputTokens is undocumented; input is taken as reported".to_string(),
+            ],
+        }
+    }
+
+    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, &text)
+    }
+
+    fn interactive_command(
+        profile: Profile,
+        request: LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(&profile, &request)
+    }
+
+    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
+        commands::headless(&profile, &request)
+    }
+
+    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(&output))
+    }
+
+    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        hookcfg::install(&existing, &request)
+    }
+
+    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        hookcfg::remove(&existing, &request)
+    }
+
+    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
+        hookcfg::detect(&existing, &request)
+    }
+
+    fn parse_hook(
+        profile: Profile,
+        native_event: String,
+        payload: Vec<u8>,
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(&profile, &native_event, &payload)
+    }
+
+    fn transcript_locations(_profile: Profile, _context: LocationContext) -> Vec<TranscriptGlob> {
+        transcript_globs()
+    }
+
+    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
+        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
+    }
+
+    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
+        drover_kit::screen::read(screen::RULES, &screen)
+    }
+}
+
+/// Agent transcripts under `~/.cursor/projects/<project>/agent-transcripts/`:
+/// legacy flat `*.txt`, newer `*.jsonl` (flat or in per-conversation
+/// directories), and session stores `~/.cursor/chats/*/*/store.db`
+/// (codeburn's cursor-agent provider notes). None carries token counts, so
+/// they are returned with parser `none` for probe-adapter only.
+fn transcript_globs() -> Vec<TranscriptGlob> {
+    let glob = |pattern: &str, format: &str| TranscriptGlob {
+        base: GlobBase::Home,
+        pattern: pattern.to_string(),
+        format: format.to_string(),
+        parser: "none".to_string(),
+    };
+    vec![
+        glob(".cursor/projects/*/agent-transcripts/*.jsonl", "jsonl"),
+        glob(".cursor/projects/*/agent-transcripts/*/*.jsonl", "jsonl"),
+        glob(".cursor/projects/*/agent-transcripts/*.txt", "text"),
+        glob(".cursor/chats/*/*/store.db", "sqlite"),
+    ]
+}
+
+#[cfg(target_arch = "wasm32")]
+drover_kit::export!(Cursor);
+
+#[cfg(test)]
+mod tests_support {
+    use drover_kit::Profile;
+
+    /// The built-in cursor profile (profiles/cursor.toml), as the engine
+    /// passes it.
+    pub fn profile() -> Profile {
+        Profile {
+            name: "cursor".to_string(),
+            binary: "cursor-agent".to_string(),
+            prompt_template: "LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly: {args}".to_string(),
+            launch_args: vec![],
+            bypass_args: vec!["--force".to_string(), "--trust".to_string()],
+            model_flag: "--model".to_string(),
+            dialect: "cursor-hooks-json".to_string(),
+            hook_events: [("stop", "Stop"), ("sessionStart", "SessionStart"), ("sessionEnd", "SessionEnd")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+            usage_parser: "none".to_string(),
+            env_fault_patterns: vec![],
+            turn_args: vec![],
+            settings: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::GuestTally;
+    use drover_kit::screen::rows_of;
+
+    #[test]
+    fn describe_lists_what_is_implemented() {
+        let d = Cursor::describe();
+        assert_eq!(d.name, "cursor");
+        assert_eq!(d.dialects, ["cursor-hooks-json"]);
+        assert_eq!(d.usage_parsers[0].name, "cursor-json");
+        assert!(d.capabilities.contains(&Capability::HookConfig));
+    }
+
+    #[test]
+    fn transcripts_are_findable_but_not_tallied() {
+        let globs = transcript_globs();
+        assert!(
+            globs
+                .iter()
+                .all(|g| g.base == GlobBase::Home && g.parser == "none")
+        );
+        assert!(
+            globs
+                .iter()
+                .any(|g| g.pattern == ".cursor/projects/*/agent-transcripts/*.jsonl")
+        );
+        assert!(globs.iter().any(|g| g.format == "sqlite"));
+    }
+
+    /// xorshift64: deterministic pseudo-random bytes, no dependency.
+    fn noise(seed: u64, len: usize) -> Vec<u8> {
+        let mut x = seed.max(1);
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x & 0xff) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let fixtures: [&[u8]; 5] = [
+            include_bytes!("../fixtures/headless-success.json"),
+            include_bytes!("../fixtures/hook-stop.json"),
+            include_bytes!("../fixtures/hooks.user.json"),
+            include_bytes!("../fixtures/screen-approval.txt"),
+            include_bytes!("../fixtures/results.jsonl"),
+        ];
+        let mut inputs: Vec<Vec<u8>> = (0..300u64)
+            .map(|i| noise(i * 7919 + 5, (i as usize * 13) % 700))
+            .collect();
+        for f in fixtures {
+            for cut in (0..f.len()).step_by(f.len() / 24 + 1) {
+                inputs.push(f[..cut].to_vec());
+            }
+        }
+        let profile = tests_support::profile();
+        let request = drover_kit::HookInstall {
+            dialect: hookcfg::DIALECT.to_string(),
+            relay_command: "/opt/bin/drover hook --cli cursor".to_string(),
+            events: vec![("stop".to_string(), "Stop".to_string())],
+            marker: "drover hook".to_string(),
+        };
+        for bytes in &inputs {
+            for native in ["stop", "sessionStart", "afterAgentResponse", "weird"] {
+                let _ = hooks::parse(&profile, native, bytes);
+            }
+            let tally = <Cursor as Guest>::Tally::new(PARSER.to_string());
+            for chunk in bytes.chunks(61) {
+                let _ = tally.feed(chunk.to_vec());
+            }
+            let _ = tally.finish();
+            let text = String::from_utf8_lossy(bytes);
+            let _ = drover_kit::screen::read(
+                screen::RULES,
+                &Screen {
+                    rows: rows_of(&text),
+                    title: text.to_string(),
+                },
+            );
+            let _ = turn::parse(&TurnOutput {
+                stdout: text.to_string(),
+                stderr: text.to_string(),
+                exit_code: Some(1),
+                prior_usage: None,
+            });
+            let _ = hookcfg::install(&text, &request);
+            let _ = hookcfg::remove(&text, &request);
+        }
+    }
+}

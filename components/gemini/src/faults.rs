@@ -1,0 +1,300 @@
+//! Gemini CLI's environment-fault sentences (0.61.0, reference/real-clis.md
+//! §4). A failing headless turn writes them to stderr:
+//! `Attempt N failed with status 500. Retrying with backoff... _ApiError:
+//! {…}` while retrying, then `Error when talking to Gemini API Full report
+//! available at: … <ErrorClass>: <details>`, then always the catch-all
+//! `An unexpected critical error occurred:[object Object]`, which decides
+//! only when nothing specific matched. The pane shows API errors as
+//! `✕ [API Error: <message> (Status: <STATUS>)]` (format from gemini-cli's
+//! `parseAndFormatApiError`; not seen in the recorded runs).
+//!
+//! Rules are anchored at the line start and need the error-class part of
+//! the sentence, so an assistant message that merely quotes a prefix does
+//! not match. Within one line the first rule listed wins: 503 before 5xx.
+
+use drover_kit::FaultKind::{
+    Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog, Unknown,
+};
+use drover_kit::faults::FaultRule;
+
+/// The final stderr report, up to the error class.
+macro_rules! talking {
+    ($rest:expr) => {
+        concat!(r"^Error when talking to Gemini API\b.*", $rest)
+    };
+}
+
+/// The API's error body as the CLI prints it after the error class.
+macro_rules! api_code {
+    ($code:literal) => {
+        concat!(
+            r#"\b_?ApiError: \{\s*"error"\s*:\s*\{\s*"code"\s*:\s*"#,
+            $code,
+            r"\b"
+        )
+    };
+}
+
+/// The pane's error line, after its `✕` mark.
+macro_rules! pane {
+    ($rest:literal) => {
+        concat!(r"^(?:✕\s*)?\[API Error: ", $rest)
+    };
+}
+
+pub const RULES: &[FaultRule] = &[
+    FaultRule::new(
+        "gemini/overload",
+        Overload,
+        talking!(api_code!("(?:503|529)")),
+    ),
+    FaultRule::new(
+        "gemini/server-error",
+        ServerError,
+        talking!(api_code!(r"5\d\d")),
+    ),
+    FaultRule::new("gemini/auth", Auth, talking!(api_code!("(?:401|403)"))),
+    FaultRule::new(
+        "gemini/quota",
+        Quota,
+        talking!(
+            r#"\b(?:(?:Retryable|Terminal)QuotaError: |_?ApiError: \{\s*"error"\s*:\s*\{\s*"code"\s*:\s*429\b)"#
+        ),
+    ),
+    FaultRule::new(
+        "gemini/network",
+        Network,
+        talking!(
+            r"\b(?:TypeError: fetch failed|E(?:CONNREFUSED|CONNRESET|TIMEDOUT|NOTFOUND|AI_AGAIN)\b)"
+        ),
+    ),
+    FaultRule::new(
+        "gemini/retry-overload",
+        Overload,
+        r"^Attempt \d+ failed with status (?:503|529)\. Retrying with backoff\.\.\.",
+    ),
+    FaultRule::new(
+        "gemini/retry-server-error",
+        ServerError,
+        r"^Attempt \d+ failed with (?:status 5\d\d|5xx error)\. Retrying with backoff\.\.\.",
+    ),
+    FaultRule::new(
+        "gemini/retry-rate-limit",
+        RateLimit,
+        r"^Attempt \d+ failed with (?:status 429|429 error \(no Retry-After header\))\. Retrying with backoff\.\.\.",
+    ),
+    FaultRule::new(
+        "gemini/quota-max-attempts",
+        Quota,
+        r"^Attempt \d+ failed: Resource has been exhausted \(e\.g\. check quota\)\.\.? Max attempts reached",
+    ),
+    FaultRule::new(
+        "gemini/pane-overload",
+        Overload,
+        pane!(r".*\(Status: UNAVAILABLE\)\]"),
+    ),
+    FaultRule::new(
+        "gemini/pane-server-error",
+        ServerError,
+        pane!(r".*\(Status: INTERNAL\)\]"),
+    ),
+    FaultRule::new(
+        "gemini/pane-auth",
+        Auth,
+        pane!(r"(?:API key not valid\b|.*\(Status: UNAUTHENTICATED\)\])"),
+    ),
+    FaultRule::new(
+        "gemini/pane-quota",
+        Quota,
+        pane!(r"(?:Resource has been exhausted\b|.*\(Status: RESOURCE_EXHAUSTED\)\])"),
+    ),
+    FaultRule::new("gemini/pane-network", Network, pane!(r".*\bfetch failed\b")),
+    FaultRule::new(
+        "gemini/trust-dialog",
+        TrustDialog,
+        r"^(?:│\s*)?Do you trust (?:the files in )?this folder\?",
+    ),
+    FaultRule::generic(
+        "gemini/critical",
+        Unknown,
+        r"^An unexpected critical error occurred:\s*\[object Object\]$",
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::FaultKind;
+    use drover_kit::faults::classify;
+
+    fn one(line: &str) -> Option<(FaultKind, String)> {
+        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
+    }
+
+    fn log(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn every_recorded_failure_classifies_on_its_meaningful_line() {
+        // Whole stderr captures shaped on reference/real-clis.md §4's table.
+        let cases = [
+            (
+                include_str!("../fixtures/turn-500.stderr"),
+                FaultKind::ServerError,
+                "gemini/server-error",
+            ),
+            (
+                include_str!("../fixtures/turn-503.stderr"),
+                FaultKind::Overload,
+                "gemini/overload",
+            ),
+            (
+                include_str!("../fixtures/turn-429.stderr"),
+                FaultKind::Quota,
+                "gemini/quota",
+            ),
+            (
+                include_str!("../fixtures/turn-401.stderr"),
+                FaultKind::Auth,
+                "gemini/auth",
+            ),
+            (
+                include_str!("../fixtures/turn-network.stderr"),
+                FaultKind::Network,
+                "gemini/network",
+            ),
+        ];
+        for (stderr, kind, rule) in cases {
+            let fault = classify(RULES, &[], &log(stderr)).expect("classified");
+            assert_eq!((fault.kind, fault.rule.as_str()), (kind, rule), "{stderr}");
+            assert!(
+                fault
+                    .evidence
+                    .starts_with("Error when talking to Gemini API"),
+                "{}",
+                fault.evidence
+            );
+            assert!(!fault.evidence.contains("[object Object]"));
+        }
+    }
+
+    #[test]
+    fn retry_lines_are_evidence_too() {
+        let cases = [
+            (
+                r#"Attempt 1 failed with status 500. Retrying with backoff... _ApiError: {"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}"#,
+                FaultKind::ServerError,
+            ),
+            (
+                r#"Attempt 2 failed with status 503. Retrying with backoff... _ApiError: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}"#,
+                FaultKind::Overload,
+            ),
+            (
+                "Attempt 3 failed with status 429. Retrying with backoff...",
+                FaultKind::RateLimit,
+            ),
+            (
+                "Attempt 5 failed: Resource has been exhausted (e.g. check quota).. Max attempts reached",
+                FaultKind::Quota,
+            ),
+            (
+                "Attempt 4 failed with 5xx error. Retrying with backoff...",
+                FaultKind::ServerError,
+            ),
+        ];
+        for (line, kind) in cases {
+            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
+        }
+    }
+
+    #[test]
+    fn pane_errors_and_the_trust_dialog_classify() {
+        let cases = [
+            (
+                "✕ [API Error: The model is overloaded. Please try again later. (Status: UNAVAILABLE)]",
+                FaultKind::Overload,
+            ),
+            (
+                "✕ [API Error: Internal error encountered. (Status: INTERNAL)]",
+                FaultKind::ServerError,
+            ),
+            (
+                "✕ [API Error: API key not valid. Please pass a valid API key. (Status: UNAUTHENTICATED)]",
+                FaultKind::Auth,
+            ),
+            (
+                "✕ [API Error: Resource has been exhausted (e.g. check quota).]",
+                FaultKind::Quota,
+            ),
+            (
+                "[API Error: exception TypeError: fetch failed sending request]",
+                FaultKind::Network,
+            ),
+            (
+                "│ Do you trust the files in this folder?",
+                FaultKind::TrustDialog,
+            ),
+            ("Do you trust this folder?", FaultKind::TrustDialog),
+        ];
+        for (line, kind) in cases {
+            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_catch_all_decides_only_alone() {
+        let fault = classify(RULES, &[], &log("Ripgrep is not available. Falling back to GrepTool.\nAn unexpected critical error occurred:[object Object]")).expect("generic");
+        assert_eq!(
+            (fault.kind, fault.rule.as_str()),
+            (FaultKind::Unknown, "gemini/critical")
+        );
+        // A newer specific line and an older one both beat the catch-all.
+        let older = log(
+            "Attempt 1 failed with status 503. Retrying with backoff...\nAn unexpected critical error occurred:[object Object]",
+        );
+        assert_eq!(
+            classify(RULES, &[], &older).map(|f| f.kind),
+            Some(FaultKind::Overload)
+        );
+    }
+
+    #[test]
+    fn newest_specific_line_wins() {
+        let text = "Attempt 1 failed with status 503. Retrying with backoff...\nError when talking to Gemini API Full report available at: /tmp/r.json Error: exception TypeError: fetch failed sending request\nAn unexpected critical error occurred:[object Object]";
+        assert_eq!(
+            classify(RULES, &[], &log(text)).map(|f| f.kind),
+            Some(FaultKind::Network)
+        );
+    }
+
+    #[test]
+    fn prose_mentioning_errors_does_not_classify() {
+        for line in [
+            "✦ The story tests how we surface Error when talking to Gemini API to users",
+            "  Error when talking to Gemini API is what users saw before the fix",
+            "I made `Attempt 1 failed with status 500. Retrying with backoff...` quieter",
+            "✦ An unexpected critical error occurred:[object Object] is a poor message",
+            "  - map [API Error: …] lines to friendly text",
+            "We should ask: do you trust this folder? before running",
+            "env_fault_patterns = ['Error when talking to Gemini API']",
+        ] {
+            assert_eq!(one(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn profile_patterns_are_applied() {
+        let patterns = vec![r"^Error: Quota exceeded for quota metric".to_string()];
+        let fault = classify(
+            RULES,
+            &patterns,
+            &log("Error: Quota exceeded for quota metric 'Requests per day'"),
+        )
+        .expect("hit");
+        assert_eq!(
+            (fault.kind, fault.rule.as_str()),
+            (FaultKind::Quota, "profile:0")
+        );
+    }
+}

@@ -1,0 +1,49 @@
+//! Compiled regexes, cached for the life of the instance.
+//!
+//! The engine keeps an adapter's store alive across calls, so rules compiled
+//! once serve every later `read-screen` and `classify-fault` call. Patterns
+//! are regex-lite syntax: small code (the components stay a few hundred KB)
+//! and linear-time matching, which is all rules over a screen or a log tail
+//! need. An invalid pattern is cached as `None`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use regex_lite::Regex;
+
+/// Enough for every built-in rule plus a profile's own patterns; a guest fed
+/// endless distinct patterns starts over rather than growing without bound.
+const CAPACITY: usize = 512;
+
+thread_local! {
+    static CACHE: RefCell<HashMap<String, Option<Regex>>> = RefCell::new(HashMap::new());
+}
+
+/// The compiled form of `pattern`, or `None` when it does not compile.
+pub fn compiled(pattern: &str) -> Option<Regex> {
+    CACHE.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(hit) = cache.get(pattern) {
+            return hit.clone();
+        }
+        if cache.len() >= CAPACITY {
+            cache.clear();
+        }
+        let regex = Regex::new(pattern).ok();
+        cache.insert(pattern.to_string(), regex.clone());
+        regex
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compiled;
+
+    #[test]
+    fn compiles_once_and_remembers_failures() {
+        assert!(compiled(r"^a+$").is_some_and(|r| r.is_match("aaa")));
+        assert!(compiled(r"^a+$").is_some());
+        assert!(compiled("(unclosed").is_none());
+        assert!(compiled("(unclosed").is_none());
+    }
+}

@@ -1,0 +1,391 @@
+//! drover adapter for opencode.
+//!
+//! Facts it encodes come from opencode 1.18.33 driven offline (see
+//! `docs/adapters/opencode.md`): `opencode run --format json` prints JSONL
+//! events, there are no command hooks (a JS plugin in `.opencode/plugin/`
+//! receives the bus events instead), and messages with their token counts
+//! live in the SQLite database `~/.local/share/opencode/opencode.db`.
+
+mod commands;
+mod faults;
+mod hooks;
+mod plugin;
+mod screen;
+mod shell;
+mod turn;
+pub mod usage;
+
+use drover_kit::{
+    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
+    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
+    TranscriptGlob, TurnOutput, TurnResult, UsageParser, prompt,
+};
+
+pub struct Opencode;
+
+impl Guest for Opencode {
+    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+
+    fn describe() -> Description {
+        Description {
+            name: "opencode".to_string(),
+            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
+            wit_version: drover_kit::WIT_VERSION.to_string(),
+            capabilities: vec![
+                Capability::Prompt,
+                Capability::Commands,
+                Capability::Headless,
+                Capability::HookConfig,
+                Capability::HookPayloads,
+                Capability::Transcripts,
+                Capability::Usage,
+                Capability::Faults,
+                Capability::Screen,
+            ],
+            dialects: vec![plugin::DIALECT.to_string()],
+            usage_parsers: vec![
+                UsageParser {
+                    name: usage::DB.to_string(),
+                    needles: vec!["\"tokens\"".to_string()],
+                },
+                UsageParser {
+                    name: usage::JSON.to_string(),
+                    needles: vec!["\"step_finish\"".to_string()],
+                },
+            ],
+            location_env: vec!["XDG_DATA_HOME".to_string()],
+            limitations: vec![
+                "an interactive pane cannot tell done from idle; the plugin's session.idle can".to_string(),
+                "opencode has no session-end event; process or window exit has to stand for it".to_string(),
+                "relayed bus events carry no transcript path and no last assistant message".to_string(),
+                "a conversation cannot be started with a preset id: opencode picks its own ses_… ids".to_string(),
+                "headless usage has no model name: run's step events do not carry it".to_string(),
+            ],
+        }
+    }
+
+    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, &text)
+    }
+
+    fn interactive_command(
+        profile: Profile,
+        request: LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(&profile, &request)
+    }
+
+    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
+        commands::headless(&profile, &request)
+    }
+
+    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(&output))
+    }
+
+    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        plugin::install(&existing, &request)
+    }
+
+    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        plugin::remove(&existing, &request)
+    }
+
+    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
+        plugin::detect(&existing, &request)
+    }
+
+    fn parse_hook(
+        profile: Profile,
+        native_event: String,
+        payload: Vec<u8>,
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(&profile, &native_event, &payload)
+    }
+
+    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+        // XDG_DATA_HOME counts only when absolute (the XDG spec ignores a
+        // relative value, and so does opencode's xdg-basedir).
+        let data_home = context
+            .env
+            .iter()
+            .find(|(k, v)| k == "XDG_DATA_HOME" && v.starts_with('/'))
+            .map(|(_, v)| v.trim_end_matches('/').to_string());
+        let (base, pattern) = match data_home {
+            Some(dir) => (GlobBase::Absolute, format!("{dir}/opencode/opencode.db")),
+            None => (
+                GlobBase::Home,
+                ".local/share/opencode/opencode.db".to_string(),
+            ),
+        };
+        vec![TranscriptGlob {
+            base,
+            pattern,
+            format: "sqlite".to_string(),
+            parser: usage::DB.to_string(),
+        }]
+    }
+
+    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
+        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
+    }
+
+    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
+        drover_kit::screen::read(screen::RULES, &screen)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+drover_kit::export!(Opencode);
+
+#[cfg(test)]
+mod tests_support {
+    use drover_kit::Profile;
+
+    /// The built-in opencode profile, as the engine passes it.
+    pub fn profile() -> Profile {
+        Profile {
+            name: "opencode".to_string(),
+            binary: "opencode".to_string(),
+            prompt_template: "Use the {skill} skill now: {args}".to_string(),
+            launch_args: vec![],
+            bypass_args: vec!["--auto".to_string()],
+            model_flag: "--model".to_string(),
+            dialect: "opencode-plugin".to_string(),
+            hook_events: [
+                ("session.idle", "Stop"),
+                ("session.error", "StopFailure"),
+                ("session.created", "SessionStart"),
+                ("permission.updated", "PermissionRequest"),
+                ("permission.asked", "PermissionRequest"),
+            ]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+            usage_parser: "opencode-db".to_string(),
+            env_fault_patterns: vec![],
+            turn_args: vec![],
+            settings: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::{CanonicalEvent, GuestTally};
+
+    fn context(env: &[(&str, &str)]) -> LocationContext {
+        LocationContext {
+            home: "/home/u".to_string(),
+            cwd: "/work/p".to_string(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_database_follows_xdg_data_home() {
+        let globs = |env: &[(&str, &str)]| {
+            Opencode::transcript_locations(tests_support::profile(), context(env))
+                .into_iter()
+                .map(|g| (g.base, g.pattern, g.format, g.parser))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            globs(&[]),
+            [(
+                GlobBase::Home,
+                ".local/share/opencode/opencode.db".to_string(),
+                "sqlite".to_string(),
+                "opencode-db".to_string()
+            )]
+        );
+        assert_eq!(
+            globs(&[("XDG_DATA_HOME", "/tmp/t/home/.local/share/")])[0].1,
+            "/tmp/t/home/.local/share/opencode/opencode.db"
+        );
+        assert_eq!(globs(&[("XDG_DATA_HOME", "/x")])[0].0, GlobBase::Absolute);
+        assert_eq!(
+            globs(&[("XDG_DATA_HOME", "relative/dir")])[0].0,
+            GlobBase::Home
+        );
+    }
+
+    #[test]
+    fn describe_lists_both_parsers_and_the_plugin_dialect() {
+        let d = Opencode::describe();
+        assert_eq!(d.name, "opencode");
+        assert_eq!(d.dialects, ["opencode-plugin"]);
+        let names: Vec<_> = d.usage_parsers.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["opencode-db", "opencode-json"]);
+        assert_eq!(d.location_env, ["XDG_DATA_HOME"]);
+    }
+
+    #[test]
+    fn installed_plugin_relays_what_parse_hook_reads() {
+        let request = HookInstall {
+            dialect: "opencode-plugin".to_string(),
+            relay_command: "/opt/drover hook --cli opencode".to_string(),
+            events: tests_support::profile().hook_events,
+            marker: "drover hook".to_string(),
+        };
+        let installed = Opencode::install_hooks(String::new(), request.clone()).expect("installs");
+        let status =
+            Opencode::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+        assert_eq!(status.registered.len(), 5);
+        // The payload shape the plugin builds, for the event it relays.
+        assert!(
+            installed
+                .text
+                .contains("{ type: event.type, properties, session_id: sessionID, cwd }")
+        );
+        let payload = br#"{"type":"session.idle","properties":{"sessionID":"ses_1"},"session_id":"ses_1","cwd":"/w"}"#;
+        let event = Opencode::parse_hook(
+            tests_support::profile(),
+            "session.idle".to_string(),
+            payload.to_vec(),
+        )
+        .expect("parses");
+        assert_eq!(
+            (event.kind, event.session_id.as_deref()),
+            (CanonicalEvent::Stop, Some("ses_1"))
+        );
+        assert_eq!(
+            Opencode::remove_hooks(installed.text, request)
+                .expect("removes")
+                .text,
+            ""
+        );
+    }
+
+    /// xorshift64*: deterministic, so a failure reproduces.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Random bytes, or random splices of tokens these parsers look for.
+    fn hostile(rng: &mut Rng) -> Vec<u8> {
+        const TOKENS: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            "\n",
+            "null",
+            "-1",
+            "1e999",
+            "18446744073709551616",
+            "\"tokens\":",
+            "\"role\":\"assistant\"",
+            "\"data\":",
+            "\"id\":",
+            "\"cache\":{\"read\":",
+            "\"time\":{\"created\":",
+            "\"type\":\"step_finish\"",
+            "\"part\":",
+            "\"properties\":",
+            "\"sessionID\":",
+            "\"info\":{\"parentID\":",
+            "\"error\":",
+            "┃",
+            "△ Permission required",
+            "esc interrupt",
+            "Ask anything",
+            "Error: ",
+            "\u{1b}[31m",
+            "\u{0}",
+            "é",
+        ];
+        let len = rng.below(300);
+        let mut out = Vec::with_capacity(len);
+        if rng.below(3) == 0 {
+            for _ in 0..len {
+                out.push(rng.next() as u8);
+            }
+        } else {
+            while out.len() < len {
+                out.extend_from_slice(TOKENS[rng.below(TOKENS.len())].as_bytes());
+            }
+        }
+        out
+    }
+
+    fn exercise(bytes: &[u8]) {
+        let profile = tests_support::profile();
+        for native in [
+            "session.idle",
+            "session.error",
+            "session.created",
+            "permission.asked",
+            "x",
+        ] {
+            let _ = Opencode::parse_hook(profile.clone(), native.to_string(), bytes.to_vec());
+        }
+        for parser in [usage::DB, usage::JSON] {
+            let tally = <Opencode as Guest>::Tally::new(parser.to_string());
+            tally.begin_file("opencode.db".to_string());
+            for chunk in bytes.chunks(7) {
+                let _ = tally.feed(chunk.to_vec());
+            }
+            let _ = tally.finish();
+        }
+        let text = String::from_utf8_lossy(bytes);
+        let screen = Screen {
+            rows: drover_kit::screen::rows_of(&text),
+            title: text.to_string(),
+        };
+        let _ = Opencode::read_screen(profile.clone(), screen);
+        let turn = TurnOutput {
+            stdout: text.to_string(),
+            stderr: text.to_string(),
+            exit_code: Some(0),
+            prior_usage: None,
+        };
+        let _ = Opencode::parse_turn(profile.clone(), turn);
+        let request = HookInstall {
+            dialect: "opencode-plugin".to_string(),
+            relay_command: "drover hook".to_string(),
+            events: profile.hook_events.clone(),
+            marker: "drover hook".to_string(),
+        };
+        let _ = Opencode::detect_hooks(text.to_string(), request.clone());
+        let _ = Opencode::remove_hooks(text.to_string(), request);
+        let _ = Opencode::classify_fault(profile, text.lines().map(str::to_string).collect());
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        let mut rng = Rng(0x0dd5_eed5_1234_5678);
+        for _ in 0..300 {
+            exercise(&hostile(&mut rng));
+        }
+        let fixtures: [&[u8]; 6] = [
+            include_bytes!("../fixtures/db-messages.jsonl"),
+            include_bytes!("../fixtures/run-success.jsonl"),
+            include_bytes!("../fixtures/hook-session-created.json"),
+            include_bytes!("../fixtures/screen-permission.txt"),
+            include_bytes!("../fixtures/screen-working.txt"),
+            include_bytes!("../fixtures/plugin.record.js"),
+        ];
+        for fixture in fixtures {
+            for cut in (0..fixture.len()).step_by(fixture.len() / 40 + 1) {
+                exercise(&fixture[..cut]);
+            }
+        }
+    }
+}

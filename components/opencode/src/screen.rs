@@ -1,0 +1,121 @@
+//! opencode screen rules (v1, for the 1.x TUI).
+//!
+//! The input box stays on screen while a turn runs (its placeholder `Ask
+//! anything…` included), so the busy hint under it (`esc interrupt`, `esc
+//! again to interrupt` after one Esc) must decide before the idle rule.
+//! Permission and question prompts replace the input box and come first.
+
+use drover_kit::screen::{Region, ScreenRule};
+use drover_kit::{PromptKind, SeatState};
+
+pub const RULES: &[ScreenRule] = &[
+    ScreenRule::blocked(
+        "opencode/v1/permission",
+        Region::Bottom(30),
+        r"^\s*[┃│]?\s*△\s+Permission required\s*$",
+        PromptKind::Permission,
+    ),
+    ScreenRule::blocked(
+        "opencode/v1/permission-options",
+        Region::Bottom(12),
+        r"^\s*[┃│]?\s*Allow once\s+Allow always\s+Reject\b",
+        PromptKind::Permission,
+    ),
+    ScreenRule::blocked(
+        "opencode/v1/question",
+        Region::Bottom(12),
+        r"↑↓\s+select\b.*\benter\s+(?:submit|confirm|toggle)\b.*\besc\s+dismiss\b",
+        PromptKind::Question,
+    ),
+    ScreenRule::new(
+        "opencode/v1/esc-interrupt",
+        Region::Bottom(8),
+        r"(?i)\besc (?:again to )?interrupt\b",
+        SeatState::Working,
+    ),
+    ScreenRule::new(
+        "opencode/v1/retrying",
+        Region::Bottom(8),
+        r"(?i)\bretrying in \d+s\b",
+        SeatState::Working,
+    ),
+    ScreenRule::new(
+        "opencode/v1/prompt",
+        Region::Bottom(12),
+        r"^\s*[┃│]?\s*Ask anything\b",
+        SeatState::Idle,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::Screen;
+    use drover_kit::screen::{read, rows_of};
+
+    fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
+        let r = read(
+            RULES,
+            &Screen {
+                rows: rows_of(text),
+                title: String::new(),
+            },
+        );
+        (r.state, r.prompt_kind, r.rule)
+    }
+
+    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
+    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
+    const PERMISSION: &str = include_str!("../fixtures/screen-permission.txt");
+    const QUESTION: &str = include_str!("../fixtures/screen-question.txt");
+
+    #[test]
+    fn reads_each_state() {
+        assert_eq!(
+            state(IDLE),
+            (SeatState::Idle, None, "opencode/v1/prompt".to_string())
+        );
+        assert_eq!(
+            state(WORKING),
+            (
+                SeatState::Working,
+                None,
+                "opencode/v1/esc-interrupt".to_string()
+            )
+        );
+        assert_eq!(
+            state(PERMISSION),
+            (
+                SeatState::Blocked,
+                Some(PromptKind::Permission),
+                "opencode/v1/permission".to_string()
+            )
+        );
+        assert_eq!(
+            state(QUESTION),
+            (
+                SeatState::Blocked,
+                Some(PromptKind::Question),
+                "opencode/v1/question".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn busy_hints_beat_the_visible_placeholder() {
+        let armed = IDLE.replace("tab agents", "esc again to interrupt");
+        assert_eq!(state(&armed).0, SeatState::Working);
+        let retry = IDLE.replace("tab agents", "Rate limited [retrying in 5s attempt #2]");
+        assert_eq!(state(&retry).0, SeatState::Working);
+    }
+
+    #[test]
+    fn prose_about_permissions_is_not_a_prompt() {
+        let prose = IDLE.replace(
+            "TMUXOK",
+            "I would ask: Permission required? You can Allow once  Allow always  Reject in the dialog.",
+        );
+        assert_eq!(state(&prose).0, SeatState::Idle);
+        assert_eq!(state("nothing here\n").0, SeatState::Unknown);
+    }
+}

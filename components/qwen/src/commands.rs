@@ -1,0 +1,208 @@
+//! Launch commands. Interactive: `qwen [--resume ID | --session-id UUID]
+//! [-i PROMPT] <bypass> [--model M]` (a bare positional prompt would run one
+//! turn and exit, `-i` keeps the session open). Headless: `qwen -p PROMPT
+//! --output-format json [--resume ID]` plus the profile's `[turn]` args.
+
+use drover_kit::{
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
+    plain_command, prompt,
+};
+
+fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
+    Ok(match conversation {
+        Conversation::Fresh => Vec::new(),
+        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
+        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_uuid(id)?],
+    })
+}
+
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
+        return Err(invalid(format!(
+            "conversation id '{id}' is not a Qwen session id"
+        )));
+    }
+    Ok(id.to_string())
+}
+
+/// `--session-id` accepts only an RFC 4122 UUID (version 1-5, variant
+/// 8/9/a/b); Qwen refuses anything else at startup.
+fn checked_uuid(id: &str) -> Result<String, AdapterError> {
+    let groups: Vec<&str> = id.split('-').collect();
+    let lengths = [8, 4, 4, 4, 12];
+    let shaped = groups.len() == 5
+        && groups
+            .iter()
+            .zip(lengths)
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
+    let versioned = shaped
+        && matches!(groups[2].as_bytes()[0], b'1'..=b'5')
+        && matches!(
+            groups[3].as_bytes()[0].to_ascii_lowercase(),
+            b'8' | b'9' | b'a' | b'b'
+        );
+    if !versioned {
+        return Err(invalid(format!(
+            "qwen --session-id needs an RFC 4122 UUID, got '{id}'"
+        )));
+    }
+    Ok(id.to_string())
+}
+
+pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(profile.launch_args.iter().cloned());
+    argv.extend(conversation_args(&request.conversation)?);
+    if !request.prompt.is_empty() {
+        argv.push("-i".to_string());
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    if request.prompt.is_empty() {
+        return Err(invalid("a headless turn needs a prompt"));
+    }
+    let mut argv = vec![
+        profile.binary.clone(),
+        "-p".to_string(),
+        prompt::render(&profile.prompt_template, &request.prompt)?,
+        "--output-format".to_string(),
+        "json".to_string(),
+    ];
+    argv.extend(conversation_args(&request.conversation)?);
+    argv.extend(profile.turn_args.iter().cloned());
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
+        LaunchRequest {
+            prompt: prompt.to_string(),
+            model: String::new(),
+            extra_args: None,
+            conversation,
+        }
+    }
+
+    #[test]
+    fn interactive_keeps_the_session_open_with_dash_i() {
+        let mut req = request("/review 1-1-a", Conversation::Fresh);
+        req.model = "qwen3-coder-plus".to_string();
+        let cmd = interactive(&profile(), &req).expect("builds");
+        assert_eq!(
+            cmd.argv,
+            [
+                "qwen",
+                "-i",
+                "/review 1-1-a",
+                "--approval-mode",
+                "yolo",
+                "--model",
+                "qwen3-coder-plus"
+            ]
+        );
+        assert_eq!(cmd.stdin, None);
+        let resumed = interactive(&profile(), &request("", Conversation::Resume("abc".into())))
+            .expect("builds");
+        assert_eq!(
+            resumed.argv,
+            ["qwen", "--resume", "abc", "--approval-mode", "yolo"]
+        );
+    }
+
+    #[test]
+    fn headless_new_resumed_and_preset() {
+        let fresh = headless(
+            &profile(),
+            &request("Reply with exactly: OK", Conversation::Fresh),
+        )
+        .expect("builds");
+        assert_eq!(
+            fresh.argv,
+            [
+                "qwen",
+                "-p",
+                "Reply with exactly: OK",
+                "--output-format",
+                "json",
+                "--approval-mode",
+                "yolo"
+            ]
+        );
+        let resumed = headless(
+            &profile(),
+            &request(
+                "hi",
+                Conversation::Resume("4f1c2a9e-0000-4000-8000-00000000a001".into()),
+            ),
+        )
+        .expect("builds");
+        assert_eq!(
+            &resumed.argv[5..7],
+            ["--resume", "4f1c2a9e-0000-4000-8000-00000000a001"]
+        );
+        let uuid = "123e4567-e89b-42d3-a456-426614174000";
+        let preset = headless(
+            &profile(),
+            &request("hi", Conversation::Preset(uuid.into())),
+        )
+        .expect("builds");
+        assert_eq!(&preset.argv[5..7], ["--session-id", uuid]);
+    }
+
+    #[test]
+    fn bad_ids_and_empty_prompts_are_refused() {
+        for bad in [
+            "nope",
+            "123e4567-e89b-02d3-a456-426614174000",
+            "123e4567-e89b-42d3-c456-426614174000",
+            "123e4567e89b42d3a456426614174000",
+        ] {
+            assert!(
+                headless(&profile(), &request("hi", Conversation::Preset(bad.into()))).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Resume("--evil".into()))
+            )
+            .is_err()
+        );
+        assert!(
+            headless(
+                &profile(),
+                &request("hi", Conversation::Resume("a b".into()))
+            )
+            .is_err()
+        );
+        assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
+        let mut custom = request("hi", Conversation::Fresh);
+        custom.extra_args = Some(vec!["--yolo".to_string()]);
+        assert_eq!(
+            headless(&profile(), &custom)
+                .expect("builds")
+                .argv
+                .last()
+                .map(String::as_str),
+            Some("--yolo")
+        );
+        let mut turn = profile();
+        turn.turn_args = vec!["--max-session-turns".to_string(), "40".to_string()];
+        assert_eq!(
+            &headless(&turn, &request("hi", Conversation::Fresh))
+                .expect("builds")
+                .argv[5..7],
+            ["--max-session-turns", "40"]
+        );
+    }
+}

@@ -1,0 +1,222 @@
+//! Qwen Code hook payloads → canonical events.
+//!
+//! Qwen copies Claude Code's hook contract: every payload carries
+//! `session_id`, `transcript_path`, `cwd` and `hook_event_name`. Stop adds
+//! `last_assistant_message` (and `input_tokens`, `context_usage`,
+//! `context_limit`), Notification `message`, `notification_type` and
+//! `title`, SessionStart `source`, SessionEnd `reason`.
+
+use drover_kit::payload::Payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind, mapped_kind};
+
+fn native_kind(native: &str) -> CanonicalEvent {
+    match native {
+        "SessionStart" => CanonicalEvent::SessionStart,
+        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
+        "Stop" => CanonicalEvent::Stop,
+        "StopFailure" => CanonicalEvent::StopFailure,
+        "SubagentStop" => CanonicalEvent::SubagentStop,
+        "SessionEnd" => CanonicalEvent::SessionEnd,
+        "PreCompact" => CanonicalEvent::PreCompact,
+        "Notification" => CanonicalEvent::Notification,
+        "PermissionRequest" => CanonicalEvent::PermissionRequest,
+        "PreToolUse" => CanonicalEvent::ToolStart,
+        "PostToolUse" | "PostToolUseFailure" => CanonicalEvent::ToolEnd,
+        _ => CanonicalEvent::Other,
+    }
+}
+
+/// What a Notification asks of the user. `idle_prompt` ("Qwen Code is
+/// waiting for your input") only says the seat has sat idle: not blocked.
+fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<PromptKind> {
+    match kind {
+        Some("permission_prompt") => return Some(PromptKind::Permission),
+        Some("elicitation_dialog") => return Some(PromptKind::Question),
+        Some("idle_prompt" | "auth_success") => return None,
+        _ => {}
+    }
+    let message = message?.to_ascii_lowercase();
+    if message.contains("needs your permission") {
+        Some(PromptKind::Permission)
+    } else if message.contains("has a question") || message.contains("needs your input") {
+        Some(PromptKind::Question)
+    } else {
+        None
+    }
+}
+
+pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
+    let mut payload = Payload::parse(bytes)?;
+    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
+    let mut event = HookEvent::new(kind, native);
+    event.session_id = payload.session_id();
+    event.transcript_path = payload.transcript_path();
+    event.cwd = payload.cwd();
+    event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
+    match kind {
+        CanonicalEvent::Stop | CanonicalEvent::SubagentStop => {
+            event.last_message = payload.string(&["last_assistant_message"]);
+        }
+        CanonicalEvent::StopFailure => {
+            event.reason = payload.string(&["error", "error_type", "error_details"]);
+            event.last_message = payload.string(&["last_assistant_message"]);
+        }
+        CanonicalEvent::SessionEnd => {
+            event.reason = payload.string(&["reason"]);
+        }
+        CanonicalEvent::Notification => {
+            let kind = payload.string(&["notification_type"]);
+            let message = payload.string(&["message"]);
+            event.prompt_kind = notification_prompt(kind.as_deref(), message.as_deref());
+            event.reason = kind.or(message);
+        }
+        CanonicalEvent::PermissionRequest => {
+            event.prompt_kind = Some(PromptKind::Permission);
+            event.reason = payload.string(&["tool_name"]);
+        }
+        CanonicalEvent::SessionStart => {
+            event.reason = payload.string(&["source"]);
+        }
+        CanonicalEvent::PreCompact => {
+            event.reason = payload.string(&["trigger"]);
+        }
+        CanonicalEvent::ToolStart | CanonicalEvent::ToolEnd => {
+            event.reason = payload.string(&["tool_name"]);
+        }
+        _ => {}
+    }
+    event.fields_found = payload.fields_found();
+    Ok(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+
+    const STOP: &str = include_str!("../fixtures/hook-stop.json");
+    const SESSION_START: &str = include_str!("../fixtures/hook-session-start.json");
+
+    #[test]
+    fn stop_carries_session_transcript_and_reply() {
+        let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
+        assert_eq!(e.kind, CanonicalEvent::Stop);
+        assert_eq!(
+            e.session_id.as_deref(),
+            Some("4f1c2a9e-0000-4000-8000-00000000a001")
+        );
+        assert_eq!(
+            e.transcript_path.as_deref(),
+            Some(
+                "/tmp/t/home-qwen/.qwen/projects/-tmp-t-work-qwen/chats/4f1c2a9e-0000-4000-8000-00000000a001.jsonl"
+            )
+        );
+        assert_eq!(e.cwd.as_deref(), Some("/tmp/t/work/qwen"));
+        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
+        assert!(!e.subagent);
+        assert_eq!(
+            e.fields_found,
+            [
+                "session_id",
+                "transcript_path",
+                "cwd",
+                "last_assistant_message"
+            ]
+        );
+    }
+
+    #[test]
+    fn session_start_and_end_report_their_reason() {
+        let e = parse(&profile(), "SessionStart", SESSION_START.as_bytes()).expect("parses");
+        assert_eq!(
+            (e.kind, e.reason.as_deref()),
+            (CanonicalEvent::SessionStart, Some("startup"))
+        );
+        let end = parse(
+            &profile(),
+            "SessionEnd",
+            br#"{"session_id":"s","reason":"prompt_input_exit"}"#,
+        )
+        .expect("parses");
+        assert_eq!(
+            (end.kind, end.reason.as_deref()),
+            (CanonicalEvent::SessionEnd, Some("prompt_input_exit"))
+        );
+    }
+
+    #[test]
+    fn failures_permissions_and_notifications() {
+        let failure = parse(
+            &profile(),
+            "StopFailure",
+            br#"{"session_id":"s","error":"rate_limit"}"#,
+        )
+        .expect("parses");
+        assert_eq!(
+            (failure.kind, failure.reason.as_deref()),
+            (CanonicalEvent::StopFailure, Some("rate_limit"))
+        );
+        let req = br#"{"session_id":"s","hook_event_name":"PermissionRequest","tool_name":"run_shell_command","tool_input":{"command":"ls"}}"#;
+        let e = parse(&profile(), "PermissionRequest", req).expect("parses");
+        assert_eq!(
+            (e.prompt_kind, e.reason.as_deref()),
+            (Some(PromptKind::Permission), Some("run_shell_command"))
+        );
+        let note = br#"{"session_id":"s","message":"Qwen Code needs your permission to use run_shell_command","notification_type":"permission_prompt","title":"Permission needed"}"#;
+        let e = parse(&profile(), "Notification", note).expect("parses");
+        assert_eq!(
+            (e.kind, e.prompt_kind),
+            (CanonicalEvent::Notification, Some(PromptKind::Permission))
+        );
+        assert_eq!(e.reason.as_deref(), Some("permission_prompt"));
+        let idle = br#"{"session_id":"s","message":"Qwen Code is waiting for your input","notification_type":"idle_prompt","title":"Waiting for input"}"#;
+        assert_eq!(
+            parse(&profile(), "Notification", idle)
+                .expect("parses")
+                .prompt_kind,
+            None
+        );
+        let untyped = br#"{"message":"Qwen Code needs your permission to use edit"}"#;
+        assert_eq!(
+            parse(&profile(), "Notification", untyped)
+                .expect("parses")
+                .prompt_kind,
+            Some(PromptKind::Permission)
+        );
+    }
+
+    #[test]
+    fn subagents_mapping_and_garbage() {
+        let e = parse(
+            &profile(),
+            "SubagentStop",
+            br#"{"session_id":"s","last_assistant_message":"done"}"#,
+        )
+        .expect("parses");
+        assert!(e.subagent);
+        assert_eq!(
+            (e.kind, e.last_message.as_deref()),
+            (CanonicalEvent::SubagentStop, Some("done"))
+        );
+        let mut p = profile();
+        p.hook_events.retain(|(n, _)| n != "Notification");
+        p.hook_events
+            .push(("Notification".to_string(), "Stop".to_string()));
+        assert_eq!(
+            parse(&p, "Notification", b"{}").expect("parses").kind,
+            CanonicalEvent::Stop
+        );
+        assert_eq!(
+            parse(&profile(), "BeforeNothing", b"{}")
+                .expect("parses")
+                .kind,
+            CanonicalEvent::Other
+        );
+        assert!(parse(&profile(), "Stop", b"\xff\xfe").is_err());
+        assert!(parse(&profile(), "Stop", b"[]").is_err());
+        assert_eq!(
+            parse(&profile(), "Stop", b"").expect("empty ok").session_id,
+            None
+        );
+    }
+}

@@ -1,0 +1,425 @@
+//! drover adapter for Qwen Code.
+//!
+//! Facts it encodes come from Qwen Code 0.24.4 driven offline (see
+//! `docs/adapters/qwen.md`): `-p --output-format json` prints a JSON array of
+//! Claude-SDK-like messages ending in a `result`, hooks are Claude-style in
+//! `.qwen/settings.json`, transcripts live in
+//! `~/.qwen/projects/<slug>/chats/<session>.jsonl` with Gemini-style
+//! `usageMetadata`.
+
+mod commands;
+mod faults;
+mod hooks;
+mod screen;
+mod turn;
+pub mod usage;
+
+use drover_kit::{
+    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
+    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
+    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
+};
+
+pub struct Qwen;
+
+/// The usage parser name profiles use for Qwen chat transcripts.
+pub const PARSER: &str = "qwen-chat";
+
+/// Environment variables that move Qwen's data, strongest first:
+/// `QWEN_RUNTIME_DIR` moves runtime output (the `projects/` tree),
+/// `QWEN_HOME` moves the whole `~/.qwen`.
+const LOCATION_ENV: &[&str] = &["QWEN_RUNTIME_DIR", "QWEN_HOME"];
+
+impl Guest for Qwen {
+    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+
+    fn describe() -> Description {
+        Description {
+            name: "qwen".to_string(),
+            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
+            wit_version: drover_kit::WIT_VERSION.to_string(),
+            capabilities: vec![
+                Capability::Prompt,
+                Capability::Commands,
+                Capability::Headless,
+                Capability::HookConfig,
+                Capability::HookPayloads,
+                Capability::Transcripts,
+                Capability::Usage,
+                Capability::Faults,
+                Capability::Screen,
+            ],
+            dialects: vec!["claude-settings-json".to_string()],
+            usage_parsers: vec![UsageParser {
+                name: PARSER.to_string(),
+                needles: vec!["\"usageMetadata\"".to_string()],
+            }],
+            location_env: LOCATION_ENV.iter().map(|v| v.to_string()).collect(),
+            limitations: vec![
+                "an interactive pane cannot tell done from idle; the Stop hook can".to_string(),
+                "a headless turn against an unreachable API prints nothing and never gives up; only the engine's deadline ends it".to_string(),
+                "headless usage counts every API call of the process, including Qwen's managed-auto-memory-extractor; the chat transcript only holds the calls it records as assistant rows".to_string(),
+                "~/.qwen/usage_record.jsonl (cumulative per-session totals) is not read: added to the chats it would count twice".to_string(),
+            ],
+        }
+    }
+
+    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, &text)
+    }
+
+    fn interactive_command(
+        profile: Profile,
+        request: LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(&profile, &request)
+    }
+
+    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
+        commands::headless(&profile, &request)
+    }
+
+    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(&output))
+    }
+
+    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        hookcfg::install(&existing, &request)
+    }
+
+    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
+        hookcfg::remove(&existing, &request)
+    }
+
+    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
+        hookcfg::detect(&existing, &request)
+    }
+
+    fn parse_hook(
+        profile: Profile,
+        native_event: String,
+        payload: Vec<u8>,
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(&profile, &native_event, &payload)
+    }
+
+    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+        let (base, prefix) = data_root(&context);
+        let pattern = format!("{prefix}projects/*/chats/*.jsonl");
+        vec![TranscriptGlob {
+            base,
+            pattern,
+            format: "jsonl".to_string(),
+            parser: PARSER.to_string(),
+        }]
+    }
+
+    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
+        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
+    }
+
+    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
+        drover_kit::screen::read(screen::RULES, &screen)
+    }
+}
+
+/// Where Qwen keeps `projects/`: the first non-empty location variable, read
+/// the way Qwen reads it (`~` and `~/…` are home-relative, a relative path is
+/// relative to the working directory), else `~/.qwen`. The prefix is empty
+/// or ends in `/`.
+fn data_root(context: &LocationContext) -> (GlobBase, String) {
+    let value = LOCATION_ENV.iter().find_map(|name| {
+        context
+            .env
+            .iter()
+            .find(|(k, v)| k == name && !v.trim().is_empty())
+            .map(|(_, v)| v.trim().to_string())
+    });
+    let Some(value) = value else {
+        return (GlobBase::Home, ".qwen/".to_string());
+    };
+    let dir = |path: &str| {
+        let path = path.trim_end_matches('/');
+        if path.is_empty() {
+            String::new()
+        } else {
+            format!("{path}/")
+        }
+    };
+    if value == "~" {
+        return (GlobBase::Home, String::new());
+    }
+    if let Some(rest) = value.strip_prefix("~/") {
+        return (GlobBase::Home, dir(rest));
+    }
+    if value.starts_with('/') {
+        return (
+            GlobBase::Absolute,
+            format!("/{}", dir(value.trim_start_matches('/'))),
+        );
+    }
+    (GlobBase::Cwd, dir(value.trim_start_matches("./")))
+}
+
+#[cfg(target_arch = "wasm32")]
+drover_kit::export!(Qwen);
+
+#[cfg(test)]
+mod tests_support {
+    use drover_kit::Profile;
+
+    /// The built-in qwen profile, as the engine passes it.
+    pub fn profile() -> Profile {
+        Profile {
+            name: "qwen".to_string(),
+            binary: "qwen".to_string(),
+            prompt_template: "{prompt}".to_string(),
+            launch_args: vec![],
+            bypass_args: vec!["--approval-mode".to_string(), "yolo".to_string()],
+            model_flag: "--model".to_string(),
+            dialect: "claude-settings-json".to_string(),
+            hook_events: [
+                ("SessionStart", "SessionStart"),
+                ("Stop", "Stop"),
+                ("StopFailure", "StopFailure"),
+                ("SessionEnd", "SessionEnd"),
+                ("Notification", "Notification"),
+                ("PermissionRequest", "PermissionRequest"),
+                ("SubagentStop", "SubagentStop"),
+                ("PreCompact", "PreCompact"),
+            ]
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+            usage_parser: "qwen-chat".to_string(),
+            env_fault_patterns: vec![],
+            turn_args: vec![],
+            settings: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_kit::CanonicalEvent;
+
+    fn context(env: &[(&str, &str)]) -> LocationContext {
+        LocationContext {
+            home: "/home/u".to_string(),
+            cwd: "/work/p".to_string(),
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    fn globs(env: &[(&str, &str)]) -> Vec<(GlobBase, String)> {
+        Qwen::transcript_locations(tests_support::profile(), context(env))
+            .into_iter()
+            .map(|g| {
+                assert_eq!((g.format.as_str(), g.parser.as_str()), ("jsonl", PARSER));
+                (g.base, g.pattern)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn transcripts_follow_the_location_variables() {
+        assert_eq!(
+            globs(&[]),
+            [(GlobBase::Home, ".qwen/projects/*/chats/*.jsonl".to_string())]
+        );
+        assert_eq!(
+            globs(&[("QWEN_HOME", "/srv/qwen/")]),
+            [(
+                GlobBase::Absolute,
+                "/srv/qwen/projects/*/chats/*.jsonl".to_string()
+            )]
+        );
+        // The runtime dir wins over QWEN_HOME; `~/` is home-relative.
+        assert_eq!(
+            globs(&[("QWEN_HOME", "/srv/qwen"), ("QWEN_RUNTIME_DIR", "~/rt")]),
+            [(GlobBase::Home, "rt/projects/*/chats/*.jsonl".to_string())]
+        );
+        assert_eq!(
+            globs(&[("QWEN_HOME", "./.q")]),
+            [(GlobBase::Cwd, ".q/projects/*/chats/*.jsonl".to_string())]
+        );
+        assert_eq!(
+            globs(&[("QWEN_HOME", "~")]),
+            [(GlobBase::Home, "projects/*/chats/*.jsonl".to_string())]
+        );
+        assert_eq!(
+            globs(&[("QWEN_HOME", "/")]),
+            [(GlobBase::Absolute, "/projects/*/chats/*.jsonl".to_string())]
+        );
+        assert_eq!(
+            globs(&[("QWEN_HOME", "~/")])[0].1,
+            "projects/*/chats/*.jsonl"
+        );
+        assert_eq!(globs(&[("QWEN_HOME", "  ")]), globs(&[]));
+    }
+
+    #[test]
+    fn describe_lists_what_is_implemented() {
+        let d = Qwen::describe();
+        assert_eq!(d.name, "qwen");
+        assert_eq!(d.capabilities.len(), 9);
+        assert_eq!(d.dialects, ["claude-settings-json"]);
+        assert_eq!(d.usage_parsers[0].name, PARSER);
+        assert_eq!(d.location_env, ["QWEN_RUNTIME_DIR", "QWEN_HOME"]);
+    }
+
+    #[test]
+    fn hook_config_round_trips_through_the_kit_dialect() {
+        let request = HookInstall {
+            dialect: "claude-settings-json".to_string(),
+            relay_command: "/opt/drover hook --cli qwen".to_string(),
+            events: tests_support::profile().hook_events,
+            marker: "drover hook".to_string(),
+        };
+        // The settings shape that worked with Qwen Code 0.24.4 (reference
+        // real-cli-configs/qwen.settings.json), one user hook kept.
+        let user = include_str!("../fixtures/settings.user.json");
+        let installed = Qwen::install_hooks(user.to_string(), request.clone()).expect("installs");
+        assert!(installed.changed);
+        let value: serde_json::Value = serde_json::from_str(&installed.text).expect("json");
+        assert_eq!(
+            value["hooks"]["Stop"][0]["hooks"][0]["command"],
+            "/usr/local/bin/notify Stop"
+        );
+        assert_eq!(
+            value["hooks"]["Stop"][1]["hooks"][0]["command"],
+            "/opt/drover hook --cli qwen Stop"
+        );
+        assert_eq!(value["security"]["folderTrust"]["enabled"], false);
+        let status = Qwen::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+        assert_eq!(status.registered.len(), 8);
+        assert!(status.missing.is_empty());
+        let again =
+            Qwen::install_hooks(installed.text.clone(), request.clone()).expect("idempotent");
+        assert!(!again.changed);
+        let removed = Qwen::remove_hooks(installed.text, request).expect("removes");
+        let back: serde_json::Value = serde_json::from_str(&removed.text).expect("json");
+        let original: serde_json::Value = serde_json::from_str(user).expect("json");
+        assert_eq!(back, original);
+        // Stop in the profile maps to the canonical Stop event.
+        let event = Qwen::parse_hook(tests_support::profile(), "Stop".to_string(), b"{}".to_vec())
+            .expect("parses");
+        assert_eq!(event.kind, CanonicalEvent::Stop);
+    }
+
+    /// xorshift64*: deterministic, so a failure reproduces.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Random bytes, or random splices of tokens these parsers look for.
+    fn hostile(rng: &mut Rng) -> Vec<u8> {
+        const TOKENS: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            "\n",
+            "null",
+            "-1",
+            "1e999",
+            "18446744073709551616",
+            "\"usageMetadata\"",
+            "\"type\":\"assistant\"",
+            "\"uuid\":",
+            "\"promptTokenCount\":",
+            "\"thoughtsTokenCount\":",
+            "\"session_id\":",
+            "\"result\"",
+            "\"stats\":{\"models\":{\"m\":",
+            "╭",
+            "╰",
+            "│",
+            "⠏",
+            "◆",
+            "esc to cancel",
+            "[API Error: ",
+            "Type your message or @path/to/file",
+            "\u{1b}[31m",
+            "\u{0}",
+            "é",
+        ];
+        let len = rng.below(300);
+        let mut out = Vec::with_capacity(len);
+        if rng.below(3) == 0 {
+            for _ in 0..len {
+                out.push(rng.next() as u8);
+            }
+        } else {
+            while out.len() < len {
+                out.extend_from_slice(TOKENS[rng.below(TOKENS.len())].as_bytes());
+            }
+        }
+        out
+    }
+
+    fn exercise(bytes: &[u8]) {
+        use drover_kit::GuestTally;
+        let profile = tests_support::profile();
+        for native in ["Stop", "Notification", "StopFailure", "Unknown"] {
+            let _ = Qwen::parse_hook(profile.clone(), native.to_string(), bytes.to_vec());
+        }
+        let tally = <Qwen as Guest>::Tally::new(PARSER.to_string());
+        tally.begin_file("x.jsonl".to_string());
+        for chunk in bytes.chunks(7) {
+            let _ = tally.feed(chunk.to_vec());
+        }
+        let _ = tally.finish();
+        let text = String::from_utf8_lossy(bytes);
+        let screen = Screen {
+            rows: drover_kit::screen::rows_of(&text),
+            title: text.to_string(),
+        };
+        let _ = Qwen::read_screen(profile.clone(), screen);
+        let turn = TurnOutput {
+            stdout: text.to_string(),
+            stderr: text.to_string(),
+            exit_code: Some(1),
+            prior_usage: None,
+        };
+        let _ = Qwen::parse_turn(profile.clone(), turn);
+        let _ = Qwen::classify_fault(profile, text.lines().map(str::to_string).collect());
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..300 {
+            exercise(&hostile(&mut rng));
+        }
+        let fixtures: [&[u8]; 6] = [
+            include_bytes!("../fixtures/chat.jsonl"),
+            include_bytes!("../fixtures/headless-success.json"),
+            include_bytes!("../fixtures/hook-stop.json"),
+            include_bytes!("../fixtures/screen-permission.txt"),
+            include_bytes!("../fixtures/screen-working.txt"),
+            include_bytes!("../fixtures/settings.user.json"),
+        ];
+        for fixture in fixtures {
+            for cut in (0..fixture.len()).step_by(fixture.len() / 40 + 1) {
+                exercise(&fixture[..cut]);
+            }
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Reading `qwen -p PROMPT --output-format json` output.
+//!
+//! Stdout is one JSON array of Claude-SDK-like messages: `system/init`
+//! (`session_id`, `model`), one `assistant` per main call (`message.usage`),
+//! and a final `result` `{subtype, is_error, result, session_id, usage,
+//! stats}`. `result.usage` sums every call of the process (the main turn and
+//! the managed-auto-memory-extractor) and its `input_tokens` includes the
+//! cached tokens (6202 = 2 × prompt 3101 with 600 cached). The figures are per
+//! process, not per conversation, so `prior_usage` is not needed after a
+//! resume. API errors go to stderr only (`[API Error: 500 …]`), exit code 1.
+
+use drover_kit::usage::Count;
+use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::usage::split_output;
+
+#[derive(Deserialize, Default)]
+struct ResultUsage {
+    #[serde(default)]
+    input_tokens: Count,
+    #[serde(default)]
+    output_tokens: Count,
+    #[serde(default)]
+    cache_read_input_tokens: Count,
+    #[serde(default)]
+    cache_creation_input_tokens: Count,
+}
+
+/// One model's block under `stats.models`: `api.totalRequests` and Gemini-style
+/// `tokens{prompt, candidates, total, cached, thoughts}`.
+#[derive(Deserialize, Default)]
+struct ModelStats {
+    #[serde(default)]
+    api: ApiStats,
+    #[serde(default)]
+    tokens: TokenStats,
+}
+
+#[derive(Deserialize, Default)]
+struct ApiStats {
+    #[serde(rename = "totalRequests", default)]
+    total_requests: Count,
+}
+
+#[derive(Deserialize, Default)]
+struct TokenStats {
+    #[serde(default)]
+    prompt: Count,
+    #[serde(default)]
+    candidates: Count,
+    #[serde(default)]
+    total: Count,
+    #[serde(default)]
+    cached: Count,
+    #[serde(default)]
+    thoughts: Count,
+}
+
+/// The messages on stdout: the array (pretty or compact), or, for
+/// `stream-json`, one object per line.
+fn messages(stdout: &str) -> Vec<Map<String, Value>> {
+    let objects = |values: Vec<Value>| {
+        values
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Object(o) => Some(o),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let trimmed = stdout.trim();
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(Value::Array(items)) => return objects(items),
+        Ok(Value::Object(one)) => return vec![one],
+        _ => {}
+    }
+    // Noise before the array (a warning printed to stdout): start at a line
+    // that opens it. Only the first few candidates are tried, so hostile
+    // output cannot make this quadratic.
+    let mut offset = 0;
+    let mut tries = 0;
+    for line in stdout.split_inclusive('\n') {
+        if line.trim_start().starts_with('[') && tries < 4 {
+            tries += 1;
+            if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(stdout[offset..].trim())
+            {
+                return objects(items);
+            }
+        }
+        offset += line.len();
+    }
+    objects(
+        stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with('{'))
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .collect(),
+    )
+}
+
+fn kind_of(message: &Map<String, Value>) -> Option<&str> {
+    message.get("type").and_then(Value::as_str)
+}
+
+fn text(message: &Map<String, Value>, key: &str) -> Option<String> {
+    message
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// Removes CSI and OSC escape sequences (stderr may be colored).
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The CLI's error sentence: the newest `[API Error: …]` line (a retry
+/// notice ends in one too), else the last non-empty line.
+fn error_line(text: &str) -> Option<String> {
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| strip_ansi(l).trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .iter()
+        .rfind(|l| l.contains("[API Error:"))
+        .or_else(|| lines.last())
+        .cloned()
+}
+
+pub fn parse(output: &TurnOutput) -> TurnResult {
+    let messages = messages(&output.stdout);
+    let init_session = messages
+        .iter()
+        .find(|m| kind_of(m) == Some("system"))
+        .and_then(|m| text(m, "session_id"));
+    let Some(result) = messages.iter().rev().find(|m| kind_of(m) == Some("result")) else {
+        return TurnResult {
+            outcome: if output.exit_code == Some(0) {
+                TurnOutcome::Unknown
+            } else {
+                TurnOutcome::Failed
+            },
+            reply: None,
+            conversation_id: init_session,
+            error: error_line(&output.stderr).or_else(|| error_line(&output.stdout)),
+            usage: None,
+            prompt_kind: None,
+        };
+    };
+    let session = text(result, "session_id").or(init_session);
+    let failed = result.get("is_error").and_then(Value::as_bool) == Some(true)
+        || text(result, "subtype").is_some_and(|s| s.starts_with("error"))
+        || output.exit_code.is_some_and(|c| c != 0);
+    let denied = result
+        .get("permission_denials")
+        .and_then(Value::as_array)
+        .is_some_and(|d| !d.is_empty());
+    let (outcome, prompt_kind) = if failed {
+        (TurnOutcome::Failed, None)
+    } else if denied {
+        (TurnOutcome::Blocked, Some(PromptKind::Permission))
+    } else {
+        (TurnOutcome::Success, None)
+    };
+    let reply = text(result, "result");
+    TurnResult {
+        outcome,
+        reply: if failed { None } else { reply.clone() },
+        conversation_id: session.clone(),
+        error: if failed {
+            reply.or_else(|| error_line(&output.stderr))
+        } else {
+            None
+        },
+        usage: usage_of(result, &messages, session.as_deref().unwrap_or("")),
+        prompt_kind,
+    }
+}
+
+/// Per-model usage from `stats.models` when it accounts for the whole
+/// `usage.input_tokens` (so a stats layout this parser misreads cannot
+/// silently zero the turn), else the summed `usage`.
+fn usage_of(
+    result: &Map<String, Value>,
+    messages: &[Map<String, Value>],
+    session: &str,
+) -> Option<UsageReport> {
+    let summed = result
+        .get("usage")
+        .and_then(|u| serde_json::from_value::<ResultUsage>(u.clone()).ok());
+    if let Some(entries) = stats_entries(result, session)
+        && summed.as_ref().is_none_or(|u| {
+            let prompt = entries
+                .iter()
+                .fold(0u64, |sum, (_, prompt)| sum.saturating_add(*prompt));
+            prompt == u.input_tokens.0
+        })
+    {
+        return Some(UsageReport {
+            entries: entries.into_iter().map(|(entry, _)| entry).collect(),
+            rejected_rows: 0,
+        });
+    }
+    let u = summed?;
+    let calls = messages
+        .iter()
+        .filter(|m| kind_of(m) == Some("assistant"))
+        .filter(|m| m.get("message").and_then(|msg| msg.get("usage")).is_some())
+        .count() as u64;
+    Some(UsageReport::single(
+        session,
+        "",
+        Usage {
+            input: u.input_tokens.0.saturating_sub(u.cache_read_input_tokens.0),
+            output: u.output_tokens.0,
+            cache_read: u.cache_read_input_tokens.0,
+            cache_write: u.cache_creation_input_tokens.0,
+            reasoning: 0,
+            requests: calls.max(1),
+        },
+    ))
+}
+
+/// `(entry, prompt tokens)` per model under `stats.models`.
+fn stats_entries(result: &Map<String, Value>, session: &str) -> Option<Vec<(UsageEntry, u64)>> {
+    let models = result.get("stats")?.get("models")?.as_object()?;
+    if models.is_empty() {
+        return None;
+    }
+    let mut entries = Vec::new();
+    for (model, value) in models {
+        let stats = serde_json::from_value::<ModelStats>(value.clone()).ok()?;
+        let t = &stats.tokens;
+        let (output, reasoning) = split_output(t.prompt.0, t.candidates.0, t.thoughts.0, t.total.0);
+        entries.push((
+            UsageEntry {
+                session: session.to_string(),
+                day: String::new(),
+                model: model.clone(),
+                usage: Usage {
+                    input: t.prompt.0.saturating_sub(t.cached.0),
+                    output,
+                    cache_read: t.cached.0,
+                    cache_write: 0,
+                    reasoning,
+                    requests: stats.api.total_requests.0,
+                },
+            },
+            t.prompt.0,
+        ));
+    }
+    Some(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
+        TurnOutput {
+            stdout: stdout.to_string(),
+            stderr: stderr.to_string(),
+            exit_code: exit,
+            prior_usage: None,
+        }
+    }
+
+    const SUCCESS: &str = include_str!("../fixtures/headless-success.json");
+    const SESSION: &str = "4f1c2a9e-0000-4000-8000-00000000a001";
+
+    #[test]
+    fn success_gives_reply_id_and_per_model_usage() {
+        let r = parse(&output(SUCCESS, "", Some(0)));
+        assert_eq!(r.outcome, TurnOutcome::Success);
+        assert_eq!(r.reply.as_deref(), Some("OK"));
+        assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
+        let report = r.usage.expect("usage");
+        assert_eq!(report.entries.len(), 1);
+        assert_eq!(report.entries[0].model, "fake-model");
+        let u = report.total();
+        // Two calls (main + memory extractor) of prompt 3101, cached 300, completion 77.
+        assert_eq!(
+            (
+                u.input,
+                u.output,
+                u.cache_read,
+                u.cache_write,
+                u.reasoning,
+                u.requests
+            ),
+            (5602, 154, 600, 0, 0, 2)
+        );
+    }
+
+    #[test]
+    fn without_stats_the_summed_usage_excludes_cache_reads() {
+        let mut value: Value = serde_json::from_str(SUCCESS).expect("fixture is json");
+        if let Some(items) = value.as_array_mut()
+            && let Some(Value::Object(result)) = items.last_mut()
+        {
+            result.remove("stats");
+        }
+        let compact = serde_json::to_string(&value).expect("serializes");
+        let u = parse(&output(&compact, "", Some(0)))
+            .usage
+            .expect("usage")
+            .total();
+        assert_eq!(
+            (u.input, u.output, u.cache_read, u.requests),
+            (5602, 154, 600, 1)
+        );
+        // A stats layout that does not add up to the summed usage is ignored.
+        let odd = SUCCESS.replace("\"prompt\": 6202", "\"promptTokens\": 6202");
+        let u = parse(&output(&odd, "", Some(0)))
+            .usage
+            .expect("usage")
+            .total();
+        assert_eq!((u.input, u.requests), (5602, 1));
+    }
+
+    #[test]
+    fn api_errors_come_from_stderr() {
+        let r = parse(&output(
+            "",
+            "[API Error: 500 The server had an error while processing your request.]\n",
+            Some(1),
+        ));
+        assert_eq!(r.outcome, TurnOutcome::Failed);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("[API Error: 500 The server had an error while processing your request.]")
+        );
+        assert_eq!(r.usage, None);
+        let retrying = "Ripgrep not available: spawn rg EACCES\nRetrying in 60s (attempt 1/10): [API Error: 429 Rate limit reached for requests]\nRetrying provider attempt (0 buffered tool call(s) discarded).\n";
+        let r = parse(&output("", retrying, None));
+        assert_eq!(r.outcome, TurnOutcome::Failed);
+        assert_eq!(
+            r.error.as_deref(),
+            Some(
+                "Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit reached for requests]"
+            )
+        );
+        let cancelled = parse(&output(
+            "",
+            "\u{1b}[31mOperation cancelled.\u{1b}[0m\n",
+            None,
+        ));
+        assert_eq!(cancelled.error.as_deref(), Some("Operation cancelled."));
+        assert_eq!(
+            parse(&output("", "", Some(0))).outcome,
+            TurnOutcome::Unknown
+        );
+    }
+
+    #[test]
+    fn error_results_and_denials() {
+        let is_error = SUCCESS
+            .replace("\"is_error\": false", "\"is_error\": true")
+            .replace(
+                "\"result\": \"OK\"",
+                "\"result\": \"Reached max session turns\"",
+            );
+        let r = parse(&output(&is_error, "", Some(1)));
+        assert_eq!(
+            (r.outcome, r.reply, r.error.as_deref()),
+            (TurnOutcome::Failed, None, Some("Reached max session turns"))
+        );
+        let denied = SUCCESS.replace(
+            "\"permission_denials\": []",
+            "\"permission_denials\": [{\"tool_name\": \"run_shell_command\"}]",
+        );
+        let r = parse(&output(&denied, "", Some(0)));
+        assert_eq!(
+            (r.outcome, r.prompt_kind),
+            (TurnOutcome::Blocked, Some(PromptKind::Permission))
+        );
+    }
+
+    #[test]
+    fn huge_counts_saturate_instead_of_overflowing() {
+        let big = r#"[{"type":"result","subtype":"success","is_error":false,"result":"x","session_id":"s","usage":{"input_tokens":18446744073709551615},"stats":{"models":{"a":{"tokens":{"prompt":18446744073709551615}},"b":{"tokens":{"prompt":18446744073709551615}}}}}]"#;
+        let u = parse(&output(big, "", Some(0)))
+            .usage
+            .expect("usage")
+            .total();
+        assert_eq!(u.input, u64::MAX);
+    }
+
+    #[test]
+    fn noise_before_the_array_and_stream_json_lines() {
+        let noisy = format!("Auto mode enabled\n{SUCCESS}");
+        assert_eq!(
+            parse(&output(&noisy, "", Some(0))).reply.as_deref(),
+            Some("OK")
+        );
+        let value: Value = serde_json::from_str(SUCCESS).expect("json");
+        let lines: Vec<String> = value
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|i| serde_json::to_string(i).unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let r = parse(&output(&lines.join("\n"), "", Some(0)));
+        assert_eq!(
+            (r.outcome, r.conversation_id.as_deref()),
+            (TurnOutcome::Success, Some(SESSION))
+        );
+        // Only the init line survived (killed mid-turn): the id is still known.
+        let r = parse(&output(&lines[0], "", None));
+        assert_eq!(
+            (r.outcome, r.conversation_id.as_deref()),
+            (TurnOutcome::Failed, Some(SESSION))
+        );
+    }
+}
