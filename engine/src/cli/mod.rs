@@ -2,6 +2,8 @@
 //! `--json` prints exactly one JSON document on stdout, or nothing.
 
 mod adapter;
+mod explain;
+mod hooks;
 mod output;
 mod profiles;
 mod validate;
@@ -35,6 +37,11 @@ enum Command {
     /// Work with adapter components.
     #[command(subcommand)]
     Adapter(adapter::Command),
+    /// Install, remove or inspect drover's relay in a CLI's hook config.
+    #[command(subcommand)]
+    Hooks(hooks::Command),
+    /// Show which seat state a captured pane shows, and why.
+    Explain(explain::Args),
 }
 
 /// What a command decided: success or a reported failure (exit 1).
@@ -59,6 +66,8 @@ pub fn main() -> ExitCode {
         Command::Profiles(args) => profiles::run(&project, args),
         Command::Validate(args) => validate::run(&project, args),
         Command::Adapter(command) => adapter::run(&project, command),
+        Command::Hooks(command) => hooks::run(&project, command),
+        Command::Explain(args) => explain::run(&project, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

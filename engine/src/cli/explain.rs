@@ -1,0 +1,83 @@
+//! `drover explain --cli NAME --screen FILE`: which seat state a captured
+//! pane shows, which rule decided, and the text it matched. For people
+//! writing or debugging screen rules.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Serialize;
+
+use super::Outcome;
+use super::output::{Json, print_json};
+use crate::profile::Catalog;
+use crate::registry;
+use crate::sandbox::{CompileCache, Sandbox, wit};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[arg(long = "cli", value_name = "NAME")]
+    cli: String,
+    /// A pane capture (`tmux capture-pane -p`, ANSI codes allowed); `-` reads stdin.
+    #[arg(long, value_name = "FILE")]
+    screen: PathBuf,
+    /// The pane or window title, when the rules look at it.
+    #[arg(long, default_value = "")]
+    title: String,
+    #[command(flatten)]
+    json: Json,
+}
+
+#[derive(Serialize)]
+struct Report {
+    cli: String,
+    state: wit::SeatState,
+    prompt_kind: Option<wit::PromptKind>,
+    rule: String,
+    evidence: String,
+}
+
+/// Pane text as the screen-reading functions expect it: ANSI stripped, one
+/// entry per row.
+pub fn screen_of(raw: &[u8], title: &str) -> wit::Screen {
+    let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(raw));
+    wit::Screen {
+        rows: text.lines().map(str::to_string).collect(),
+        title: title.to_string(),
+    }
+}
+
+pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    let raw = if args.screen.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+            .context("reading the screen from stdin")?;
+        buf
+    } else {
+        std::fs::read(&args.screen).with_context(|| format!("reading {}", args.screen.display()))?
+    };
+    let catalog = Catalog::load(project);
+    let profile = catalog.get(&args.cli)?;
+    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    let (adapter, _, _) = registry::load(&sandbox, profile, project)?;
+    let reading = adapter.read_screen(&profile.to_wit(), &screen_of(&raw, &args.title))?;
+    let report = Report {
+        cli: profile.name.clone(),
+        state: reading.state,
+        prompt_kind: reading.prompt_kind,
+        rule: reading.rule,
+        evidence: reading.evidence,
+    };
+    if args.json.json {
+        print_json(&report)?;
+    } else {
+        match report.prompt_kind {
+            Some(kind) => println!("{} ({kind})", report.state),
+            None => println!("{}", report.state),
+        }
+        println!("  rule: {}", report.rule);
+        if !report.evidence.is_empty() {
+            println!("  evidence: {}", report.evidence);
+        }
+    }
+    Ok(Outcome::Ok)
+}
