@@ -6,4 +6,8 @@ pub mod cli;
 pub mod hooks;
 pub mod profile;
 pub mod registry;
+pub mod relay;
+pub mod run;
 pub mod sandbox;
+pub mod session;
+pub mod workspace;

@@ -36,16 +36,6 @@ struct Report {
     evidence: String,
 }
 
-/// Pane text as the screen-reading functions expect it: ANSI stripped, one
-/// entry per row.
-pub fn screen_of(raw: &[u8], title: &str) -> wit::Screen {
-    let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(raw));
-    wit::Screen {
-        rows: text.lines().map(str::to_string).collect(),
-        title: title.to_string(),
-    }
-}
-
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let raw = if args.screen.as_os_str() == "-" {
         let mut buf = Vec::new();
@@ -59,7 +49,10 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let profile = catalog.get(&args.cli)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, profile, project)?;
-    let reading = adapter.read_screen(&profile.to_wit(), &screen_of(&raw, &args.title))?;
+    let reading = adapter.read_screen(
+        &profile.to_wit(),
+        &crate::workspace::screen_of(&raw, &args.title),
+    )?;
     let report = Report {
         cli: profile.name.clone(),
         state: reading.state,

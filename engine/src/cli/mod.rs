@@ -4,8 +4,11 @@
 mod adapter;
 mod explain;
 mod hooks;
+mod mux;
 mod output;
 mod profiles;
+mod run;
+mod status;
 mod validate;
 
 use std::path::PathBuf;
@@ -42,6 +45,19 @@ enum Command {
     Hooks(hooks::Command),
     /// Show which seat state a captured pane shows, and why.
     Explain(explain::Args),
+    /// Run one session of a CLI on a prompt.
+    Run(run::Args),
+    /// Runs and their tasks' last states (reconciling runs whose drover died).
+    Status(status::Args),
+    /// Workspace backends: which are available, which is selected and why.
+    Mux(mux::Args),
+    /// The hook relay a CLI's hook config runs (payload on stdin).
+    Hook {
+        #[arg(long = "cli", value_name = "NAME")]
+        cli: String,
+        /// The CLI's native event name.
+        event: String,
+    },
 }
 
 /// What a command decided: success or a reported failure (exit 1).
@@ -51,6 +67,12 @@ pub enum Outcome {
 }
 
 pub fn main() -> ExitCode {
+    // The hook relay runs inside other CLIs' hooks: it must be fast and must
+    // never exit non-zero, so it bypasses argument parsing and logging setup.
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("hook") {
+        return crate::relay::main(&args);
+    }
     restore_sigpipe();
     init_logging();
     let cli = match Cli::try_parse() {
@@ -68,6 +90,11 @@ pub fn main() -> ExitCode {
         Command::Adapter(command) => adapter::run(&project, command),
         Command::Hooks(command) => hooks::run(&project, command),
         Command::Explain(args) => explain::run(&project, args),
+        Command::Run(args) => run::run(&project, args),
+        Command::Status(args) => status::run(&project, args),
+        Command::Mux(args) => mux::run(&project, args),
+        // Dispatched before argument parsing (see above); listed for --help.
+        Command::Hook { .. } => Ok(Outcome::Ok),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -1,1 +1,603 @@
-fn main(){}
+//! `scripted-cli`: behaves like a coding CLI, in Claude Code's formats, so
+//! drover's built-in `claude` adapter drives it end to end.
+//!
+//! - `scripted-cli -p PROMPT --output-format json [--resume ID | --session-id UUID]`
+//!   runs one headless turn and prints Claude's result object.
+//! - `scripted-cli [--resume ID]` is interactive: a `❯` prompt in the
+//!   terminal, a spinner while working, `● reply` when done.
+//!
+//! Both read hooks from `<cwd>/.claude/settings.json` and `~/.claude/settings.json`
+//! and fire real-shaped payloads (SessionStart, UserPromptSubmit, Stop,
+//! StopFailure, SubagentStop, PermissionRequest, Notification, SessionEnd), and
+//! write a real-shaped transcript under `~/.claude/projects/<slug>/<id>.jsonl`.
+//!
+//! Directives in the prompt script the turn:
+//! `Reply with exactly: X` (reply X, else OK), `@sleep=MS` (work that long),
+//! `@hang` (never finish), `@crash` (exit 3 mid-turn), `@exit-early` (exit 0
+//! before finishing), `@no-stop` (finish without a Stop hook),
+//! `@subagent-stops=N` (fire N subagent stops first), `@fault=529|500|429|401|refused|reset`
+//! (fail with Claude's sentence), `@blocked` (ask permission), `@write=PATH`
+//! (write `{"ok":true}` to PATH, relative to the cwd), `@write-after-nudge=PATH`
+//! (write it only on a later turn), `@quiet=MS` (print nothing while working),
+//! `@usage-first` (write the turn's usage to the transcript before working),
+//! `@end-session` (fire SessionEnd and exit after the turn's work).
+//! `@write` happens before `@crash`, so a crash can leave a result behind.
+
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+const INPUT: u64 = 1201;
+const CACHE_WRITE: u64 = 1302;
+const CACHE_READ: u64 = 1403;
+const OUTPUT: u64 = 57;
+const MODEL: &str = "claude-scripted-1";
+
+struct Options {
+    headless_prompt: Option<String>,
+    resume: Option<String>,
+    preset: Option<String>,
+    initial_prompt: Option<String>,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut args = std::env::args().skip(1);
+    let mut o = Options {
+        headless_prompt: None,
+        resume: None,
+        preset: None,
+        initial_prompt: None,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--version" | "-v" => {
+                println!("2.1.332 (Scripted Code)");
+                std::process::exit(0);
+            }
+            "--help" | "-h" => {
+                println!(
+                    "Usage: scripted-cli [options] [prompt]\n\nA scripted stand-in for a coding CLI.\n\nOptions:\n  -p, --print <prompt>     one headless turn\n  --output-format <fmt>    json\n  --resume <id>            continue a conversation\n  --session-id <uuid>      id for a new conversation\n  --model <m>              ignored\n  --permission-mode <m>    ignored"
+                );
+                std::process::exit(0);
+            }
+            "-p" | "--print" => o.headless_prompt = Some(args.next().ok_or("-p needs a prompt")?),
+            "--resume" | "-r" => o.resume = Some(args.next().ok_or("--resume needs an id")?),
+            "--session-id" => o.preset = Some(args.next().ok_or("--session-id needs an id")?),
+            "--output-format" | "--model" | "--permission-mode" | "--allowedTools" => {
+                args.next();
+            }
+            other if other.starts_with('-') => {
+                return Err(format!("error: unknown option '{other}'"));
+            }
+            other => o.initial_prompt = Some(other.to_string()),
+        }
+    }
+    Ok(o)
+}
+
+fn now_ns() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        let _ = f.read_exact(&mut buf);
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn uuid() -> String {
+    let h = random_hex(16);
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[13..16],
+        &h[17..20],
+        &h[20..32]
+    )
+}
+
+fn timestamp() -> String {
+    let secs = (now_ns() / 1_000_000_000) as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.000Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// What the prompt asks for.
+#[derive(Default)]
+struct Script {
+    reply: String,
+    sleep: Duration,
+    hang: bool,
+    crash: bool,
+    exit_early: bool,
+    no_stop: bool,
+    subagent_stops: u32,
+    fault: Option<String>,
+    blocked: bool,
+    write: Option<PathBuf>,
+    write_after_nudge: Option<PathBuf>,
+    quiet: Option<Duration>,
+    usage_first: bool,
+    end_session: bool,
+}
+
+fn script(prompt: &str) -> Script {
+    let mut s = Script {
+        reply: "OK".to_string(),
+        sleep: Duration::from_millis(200),
+        ..Script::default()
+    };
+    if let Some(at) = prompt.find("Reply with exactly:") {
+        let rest = prompt[at + "Reply with exactly:".len()..].trim();
+        let word = rest.split_whitespace().next().unwrap_or("OK");
+        s.reply = word.trim_matches(|c| c == '"' || c == '\'').to_string();
+    }
+    for token in prompt.split_whitespace().filter(|t| t.starts_with('@')) {
+        let (name, value) = token[1..].split_once('=').unwrap_or((&token[1..], ""));
+        let ms = |v: &str| Duration::from_millis(v.parse().unwrap_or(0));
+        match name {
+            "sleep" => s.sleep = ms(value),
+            "hang" => s.hang = true,
+            "crash" => s.crash = true,
+            "exit-early" => s.exit_early = true,
+            "no-stop" => s.no_stop = true,
+            "subagent-stops" => s.subagent_stops = value.parse().unwrap_or(1),
+            "fault" => s.fault = Some(value.to_string()),
+            "blocked" => s.blocked = true,
+            "write" => s.write = Some(PathBuf::from(value)),
+            "write-after-nudge" => s.write_after_nudge = Some(PathBuf::from(value)),
+            "quiet" => s.quiet = Some(ms(value)),
+            "usage-first" => s.usage_first = true,
+            "end-session" => s.end_session = true,
+            _ => {}
+        }
+    }
+    s
+}
+
+/// Claude's sentences for each fault (reference/real-clis.md §2), and the
+/// StopFailure `error` kind.
+fn fault_sentence(kind: &str) -> (&'static str, &'static str, u16) {
+    match kind {
+        "529" => (
+            "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18001).",
+            "server_error",
+            529,
+        ),
+        "500" => (
+            "API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18001).",
+            "server_error",
+            500,
+        ),
+        "429" => (
+            "API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
+            "rate_limit",
+            429,
+        ),
+        "401" => (
+            "Invalid API key · Fix external API key",
+            "authentication_failed",
+            401,
+        ),
+        "reset" => (
+            "API Error: Connection dropped (ECONNRESET). Check the gateway set in ANTHROPIC_BASE_URL, then try again.",
+            "server_error",
+            0,
+        ),
+        _ => (
+            "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
+            "server_error",
+            0,
+        ),
+    }
+}
+
+struct Seat {
+    cwd: PathBuf,
+    session: String,
+    transcript: PathBuf,
+    turn: u32,
+}
+
+impl Seat {
+    fn new(resume: Option<String>, preset: Option<String>) -> Seat {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let session = resume.clone().or(preset).unwrap_or_else(uuid);
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/tmp"));
+        let slug = cwd.to_string_lossy().replace(['/', '.'], "-");
+        let transcript = home
+            .join(".claude")
+            .join("projects")
+            .join(slug)
+            .join(format!("{session}.jsonl"));
+        Seat {
+            cwd,
+            session,
+            transcript,
+            turn: 0,
+        }
+    }
+
+    fn base(&self, event: &str) -> Value {
+        json!({
+            "session_id": self.session,
+            "transcript_path": self.transcript.to_string_lossy(),
+            "cwd": self.cwd.to_string_lossy(),
+            "hook_event_name": event,
+        })
+    }
+
+    fn hook(&self, event: &str, extra: Value) {
+        let mut payload = self.base(event);
+        if let (Some(obj), Value::Object(more)) = (payload.as_object_mut(), extra) {
+            obj.extend(more);
+        }
+        let text = payload.to_string();
+        for command in hook_commands(&self.cwd, event) {
+            let child = Command::new("sh")
+                .arg("-c")
+                .arg(&command)
+                .current_dir(&self.cwd)
+                .env("CLAUDE_PROJECT_DIR", &self.cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+            if let Ok(mut child) = child {
+                if let Some(mut stdin) = child.stdin.take() {
+                    let _ = stdin.write_all(text.as_bytes());
+                }
+                let _ = child.wait();
+            }
+        }
+    }
+
+    fn append(&self, row: Value) {
+        if let Some(dir) = self.transcript.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.transcript)
+        {
+            let _ = writeln!(f, "{row}");
+        }
+    }
+
+    /// Writes the user row and the assistant reply (two content blocks that
+    /// share one request, as Claude writes them).
+    fn record_turn(&mut self, prompt: &str, reply: &str) {
+        self.turn += 1;
+        let ts = timestamp();
+        self.append(json!({"type": "user", "sessionId": self.session, "timestamp": ts, "message": {"role": "user", "content": prompt}}));
+        let id = format!("msg_{}", random_hex(8));
+        let request = format!("req_{}", random_hex(8));
+        let usage = json!({"input_tokens": INPUT, "cache_creation_input_tokens": CACHE_WRITE, "cache_read_input_tokens": CACHE_READ, "output_tokens": OUTPUT});
+        for content in [
+            json!([{"type": "thinking", "thinking": "…"}]),
+            json!([{"type": "text", "text": reply}]),
+        ] {
+            self.append(json!({"type": "assistant", "sessionId": self.session, "timestamp": ts, "requestId": request, "message": {"id": id, "model": MODEL, "role": "assistant", "content": content, "usage": usage}}));
+        }
+        self.append(json!({"type": "cost-state", "sessionId": self.session, "modelUsage": {MODEL: {"inputTokens": INPUT * u64::from(self.turn)}}}));
+    }
+
+    fn error_row(&self, sentence: &str) {
+        self.append(json!({"type": "assistant", "sessionId": self.session, "timestamp": timestamp(), "isApiErrorMessage": true, "error": "server_error", "message": {"id": format!("err_{}", random_hex(4)), "model": "<synthetic>", "role": "assistant", "content": [{"type": "text", "text": sentence}], "usage": {"input_tokens": 0, "output_tokens": 0}}}));
+    }
+}
+
+/// Commands registered for `event` in the project and user settings.
+fn hook_commands(cwd: &Path, event: &str) -> Vec<String> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut files = vec![cwd.join(".claude").join("settings.json")];
+    if let Some(home) = home {
+        files.push(home.join(".claude").join("settings.json"));
+    }
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let Ok(value) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        for group in value
+            .get("hooks")
+            .and_then(|h| h.get(event))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            for handler in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(command) = handler.get("command").and_then(Value::as_str) {
+                    out.push(command.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn write_result(cwd: &Path, path: &Path) {
+    let target = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    let _ = std::fs::write(target, "{\"ok\": true}\n");
+}
+
+fn result_object(
+    seat: &Seat,
+    result: &str,
+    is_error: bool,
+    denials: Value,
+    api_status: Option<u16>,
+) -> Value {
+    json!({
+        "type": "result",
+        "subtype": "success",
+        "is_error": is_error,
+        "duration_ms": 10,
+        "num_turns": 1,
+        "result": result,
+        "session_id": seat.session,
+        "total_cost_usd": 0.0,
+        "usage": {"input_tokens": if is_error {0} else {INPUT}, "cache_creation_input_tokens": if is_error {0} else {CACHE_WRITE}, "cache_read_input_tokens": if is_error {0} else {CACHE_READ}, "output_tokens": if is_error {0} else {OUTPUT}},
+        "modelUsage": if is_error { json!({}) } else { json!({MODEL: {"inputTokens": INPUT, "outputTokens": OUTPUT, "cacheReadInputTokens": CACHE_READ, "cacheCreationInputTokens": CACHE_WRITE}}) },
+        "permission_denials": denials,
+        "terminal_reason": if is_error { "api_error" } else { "completed" },
+        "api_error_status": api_status,
+    })
+}
+
+fn headless(options: &Options, prompt: &str) -> i32 {
+    let mut seat = Seat::new(options.resume.clone(), options.preset.clone());
+    let s = script(prompt);
+    seat.hook(
+        "SessionStart",
+        json!({"source": if options.resume.is_some() { "resume" } else { "startup" }}),
+    );
+    seat.hook("UserPromptSubmit", json!({"prompt": prompt}));
+    if s.crash {
+        if let Some(path) = &s.write {
+            write_result(&seat.cwd, path);
+        }
+        eprintln!("scripted-cli: crashing as asked");
+        return 3;
+    }
+    if s.exit_early {
+        return 0;
+    }
+    if s.hang {
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+    std::thread::sleep(s.quiet.unwrap_or(s.sleep));
+    if let Some(kind) = &s.fault {
+        let (sentence, _, status) = fault_sentence(kind);
+        seat.error_row(sentence);
+        println!(
+            "{}",
+            result_object(
+                &seat,
+                sentence,
+                true,
+                json!([]),
+                (status > 0).then_some(status)
+            )
+        );
+        seat.hook("SessionEnd", json!({"reason": "other"}));
+        return 1;
+    }
+    if s.blocked {
+        seat.hook("PermissionRequest", json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}, "permission_suggestions": []}));
+        let denial = json!([{"tool_name": "Bash", "tool_use_id": "toolu_1", "tool_input": {"command": "rm -rf build"}}]);
+        seat.record_turn(prompt, "I need permission to run that command.");
+        println!(
+            "{}",
+            result_object(
+                &seat,
+                "I need permission to run that command.",
+                false,
+                denial,
+                None
+            )
+        );
+        seat.hook("Stop", json!({"stop_hook_active": false, "last_assistant_message": "I need permission to run that command."}));
+        seat.hook("SessionEnd", json!({"reason": "other"}));
+        return 0;
+    }
+    seat.record_turn(prompt, &s.reply);
+    if let Some(path) = &s.write {
+        write_result(&seat.cwd, path);
+    }
+    if options.resume.is_some()
+        && let Some(path) = &s.write_after_nudge
+    {
+        write_result(&seat.cwd, path);
+    }
+    println!("{}", result_object(&seat, &s.reply, false, json!([]), None));
+    for _ in 0..s.subagent_stops {
+        seat.hook("SubagentStop", json!({"stop_hook_active": false}));
+    }
+    if !s.no_stop {
+        seat.hook(
+            "Stop",
+            json!({"stop_hook_active": false, "last_assistant_message": s.reply}),
+        );
+    }
+    seat.hook("SessionEnd", json!({"reason": "other"}));
+    0
+}
+
+fn show_prompt() {
+    print!(
+        "\r\n────────────────────────────────────────\r\n❯ \r\n────────────────────────────────────────\r\n  ⏵⏵ auto mode on (shift+tab to cycle)\r\n"
+    );
+    let _ = std::io::stdout().flush();
+}
+
+fn interactive(options: &Options) -> i32 {
+    let mut seat = Seat::new(options.resume.clone(), options.preset.clone());
+    // Ask the terminal for bracketed paste, as real TUIs do.
+    print!("\x1b[?2004h");
+    println!(
+        "╭───────────────────────────╮\r\n│ ✻ Welcome to Scripted Code │\r\n╰───────────────────────────╯\r"
+    );
+    seat.hook(
+        "SessionStart",
+        json!({"source": if options.resume.is_some() { "resume" } else { "startup" }}),
+    );
+    show_prompt();
+    let mut pending_write: Option<PathBuf> = None;
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock();
+    loop {
+        let mut raw = String::new();
+        match lines.read_line(&mut raw) {
+            Ok(0) | Err(_) => {
+                seat.hook("SessionEnd", json!({"reason": "other"}));
+                return 0;
+            }
+            Ok(_) => {}
+        }
+        let prompt = raw
+            .replace("\x1b[200~", "")
+            .replace("\x1b[201~", "")
+            .trim()
+            .to_string();
+        if prompt.is_empty() {
+            continue;
+        }
+        if prompt == "/exit" {
+            seat.hook("SessionEnd", json!({"reason": "prompt_input_exit"}));
+            return 0;
+        }
+        seat.hook("UserPromptSubmit", json!({"prompt": prompt}));
+        let s = script(&prompt);
+        if s.crash {
+            if let Some(path) = &s.write {
+                write_result(&seat.cwd, path);
+            }
+            println!("\r\nscripted-cli: crashing as asked\r");
+            return 3;
+        }
+        if s.usage_first {
+            seat.record_turn(&prompt, "(working)");
+        }
+        if s.exit_early {
+            return 0;
+        }
+        if s.quiet.is_none() {
+            print!("\r\n✻ Thinking… (esc to interrupt)\r\n");
+            let _ = std::io::stdout().flush();
+        }
+        if s.hang {
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        std::thread::sleep(s.quiet.unwrap_or(s.sleep));
+        if s.end_session {
+            if let Some(path) = &s.write {
+                write_result(&seat.cwd, path);
+            }
+            seat.hook("SessionEnd", json!({"reason": "other"}));
+            return 0;
+        }
+        if let Some(kind) = &s.fault {
+            let (sentence, error, _) = fault_sentence(kind);
+            seat.error_row(sentence);
+            print!("\r\n● {sentence}\r\n");
+            seat.hook(
+                "StopFailure",
+                json!({"error": error, "last_assistant_message": sentence}),
+            );
+            show_prompt();
+            continue;
+        }
+        if s.blocked {
+            print!(
+                "\r\n● Bash(rm -rf build)\r\n────────────────────────\r\n Bash command\r\n\r\n   rm -rf build\r\n\r\n Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. No, and tell Claude what to do differently (esc)\r\n"
+            );
+            let _ = std::io::stdout().flush();
+            seat.hook("PermissionRequest", json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}, "permission_suggestions": []}));
+            seat.hook("Notification", json!({"message": "Claude needs your permission to use Bash", "notification_type": "permission_prompt"}));
+            let mut answer = String::new();
+            if lines.read_line(&mut answer).unwrap_or(0) == 0 {
+                return 0;
+            }
+        }
+        for _ in 0..s.subagent_stops {
+            seat.hook("SubagentStop", json!({"stop_hook_active": false}));
+        }
+        seat.record_turn(&prompt, &s.reply);
+        if let Some(path) = &s.write {
+            write_result(&seat.cwd, path);
+        }
+        if let Some(path) = pending_write.take() {
+            write_result(&seat.cwd, &path);
+        }
+        if let Some(path) = &s.write_after_nudge {
+            pending_write = Some(path.clone());
+        }
+        print!("\r\n● {}\r\n", s.reply);
+        if !s.no_stop {
+            seat.hook(
+                "Stop",
+                json!({"stop_hook_active": false, "last_assistant_message": s.reply}),
+            );
+        }
+        show_prompt();
+    }
+}
+
+fn main() {
+    let options = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    let code = match options.headless_prompt.clone() {
+        Some(prompt) => headless(&options, &prompt),
+        None => interactive(&options),
+    };
+    std::process::exit(code);
+}

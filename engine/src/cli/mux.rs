@@ -1,0 +1,75 @@
+//! `drover mux`: the workspace backends, whether each is available, its
+//! version, and which one is selected and why.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Outcome;
+use super::output::{Json, print_json, table};
+use crate::workspace::{self, Backend, Selection};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    json: Json,
+}
+
+#[derive(Serialize)]
+struct Report {
+    selected: Option<Selection>,
+    error: Option<String>,
+    backends: Vec<Backend>,
+}
+
+pub fn reason_label(reason: &str) -> &'static str {
+    match reason {
+        "flag" => "set by --workspace",
+        "env" => "set by DROVER_WORKSPACE",
+        "project" => "set by [workspace] default in .drover/config.toml",
+        _ => "the default",
+    }
+}
+
+pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    let (selected, error) = match workspace::select(project, None) {
+        Ok(s) => (Some(s), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    let report = Report {
+        backends: workspace::backends(selected.as_ref()),
+        selected,
+        error,
+    };
+    if args.json.json {
+        print_json(&report)?;
+    } else {
+        let rows: Vec<Vec<String>> = report
+            .backends
+            .iter()
+            .map(|b| {
+                vec![
+                    b.name.to_string(),
+                    if b.available { "yes" } else { "no" }.to_string(),
+                    b.version.clone().unwrap_or_else(|| "-".to_string()),
+                    match (&report.selected, b.selected) {
+                        (Some(s), true) => format!("* {}", reason_label(s.reason)),
+                        _ => String::new(),
+                    },
+                ]
+            })
+            .collect();
+        print!(
+            "{}",
+            table(&["NAME", "AVAILABLE", "VERSION", "SELECTED"], &rows)
+        );
+        if let Some(e) = &report.error {
+            eprintln!("error: {e}");
+        }
+    }
+    Ok(if report.error.is_none() {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}

@@ -1,0 +1,303 @@
+//! `drover run`: one session of a CLI on a prompt, on the selected
+//! workspace. Prints a summary (or one JSON document) and exits 0 only when
+//! the session completed.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+use super::Outcome;
+use super::output::{Json, print_json};
+use crate::hooks;
+use crate::profile::Catalog;
+use crate::registry;
+use crate::run::{RunDir, RunInfo, new_run_id, now_ns, safe_segment};
+use crate::sandbox::{CompileCache, Sandbox};
+use crate::session::recover::{TaskSpec, write_task_spec};
+use crate::session::{
+    BudgetMode, Context, Conversation, SessionResult, SessionSpec, Status, conversations, headless,
+    interactive,
+};
+use crate::workspace::{self, Kind, process};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The CLI profile (default: `[run] cli` in .drover/config.toml, else claude).
+    #[arg(long = "cli", value_name = "NAME")]
+    cli: Option<String>,
+    /// headless (default) or tmux.
+    #[arg(long, value_enum)]
+    workspace: Option<Kind>,
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    /// Where the CLI runs (default: the project).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Session deadline, e.g. 90m, 30s, 1h30m (default 90m).
+    #[arg(long, value_parser = parse_duration, default_value = "90m")]
+    timeout: Duration,
+    /// A file the work must write for the session to count as completed.
+    #[arg(long, value_name = "PATH")]
+    result_file: Option<PathBuf>,
+    /// How long to wait for the result file after the turn ends.
+    #[arg(long, value_parser = parse_duration, default_value = "15s")]
+    result_wait: Duration,
+    /// Nudges when a turn ends without the result file (default: the profile's, else 1).
+    #[arg(long, value_name = "N")]
+    nudges: Option<u32>,
+    /// Continue this conversation.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_last", "session_id"])]
+    resume: Option<String>,
+    /// Continue this CLI's most recent conversation in the project.
+    #[arg(long = "continue", conflicts_with = "session_id")]
+    continue_last: bool,
+    /// Start a new conversation with this id (CLIs that allow it).
+    #[arg(long, value_name = "ID")]
+    session_id: Option<String>,
+    /// Replace the profile's bypass args with these (repeatable).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Drop the profile's bypass args (the CLI asks for permissions).
+    #[arg(long, conflicts_with = "args")]
+    no_bypass: bool,
+    /// Silence that counts as a stall, e.g. 10m (default: never).
+    #[arg(long, value_parser = parse_duration)]
+    stall: Option<Duration>,
+    /// Nudges typed on silence before the session is called stalled.
+    #[arg(long, default_value_t = 0)]
+    stall_nudges: u32,
+    /// Token budget for the session (cost-weighted: cache reads count 0.1).
+    #[arg(long, value_name = "TOKENS")]
+    budget: Option<u64>,
+    #[arg(long, value_enum, default_value = "warn")]
+    budget_mode: BudgetMode,
+    /// Grace after an enforced budget trip before `over_budget`.
+    #[arg(long, value_parser = parse_duration, default_value = "240s")]
+    budget_grace: Duration,
+    /// tmux: leave the pane running after the session.
+    #[arg(long)]
+    keep: bool,
+    /// How often the heartbeat is written and the budget sampled.
+    #[arg(long, value_parser = parse_duration, default_value = "30s", hide = true)]
+    heartbeat: Duration,
+    /// How long a killed seat gets before its processes are force-killed.
+    #[arg(long, value_parser = parse_duration, default_value = "20s", hide = true)]
+    teardown_grace: Duration,
+    /// Task name (default: the CLI's name).
+    #[arg(long, value_name = "NAME")]
+    task: Option<String>,
+    #[command(flatten)]
+    json: Json,
+    /// The prompt (`-` reads it from stdin).
+    prompt: String,
+}
+
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    if let Ok(secs) = text.parse::<f64>() {
+        return if secs.is_finite() && secs >= 0.0 {
+            Ok(Duration::from_secs_f64(secs))
+        } else {
+            Err(format!("'{text}' is not a duration"))
+        };
+    }
+    humantime::parse_duration(text)
+        .map_err(|e| format!("'{text}' is not a duration (e.g. 90m, 30s, 1h30m): {e}"))
+}
+
+fn default_cli(project: &Path) -> String {
+    std::fs::read_to_string(project.join(".drover").join("config.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .and_then(|t| {
+            t.get("run")
+                .and_then(|r| r.get("cli"))
+                .and_then(|c| c.as_str())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| "claude".to_string())
+}
+
+pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    let project = project
+        .canonicalize()
+        .with_context(|| format!("project directory {}", project.display()))?;
+    let prompt = if args.prompt == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("reading the prompt from stdin")?;
+        text.trim_end().to_string()
+    } else {
+        args.prompt.clone()
+    };
+    if prompt.trim().is_empty() {
+        bail!("the prompt is empty");
+    }
+    let cli = args.cli.clone().unwrap_or_else(|| default_cli(&project));
+    let catalog = Catalog::load(&project);
+    let profile = catalog.get(&cli)?.clone();
+    let selection = workspace::select(&project, args.workspace)?;
+    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
+    if selection.kind == Kind::Tmux {
+        crate::workspace::tmux::Tmux::for_project(&project)?;
+        if profile.hookless() {
+            bail!(
+                "{} has no hook dialect; the tmux workspace needs hooks to know when a turn ends (use --workspace headless)",
+                profile.name
+            );
+        }
+        let status = hooks::status(&adapter, &profile, &project)?;
+        if !status.missing.is_empty() {
+            bail!(
+                "drover's relay is not registered in {} for {}; run `drover hooks install --cli {}` first",
+                project.join(&status.config_path).display(),
+                status.missing.join(", "),
+                profile.name
+            );
+        }
+    }
+    let cwd = match &args.cwd {
+        Some(dir) => dir
+            .canonicalize()
+            .with_context(|| format!("--cwd {}", dir.display()))?,
+        None => project.clone(),
+    };
+    let conversation = if let Some(id) = &args.resume {
+        Conversation::Resume(id.clone())
+    } else if args.continue_last {
+        match conversations::last(&project, &profile.name) {
+            Some(id) => Conversation::Resume(id),
+            None => bail!(
+                "--continue: no earlier {} conversation recorded in this project",
+                profile.name
+            ),
+        }
+    } else if let Some(id) = &args.session_id {
+        Conversation::Preset(id.clone())
+    } else {
+        Conversation::Fresh
+    };
+    let task = safe_segment(args.task.as_deref().unwrap_or(&profile.name));
+    let mut spec = SessionSpec::new(&task, &prompt, cwd);
+    spec.model = args.model.clone().unwrap_or_default();
+    spec.conversation = conversation;
+    spec.extra_args = if args.no_bypass {
+        Some(Vec::new())
+    } else if args.args.is_empty() {
+        None
+    } else {
+        Some(args.args.clone())
+    };
+    spec.timeout = args.timeout;
+    spec.result_file = args.result_file.as_ref().map(|p| {
+        if p.is_absolute() {
+            p.clone()
+        } else {
+            spec.cwd.join(p)
+        }
+    });
+    spec.result_wait = args.result_wait;
+    spec.stop_nudges = args
+        .nudges
+        .or(profile.stop_without_result_nudges)
+        .unwrap_or(1);
+    spec.stall_grace = args.stall;
+    spec.stall_nudges = args.stall_nudges;
+    spec.token_budget = args.budget;
+    spec.budget_mode = if args.budget.is_some() {
+        args.budget_mode
+    } else {
+        BudgetMode::Off
+    };
+    spec.budget_grace = args.budget_grace;
+    spec.keep = args.keep;
+    spec.heartbeat = args.heartbeat;
+    spec.teardown_grace = args.teardown_grace;
+
+    let run_id = new_run_id();
+    let run = RunDir::create(&project, &run_id)
+        .with_context(|| format!("creating the run directory for {run_id}"))?;
+    let me = process::identity(std::process::id());
+    run.write_info(&RunInfo {
+        run_id: run_id.clone(),
+        created_ns: now_ns(),
+        cli: profile.name.clone(),
+        workspace: selection.kind.as_str().to_string(),
+        project: project.clone(),
+        tasks: vec![task.clone()],
+        driver_pid: std::process::id(),
+        driver_start: me.map(|m| m.start),
+    })?;
+    write_task_spec(
+        &run,
+        &task,
+        &TaskSpec {
+            result_file: spec.result_file.clone(),
+            launched_ns: now_ns(),
+        },
+    );
+    let interactive_terminal = std::io::stderr().is_terminal() && !args.json.json;
+    if interactive_terminal {
+        eprintln!(
+            "drover: {} on {} (run {run_id}, logs in {})",
+            profile.name,
+            selection.kind.as_str(),
+            run.root().join("logs").display()
+        );
+    }
+    let ctx = Context::new(project.clone(), run, profile, adapter);
+    let result = match selection.kind {
+        Kind::Headless => headless::run(&ctx, &spec),
+        Kind::Tmux => interactive::run(&ctx, &spec),
+    };
+    if args.json.json {
+        print_json(&result)?;
+    } else {
+        print_summary(&result);
+    }
+    Ok(if result.status == Status::Completed {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+fn print_summary(r: &SessionResult) {
+    println!("{}: {} ({})", r.task, r.status.as_str(), r.reason);
+    println!(
+        "  run {} · {} · {} · {:.1}s",
+        r.run_id,
+        r.cli,
+        r.workspace,
+        r.timings.duration_ms as f64 / 1000.0
+    );
+    if let Some(id) = &r.session_id {
+        println!("  conversation {id}");
+    }
+    if let Some(reply) = &r.reply {
+        let first = reply.lines().next().unwrap_or_default();
+        println!("  reply: {}", crate::run::truncate_chars(first, 200));
+    }
+    if let Some(u) = &r.usage {
+        println!(
+            "  tokens: input {} · output {} (reasoning {}) · cache read {} · cache write {} · {} requests",
+            u.input, u.output, u.reasoning, u.cache_read, u.cache_write, u.requests
+        );
+    }
+    if let Some(kind) = &r.blocked {
+        println!("  blocked on a {kind} prompt");
+    }
+    if let Some(f) = &r.fault {
+        let retry = f
+            .retry_after_secs
+            .map(|s| format!(", retry after {s}s"))
+            .unwrap_or_default();
+        println!("  fault: {} ({}{retry}): {}", f.kind, f.rule, f.evidence);
+    }
+    for log in &r.logs {
+        println!("  log: {}", log.display());
+    }
+}

@@ -1,0 +1,127 @@
+//! `drover status [RUN…]`: every run's tasks and their last states, settled
+//! from the run's files (a run whose drover died is reconciled here).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Outcome;
+use super::output::{Json, print_json, table};
+use crate::profile::Catalog;
+use crate::registry;
+use crate::run::{RunDir, runs_root};
+use crate::sandbox::{CompileCache, Sandbox};
+use crate::session::Context;
+use crate::session::recover::{self, RunStatus};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Only these runs (default: the newest 20).
+    runs: Vec<String>,
+    /// Every run, not just the newest 20.
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    json: Json,
+}
+
+#[derive(Serialize)]
+struct Report {
+    runs: Vec<RunStatus>,
+    errors: Vec<String>,
+}
+
+pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    let mut ids: Vec<String> = if args.runs.is_empty() {
+        let mut found: Vec<String> = std::fs::read_dir(runs_root(project))
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        found.reverse();
+        if !args.all {
+            found.truncate(20);
+        }
+        found
+    } else {
+        args.runs.clone()
+    };
+    ids.dedup();
+    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    let catalog = Catalog::load(project);
+    let mut report = Report {
+        runs: Vec::new(),
+        errors: Vec::new(),
+    };
+    for id in ids {
+        let run = match RunDir::open(project, &id) {
+            Ok(r) => r,
+            Err(e) => {
+                report.errors.push(format!("{id}: {e}"));
+                continue;
+            }
+        };
+        let loader = |cli: &str| -> Option<Context> {
+            let profile = catalog.find(cli)?.clone();
+            let (adapter, _, _) = registry::load(&sandbox, &profile, project).ok()?;
+            Some(Context::new(
+                project.to_path_buf(),
+                run.clone(),
+                profile,
+                adapter,
+            ))
+        };
+        match recover::status(&run, loader) {
+            Ok(status) => report.runs.push(status),
+            Err(e) => report.errors.push(format!("{id}: {e}")),
+        }
+    }
+    if args.json.json {
+        print_json(&report)?;
+    } else {
+        let mut rows = Vec::new();
+        for r in &report.runs {
+            for t in &r.tasks {
+                let state = match (&t.state, &t.prompt_kind) {
+                    (Some(s), Some(k)) if s == "blocked" => format!("blocked ({k})"),
+                    (Some(s), _) => s.clone(),
+                    (None, _) => "-".to_string(),
+                };
+                let verdict = match (&t.verdict, t.reconciled) {
+                    (Some(v), true) => format!("{v} (reconciled)"),
+                    (Some(v), false) => v.clone(),
+                    (None, _) if r.driver_alive => "running".to_string(),
+                    (None, _) => "open".to_string(),
+                };
+                rows.push(vec![
+                    r.run_id.clone(),
+                    r.cli.clone(),
+                    r.workspace.clone(),
+                    t.task.clone(),
+                    state,
+                    verdict,
+                    t.reason.clone().unwrap_or_default(),
+                ]);
+            }
+        }
+        print!(
+            "{}",
+            table(
+                &["RUN", "CLI", "WORKSPACE", "TASK", "STATE", "VERDICT", "WHY"],
+                &rows
+            )
+        );
+        for e in &report.errors {
+            eprintln!("error: {e}");
+        }
+    }
+    Ok(if report.errors.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}

@@ -1,0 +1,183 @@
+//! `events.jsonl`: one line per seat state transition (and one per verdict),
+//! never a repeat for a poll that saw no change. Reopening a journal reads
+//! its last state per task, so a restarted drover continues it without
+//! writing a duplicate.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{append_line, now_ns};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Transition {
+    pub ts: u64,
+    pub task: String,
+    /// `state` for a seat transition, `verdict` for a session's end.
+    pub kind: String,
+    /// working | idle | done | blocked | unknown, or the verdict status.
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_kind: Option<String>,
+    /// What told us: `hook:Stop`, `exit`, `screen:claude/v1/spinner`, …
+    pub source: String,
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub detail: serde_json::Value,
+}
+
+pub struct Journal {
+    path: PathBuf,
+    last: HashMap<String, (String, Option<String>)>,
+    verdicts: HashMap<String, String>,
+}
+
+/// Every line of a journal that parses; a torn last line is skipped.
+pub fn read_transitions(path: &Path) -> Vec<Transition> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Journal {
+    pub fn open(path: PathBuf) -> Journal {
+        let mut journal = Journal {
+            path,
+            last: HashMap::new(),
+            verdicts: HashMap::new(),
+        };
+        for t in read_transitions(&journal.path) {
+            match t.kind.as_str() {
+                "verdict" => {
+                    journal.verdicts.insert(t.task.clone(), t.state.clone());
+                }
+                _ => {
+                    journal
+                        .last
+                        .insert(t.task.clone(), (t.state.clone(), t.prompt_kind.clone()));
+                }
+            }
+        }
+        journal
+    }
+
+    /// The task's current state, if any was recorded.
+    pub fn state(&self, task: &str) -> Option<&str> {
+        self.last.get(task).map(|(s, _)| s.as_str())
+    }
+
+    pub fn verdict(&self, task: &str) -> Option<&str> {
+        self.verdicts.get(task).map(String::as_str)
+    }
+
+    /// Records a state; returns false (and writes nothing) when it is the
+    /// state already recorded.
+    pub fn record(
+        &mut self,
+        task: &str,
+        state: &str,
+        prompt_kind: Option<&str>,
+        source: &str,
+        detail: serde_json::Value,
+    ) -> bool {
+        let key = (state.to_string(), prompt_kind.map(str::to_string));
+        if self.last.get(task) == Some(&key) {
+            return false;
+        }
+        let line = Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "state".to_string(),
+            state: state.to_string(),
+            prompt_kind: key.1.clone(),
+            source: source.to_string(),
+            detail,
+        };
+        self.write(&line);
+        self.last.insert(task.to_string(), key);
+        true
+    }
+
+    /// Records a session's verdict once.
+    pub fn verdict_once(
+        &mut self,
+        task: &str,
+        status: &str,
+        source: &str,
+        detail: serde_json::Value,
+    ) -> bool {
+        if self.verdicts.contains_key(task) {
+            return false;
+        }
+        let line = Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "verdict".to_string(),
+            state: status.to_string(),
+            prompt_kind: None,
+            source: source.to_string(),
+            detail,
+        };
+        self.write(&line);
+        self.verdicts.insert(task.to_string(), status.to_string());
+        true
+    }
+
+    fn write(&self, line: &Transition) {
+        match serde_json::to_string(line) {
+            Ok(text) => {
+                if let Err(e) = append_line(&self.path, &text) {
+                    tracing::warn!(path = %self.path.display(), "cannot append to the run journal: {e}");
+                }
+            }
+            Err(e) => tracing::warn!("cannot encode a journal line: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn repeats_are_not_written_and_reopening_continues() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        let mut j = Journal::open(path.clone());
+        assert!(j.record("t", "working", None, "launch", Value::Null));
+        assert!(!j.record("t", "working", None, "poll", Value::Null));
+        assert!(j.record(
+            "t",
+            "blocked",
+            Some("permission"),
+            "hook:PermissionRequest",
+            Value::Null
+        ));
+        assert!(!j.record("t", "blocked", Some("permission"), "screen", Value::Null));
+        assert!(j.record("t", "blocked", Some("question"), "screen", Value::Null));
+        let mut again = Journal::open(path.clone());
+        assert_eq!(again.state("t"), Some("blocked"));
+        assert!(!again.record("t", "blocked", Some("question"), "poll", Value::Null));
+        assert!(again.verdict_once("t", "completed", "hook:Stop", Value::Null));
+        assert!(!Journal::open(path.clone()).verdict_once("t", "completed", "again", Value::Null));
+        let lines = read_transitions(&path);
+        assert_eq!(
+            lines.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
+            ["working", "blocked", "blocked", "completed"]
+        );
+    }
+
+    #[test]
+    fn a_torn_last_line_is_skipped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        Journal::open(path.clone()).record("t", "working", None, "x", Value::Null);
+        append_line(&path, "{\"ts\": 1, \"task\": \"t\", \"ki").expect("append");
+        assert_eq!(read_transitions(&path).len(), 1);
+    }
+}

@@ -1,0 +1,191 @@
+//! Watching `events/` for relay drops: filesystem notifications (`notify`)
+//! wake the wait loop early, and a directory listing on every wait is the
+//! source of truth, so a missed or unsupported notification only costs
+//! latency, never an event.
+//!
+//! A file is marked consumed only after it parsed. A file that does not parse
+//! yet (which atomic renames should make impossible, but the directory is
+//! hostile ground) is retried on every later wait and never silently lost.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher as _};
+
+use super::HookRecord;
+
+/// Largest event file read; relay records are a few KB.
+const EVENT_FILE_MAX: u64 = 1 << 20;
+
+pub struct EventWatcher {
+    dir: PathBuf,
+    consumed: HashSet<OsString>,
+    unreadable: HashMap<OsString, u32>,
+    wakeups: Option<Receiver<()>>,
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl EventWatcher {
+    pub fn new(dir: PathBuf) -> EventWatcher {
+        let _ = std::fs::create_dir_all(&dir);
+        let (tx, rx) = channel();
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if event.is_ok() {
+                let _ = tx.send(());
+            }
+        })
+        .and_then(|mut w| w.watch(&dir, RecursiveMode::NonRecursive).map(|()| w));
+        match watcher {
+            Ok(w) => EventWatcher {
+                dir,
+                consumed: HashSet::new(),
+                unreadable: HashMap::new(),
+                wakeups: Some(rx),
+                _watcher: Some(w),
+            },
+            Err(e) => {
+                tracing::debug!("filesystem notifications unavailable, polling: {e}");
+                EventWatcher {
+                    dir,
+                    consumed: HashSet::new(),
+                    unreadable: HashMap::new(),
+                    wakeups: None,
+                    _watcher: None,
+                }
+            }
+        }
+    }
+
+    /// New events, oldest first.
+    pub fn poll(&mut self) -> Vec<HookRecord> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut fresh = Vec::new();
+        for entry in entries.filter_map(Result::ok) {
+            let name = entry.file_name();
+            let text_name = name.to_string_lossy();
+            if text_name.starts_with('.')
+                || !text_name.ends_with(".json")
+                || self.consumed.contains(&name)
+            {
+                continue;
+            }
+            match read_record(&entry.path()) {
+                Some(record) => {
+                    self.unreadable.remove(&name);
+                    self.consumed.insert(name);
+                    fresh.push(record);
+                }
+                None => {
+                    let tries = self.unreadable.entry(name).or_insert(0);
+                    *tries += 1;
+                    if *tries == 3 {
+                        tracing::warn!(file = %entry.path().display(), "an event file does not parse; it will keep being retried");
+                    }
+                }
+            }
+        }
+        fresh.sort_by_key(|r| r.ts);
+        fresh
+    }
+
+    /// Waits up to `timeout` for a notification (or just sleeps that long
+    /// when notifications are unavailable), then polls.
+    pub fn wait(&mut self, timeout: Duration) -> Vec<HookRecord> {
+        let ready = self.poll();
+        if !ready.is_empty() {
+            return ready;
+        }
+        match &self.wakeups {
+            Some(rx) => match rx.recv_timeout(timeout) {
+                Ok(()) => {
+                    // Coalesce a burst of notifications into one listing.
+                    while rx.try_recv().is_ok() {}
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => std::thread::sleep(timeout),
+            },
+            None => std::thread::sleep(timeout.min(Duration::from_millis(250))),
+        }
+        self.poll()
+    }
+}
+
+fn read_record(path: &std::path::Path) -> Option<HookRecord> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let mut text = String::new();
+    file.take(EVENT_FILE_MAX).read_to_string(&mut text).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::wit::CanonicalEvent;
+
+    fn record(ts: u64, task: &str) -> HookRecord {
+        HookRecord {
+            v: 1,
+            ts,
+            task: task.to_string(),
+            cli: "claude".to_string(),
+            native: "Stop".to_string(),
+            kind: CanonicalEvent::Stop,
+            session_id: None,
+            transcript_path: None,
+            cwd: None,
+            subagent: false,
+            reason: None,
+            prompt_kind: None,
+            last_message: None,
+            fields_found: vec![],
+            error: None,
+            payload: None,
+        }
+    }
+
+    #[test]
+    fn each_file_is_delivered_once_in_ts_order_and_broken_ones_are_retried() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events");
+        let mut w = EventWatcher::new(events.clone());
+        for (name, ts) in [("b.json", 20), ("a.json", 10)] {
+            std::fs::write(
+                events.join(name),
+                serde_json::to_vec(&record(ts, "t")).expect("encode"),
+            )
+            .expect("write");
+        }
+        std::fs::write(events.join(".c.json.tmp"), b"{").expect("write");
+        std::fs::write(events.join("broken.json"), b"{\"v\":1,").expect("write");
+        let got = w.poll();
+        assert_eq!(got.iter().map(|r| r.ts).collect::<Vec<_>>(), [10, 20]);
+        assert!(w.poll().is_empty());
+        // The broken file was not consumed: once it is whole, it arrives.
+        std::fs::write(
+            events.join("broken.json"),
+            serde_json::to_vec(&record(30, "t")).expect("encode"),
+        )
+        .expect("write");
+        assert_eq!(w.poll().iter().map(|r| r.ts).collect::<Vec<_>>(), [30]);
+    }
+
+    #[test]
+    fn wait_returns_what_arrives() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events");
+        let mut w = EventWatcher::new(events.clone());
+        std::fs::write(
+            events.join("x.json"),
+            serde_json::to_vec(&record(5, "t")).expect("encode"),
+        )
+        .expect("write");
+        let got = w.wait(Duration::from_secs(5));
+        assert_eq!(got.len(), 1);
+    }
+}

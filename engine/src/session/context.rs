@@ -1,0 +1,48 @@
+//! What a session driver works with: the project, the run directory and its
+//! journal, the profile and its loaded adapter.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use crate::profile::Profile;
+use crate::run::{Journal, RunDir};
+use crate::sandbox::Adapter;
+
+pub struct Context {
+    pub project: PathBuf,
+    pub run: RunDir,
+    pub profile: Profile,
+    pub adapter: Adapter,
+    pub journal: Mutex<Journal>,
+}
+
+impl Context {
+    pub fn new(project: PathBuf, run: RunDir, profile: Profile, adapter: Adapter) -> Context {
+        let journal = Journal::open(run.journal_path());
+        Context {
+            project,
+            run,
+            profile,
+            adapter,
+            journal: Mutex::new(journal),
+        }
+    }
+
+    /// Records a seat state (no-op when unchanged).
+    pub fn state(&self, task: &str, state: &str, prompt_kind: Option<&str>, source: &str) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.record(task, state, prompt_kind, source, serde_json::Value::Null);
+    }
+
+    pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.verdict_once(task, status, source, detail);
+    }
+
+    /// Appends a line to `ATTENTION` in the run dir (budget trips, blocked
+    /// seats): the file a person or another tool watches.
+    pub fn notify(&self, message: &str) {
+        let line = format!("{} {message}", crate::run::now_ns());
+        let _ = crate::run::append_line(&self.run.root().join("ATTENTION"), &line);
+    }
+}

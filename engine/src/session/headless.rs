@@ -1,0 +1,726 @@
+//! The headless driver: one non-interactive turn of the CLI per message, on
+//! its saved conversation. The turn's stdout and stderr go to files (so a
+//! restarted drover can still read them), the session deadline is enforced
+//! here because some CLIs never give up on a dead network, and the adapter
+//! reads the outcome.
+//!
+//! A headless seat's state is known exactly: working while the turn runs,
+//! done after a successful turn, blocked when the turn stopped to ask for
+//! something, unknown after a failed or unreadable one.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::budget::{Budget, Verdict};
+use super::clock::Deadline;
+use super::result_file::ResultFile;
+use super::{
+    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, Tokens, conversations,
+    faults,
+};
+use crate::relay::{ENV_RUN_DIR, ENV_TASK_ID};
+use crate::run::{EventWatcher, HookRecord, now_ns};
+use crate::sandbox::wit;
+use crate::workspace::process::{self, Identity};
+
+/// Bytes of each output stream handed to the adapter (the tail).
+const OUTPUT_MAX: u64 = 16 << 20;
+/// How often the loop looks at the process between events.
+const TICK: Duration = Duration::from_millis(200);
+
+pub const NUDGE_RESULT: &str = "Your turn ended, but the result file this task must write is missing. Finish the task, write the result file, then end your turn.";
+
+/// What the session learned from hooks so far.
+#[derive(Default)]
+struct Seen {
+    session_id: Option<String>,
+    transcript_path: Option<String>,
+    blocked: Option<wit::PromptKind>,
+    stop: bool,
+}
+
+impl Seen {
+    fn absorb(&mut self, ctx: &Context, task: &str, event: &HookRecord) {
+        if let Some(id) = event.session_id.as_ref().filter(|s| !s.is_empty()) {
+            self.session_id = Some(id.clone());
+        }
+        if let Some(path) = event.transcript_path.as_ref().filter(|s| !s.is_empty()) {
+            self.transcript_path = Some(path.clone());
+        }
+        let source = format!("hook:{}", event.native);
+        match event.kind {
+            wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
+                if let Some(kind) = event.prompt_kind {
+                    self.blocked = Some(kind);
+                    ctx.state(task, "blocked", Some(kind.as_str()), &source);
+                }
+            }
+            wit::CanonicalEvent::Stop if !event.subagent => self.stop = true,
+            _ => {}
+        }
+    }
+}
+
+struct TurnRun {
+    exit_code: Option<i32>,
+    timed_out: Option<&'static str>,
+    stalled: bool,
+    over_budget: bool,
+}
+
+pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
+    let started = now_ns();
+    let clock = Instant::now();
+    let task = spec.task.as_str();
+    let task_dir = ctx.run.task_dir(task);
+    let _ = std::fs::create_dir_all(&task_dir);
+    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    let deadline = Deadline::after(spec.timeout);
+    let mut watcher = EventWatcher::new(ctx.run.events_dir());
+    let mut seen = Seen::default();
+    let mut budget = Budget::new();
+    let result_file = spec
+        .result_file
+        .as_ref()
+        .map(|p| ResultFile::before_launch(p.clone()));
+    let mut conversation = spec.conversation.clone();
+    let mut prompt = spec.prompt.clone();
+    let mut nudges_left = spec.stop_nudges;
+    let mut total_usage: Option<Tokens> = None;
+    let mut turn_number = 0u32;
+
+    let finish = |status: Status,
+                  reason: String,
+                  seen: &Seen,
+                  reply: Option<String>,
+                  usage: Option<Tokens>,
+                  result: Option<serde_json::Value>,
+                  exit_code: Option<i32>,
+                  timeout_clock: Option<&str>,
+                  budget: &Budget|
+     -> SessionResult {
+        SessionResult {
+            status,
+            run_id: ctx.run.id().to_string(),
+            task: task.to_string(),
+            cli: ctx.profile.name.clone(),
+            workspace: "headless".to_string(),
+            reason,
+            session_id: seen.session_id.clone(),
+            transcript_path: seen.transcript_path.clone(),
+            reply,
+            usage,
+            fault: None,
+            blocked: if status == Status::Completed {
+                None
+            } else {
+                seen.blocked
+            },
+            stop_seen: seen.stop,
+            result,
+            exit_code,
+            budget_weighted: budget.weighted,
+            timings: Timings {
+                started_ns: started,
+                ended_ns: now_ns(),
+                duration_ms: clock.elapsed().as_millis() as u64,
+                timeout_clock: timeout_clock.map(str::to_string),
+            },
+            logs: vec![ctx.run.stdout_log(task), ctx.run.stderr_log(task)],
+        }
+    };
+
+    loop {
+        turn_number += 1;
+        let request = wit::LaunchRequest {
+            prompt: prompt.clone(),
+            model: spec.model.clone(),
+            extra_args: spec.extra_args.clone(),
+            conversation: conversation.to_wit(),
+        };
+        let command = match ctx
+            .adapter
+            .headless_command(&ctx.profile.to_wit(), &request)
+        {
+            Ok(Ok(command)) => command,
+            Ok(Err(e)) => {
+                let message = adapter_message(&e);
+                return conclude(
+                    ctx,
+                    spec,
+                    finish(
+                        Status::Crashed,
+                        format!("the adapter cannot build a headless turn: {message}"),
+                        &seen,
+                        None,
+                        total_usage,
+                        None,
+                        None,
+                        None,
+                        &budget,
+                    ),
+                );
+            }
+            Err(e) => {
+                return conclude(
+                    ctx,
+                    spec,
+                    finish(
+                        Status::Crashed,
+                        format!("the adapter failed: {e}"),
+                        &seen,
+                        None,
+                        total_usage,
+                        None,
+                        None,
+                        None,
+                        &budget,
+                    ),
+                );
+            }
+        };
+        ctx.state(
+            task,
+            "working",
+            None,
+            if turn_number == 1 { "launch" } else { "nudge" },
+        );
+        let launched = now_ns();
+        let turn = match run_turn(
+            ctx,
+            spec,
+            &command,
+            &deadline,
+            &mut watcher,
+            &mut seen,
+            &mut budget,
+            launched,
+        ) {
+            Ok(turn) => turn,
+            Err(reason) => {
+                ctx.state(task, "unknown", None, "spawn-failed");
+                return conclude(
+                    ctx,
+                    spec,
+                    finish(
+                        Status::Crashed,
+                        reason,
+                        &seen,
+                        None,
+                        total_usage,
+                        None,
+                        None,
+                        None,
+                        &budget,
+                    ),
+                );
+            }
+        };
+        if let Some(which) = turn.timed_out {
+            ctx.state(task, "unknown", None, "timeout");
+            ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
+            return conclude(
+                ctx,
+                spec,
+                finish(
+                    Status::Timeout,
+                    format!(
+                        "the session deadline of {} passed ({which} clock)",
+                        humanize(spec.timeout)
+                    ),
+                    &seen,
+                    None,
+                    total_usage,
+                    None,
+                    None,
+                    Some(which),
+                    &budget,
+                ),
+            );
+        }
+        if turn.over_budget {
+            ctx.state(task, "unknown", None, "over-budget");
+            return conclude(
+                ctx,
+                spec,
+                finish(
+                    Status::OverBudget,
+                    "the token budget was exceeded and its grace ran out".to_string(),
+                    &seen,
+                    None,
+                    total_usage,
+                    None,
+                    turn.exit_code,
+                    None,
+                    &budget,
+                ),
+            );
+        }
+        if turn.stalled {
+            ctx.state(task, "unknown", None, "stall");
+            return conclude(
+                ctx,
+                spec,
+                finish(
+                    Status::Stalled,
+                    "no output for the stall window".to_string(),
+                    &seen,
+                    None,
+                    total_usage,
+                    None,
+                    turn.exit_code,
+                    None,
+                    &budget,
+                ),
+            );
+        }
+        let outcome = parse_outcome(ctx, spec, &seen, turn.exit_code);
+        if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
+            seen.session_id = Some(id.clone());
+        }
+        let turn_usage = outcome.usage.as_ref().map(Tokens::of_report).or_else(|| {
+            seen.transcript_path.as_ref().and_then(|t| {
+                super::usage::read_with_grace(
+                    &ctx.adapter,
+                    &ctx.profile.usage_parser,
+                    Path::new(t),
+                    ctx.profile.usage_grace,
+                )
+            })
+        });
+        if let Some(u) = &turn_usage {
+            total_usage.get_or_insert_with(Tokens::default).add(u);
+        }
+        if let Some(id) = &seen.session_id {
+            conversations::record(
+                &ctx.project,
+                &conversations::Entry {
+                    ts: now_ns(),
+                    cli: ctx.profile.name.clone(),
+                    conversation: id.clone(),
+                    run: ctx.run.id().to_string(),
+                    task: task.to_string(),
+                    usage: turn_usage,
+                },
+            );
+        }
+        match outcome.outcome {
+            wit::TurnOutcome::Success => {
+                seen.blocked = None;
+                let Some(result_file) = &result_file else {
+                    ctx.state(task, "done", None, "exit");
+                    return conclude(
+                        ctx,
+                        spec,
+                        finish(
+                            Status::Completed,
+                            "the turn finished".to_string(),
+                            &seen,
+                            outcome.reply,
+                            total_usage,
+                            None,
+                            turn.exit_code,
+                            None,
+                            &budget,
+                        ),
+                    );
+                };
+                if let Some(found) = result_file.wait(spec.result_wait, || true) {
+                    ctx.state(task, "done", None, "result-file");
+                    return conclude(
+                        ctx,
+                        spec,
+                        finish(
+                            Status::Completed,
+                            "the turn finished and wrote the result file".to_string(),
+                            &seen,
+                            outcome.reply,
+                            total_usage,
+                            Some(found),
+                            turn.exit_code,
+                            None,
+                            &budget,
+                        ),
+                    );
+                }
+                let Some(id) = seen.session_id.clone().filter(|_| nudges_left > 0) else {
+                    ctx.state(task, "done", None, "exit");
+                    ctx.run.lifecycle(
+                        task,
+                        "resultless-stop",
+                        serde_json::json!({"path": result_file.path()}),
+                    );
+                    return conclude(
+                        ctx,
+                        spec,
+                        finish(
+                            Status::Stalled,
+                            format!(
+                                "the turn finished without writing {}",
+                                result_file.path().display()
+                            ),
+                            &seen,
+                            outcome.reply,
+                            total_usage,
+                            None,
+                            turn.exit_code,
+                            None,
+                            &budget,
+                        ),
+                    );
+                };
+                nudges_left -= 1;
+                ctx.run.lifecycle(
+                    task,
+                    "nudge",
+                    serde_json::json!({"why": "result-file", "left": nudges_left}),
+                );
+                conversation = super::Conversation::Resume(id);
+                prompt = format!("{NUDGE_RESULT} ({})", result_file.path().display());
+            }
+            wit::TurnOutcome::Blocked => {
+                let kind = outcome
+                    .prompt_kind
+                    .or(seen.blocked)
+                    .unwrap_or(wit::PromptKind::Other);
+                seen.blocked = Some(kind);
+                ctx.state(task, "blocked", Some(kind.as_str()), "exit");
+                ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
+                return conclude(
+                    ctx,
+                    spec,
+                    finish(
+                        Status::Stalled,
+                        format!("the turn stopped at a {kind} prompt"),
+                        &seen,
+                        outcome.reply,
+                        total_usage,
+                        None,
+                        turn.exit_code,
+                        None,
+                        &budget,
+                    ),
+                );
+            }
+            wit::TurnOutcome::Failed | wit::TurnOutcome::Unknown => {
+                ctx.state(task, "unknown", None, "exit");
+                let reason = match (&outcome.error, outcome.outcome) {
+                    (Some(e), _) => format!("the turn failed: {e}"),
+                    (None, wit::TurnOutcome::Failed) => "the turn failed".to_string(),
+                    (None, _) => format!(
+                        "the output does not say how the turn ended (exit code {})",
+                        turn.exit_code.map_or("none".to_string(), |c| c.to_string())
+                    ),
+                };
+                let mut result = finish(
+                    Status::Crashed,
+                    reason,
+                    &seen,
+                    None,
+                    total_usage,
+                    None,
+                    turn.exit_code,
+                    None,
+                    &budget,
+                );
+                result.fault = classify_turn(ctx, task, outcome.error.as_deref());
+                return conclude(ctx, spec, result);
+            }
+        }
+    }
+}
+
+fn adapter_message(e: &wit::AdapterError) -> String {
+    match e {
+        wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m) => m.clone(),
+    }
+}
+
+pub fn humanize(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 && s % 60 == 0 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+/// Spawns the turn and waits for it, the deadline, a stall or the budget.
+#[allow(clippy::too_many_arguments)]
+fn run_turn(
+    ctx: &Context,
+    spec: &SessionSpec,
+    command: &wit::Command,
+    deadline: &Deadline,
+    watcher: &mut EventWatcher,
+    seen: &mut Seen,
+    budget: &mut Budget,
+    launched: u64,
+) -> Result<TurnRun, String> {
+    let task = spec.task.as_str();
+    let Some((program, args)) = command.argv.split_first() else {
+        return Err("the adapter returned an empty command".to_string());
+    };
+    let out_path = ctx.run.stdout_log(task);
+    let err_path = ctx.run.stderr_log(task);
+    let open = |p: &PathBuf| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .map_err(|e| format!("cannot open {}: {e}", p.display()))
+    };
+    let stdout = open(&out_path)?;
+    let stderr = open(&err_path)?;
+    let out_start = stdout.metadata().map(|m| m.len()).unwrap_or(0);
+    let err_start = stderr.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(&spec.cwd)
+        .envs(ctx.profile.env.iter())
+        .envs(ctx.profile.turn.env.iter())
+        .envs(command.env.iter().map(|(k, v)| (k, v)))
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .env(ENV_RUN_DIR, ctx.run.root())
+        .env(ENV_TASK_ID, task)
+        .stdout(stdout)
+        .stderr(stderr)
+        .stdin(if command.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        // Its own process group, so the whole tree can be stopped.
+        .process_group(0);
+    if let Some(path) = &spec.result_file {
+        cmd.env("DROVER_RESULT_FILE", path);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start {program}: {e}"))?;
+    if let (Some(text), Some(mut pipe)) = (&command.stdin, child.stdin.take()) {
+        let _ = pipe.write_all(text.as_bytes());
+    }
+    let identity = process::identity(child.id());
+    let _ = crate::run::write_json_atomic(
+        &ctx.run.task_dir(task).join("process.json"),
+        &serde_json::json!({"pid": child.id(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
+    );
+    ctx.run.lifecycle(
+        task,
+        "spawned",
+        serde_json::json!({"pid": child.id(), "argv0": program}),
+    );
+
+    let mut last_heartbeat: Option<Instant> = None;
+    let mut activity = (out_start, err_start);
+    let mut last_activity = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                // Hooks fired just before exit may still be landing.
+                for event in watcher
+                    .poll()
+                    .into_iter()
+                    .filter(|e| e.task == task && e.ts >= launched)
+                {
+                    seen.absorb(ctx, task, &event);
+                }
+                return Ok(TurnRun {
+                    exit_code: status.code(),
+                    timed_out: None,
+                    stalled: false,
+                    over_budget: false,
+                });
+            }
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot wait for {program}: {e}")),
+        }
+        if let Some(which) = deadline.expired() {
+            stop(&mut child, identity, spec.teardown_grace);
+            return Ok(TurnRun {
+                exit_code: None,
+                timed_out: Some(which),
+                stalled: false,
+                over_budget: false,
+            });
+        }
+        if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
+            last_heartbeat = Some(Instant::now());
+            heartbeat(ctx, spec, deadline);
+            if let Verdict::OverBudget = budget.sample(ctx, spec, seen.transcript_path.as_deref()) {
+                stop(&mut child, identity, spec.teardown_grace);
+                return Ok(TurnRun {
+                    exit_code: None,
+                    timed_out: None,
+                    stalled: false,
+                    over_budget: true,
+                });
+            }
+        }
+        if budget.expired() {
+            stop(&mut child, identity, spec.teardown_grace);
+            return Ok(TurnRun {
+                exit_code: None,
+                timed_out: None,
+                stalled: false,
+                over_budget: true,
+            });
+        }
+        let sizes = (len_of(&out_path), len_of(&err_path));
+        if sizes != activity {
+            activity = sizes;
+            last_activity = Instant::now();
+        } else if spec
+            .stall_grace
+            .is_some_and(|g| last_activity.elapsed() >= g)
+        {
+            stop(&mut child, identity, spec.teardown_grace);
+            return Ok(TurnRun {
+                exit_code: None,
+                timed_out: None,
+                stalled: true,
+                over_budget: false,
+            });
+        }
+        for event in watcher
+            .wait(TICK.min(deadline.remaining()))
+            .into_iter()
+            .filter(|e| e.task == task && e.ts >= launched)
+        {
+            seen.absorb(ctx, task, &event);
+        }
+    }
+}
+
+fn len_of(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+pub fn heartbeat(ctx: &Context, spec: &SessionSpec, deadline: &Deadline) {
+    let _ = crate::run::write_json_atomic(
+        &ctx.run.task_dir(&spec.task).join("heartbeat.json"),
+        &serde_json::json!({"ts": now_ns(), "remaining_s": deadline.remaining().as_secs_f64(), "pid": std::process::id()}),
+    );
+}
+
+/// Stops a turn: SIGTERM to its process group, then SIGKILL after the grace
+/// (only to processes that are still the ones it started).
+fn stop(child: &mut Child, identity: Option<Identity>, grace: Duration) {
+    let tree = identity.map(|id| process::tree(id.pid)).unwrap_or_default();
+    let pgid = child.id() as i32;
+    if pgid > 0 && identity.is_some_and(process::alive) {
+        // SAFETY: signalling our own child's process group (pgid = its pid).
+        unsafe {
+            libc::killpg(pgid, libc::SIGTERM);
+        }
+    }
+    let until = Instant::now() + grace.min(Duration::from_secs(5));
+    while Instant::now() < until {
+        if matches!(child.try_wait(), Ok(Some(_))) && tree.iter().all(|p| !process::alive(*p)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for member in &tree {
+        process::force_kill(*member);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Reads the turn's output (from this turn's offsets) and asks the adapter.
+fn parse_outcome(
+    ctx: &Context,
+    spec: &SessionSpec,
+    seen: &Seen,
+    exit_code: Option<i32>,
+) -> wit::TurnResult {
+    let task = spec.task.as_str();
+    let offsets = std::fs::read_to_string(ctx.run.task_dir(task).join("process.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let offset = |key: &str| {
+        offsets
+            .as_ref()
+            .and_then(|v| v.get(key))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+    };
+    let stdout = read_from(&ctx.run.stdout_log(task), offset("stdout_offset"));
+    let stderr = read_from(&ctx.run.stderr_log(task), offset("stderr_offset"));
+    let prior = seen
+        .session_id
+        .as_ref()
+        .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id))
+        .or_else(|| match &spec.conversation {
+            super::Conversation::Resume(id) => {
+                conversations::prior_usage(&ctx.project, &ctx.profile.name, id)
+            }
+            _ => None,
+        });
+    let output = wit::TurnOutput {
+        stdout,
+        stderr,
+        exit_code,
+        prior_usage: prior.map(Tokens::to_wit),
+    };
+    match ctx.adapter.parse_turn(&ctx.profile.to_wit(), &output) {
+        Ok(Ok(result)) => result,
+        Ok(Err(e)) => failed(format!(
+            "the adapter could not read the output: {}",
+            adapter_message(&e)
+        )),
+        Err(e) => failed(format!("the adapter failed reading the output: {e}")),
+    }
+}
+
+fn failed(error: String) -> wit::TurnResult {
+    wit::TurnResult {
+        outcome: wit::TurnOutcome::Unknown,
+        reply: None,
+        conversation_id: None,
+        error: Some(error),
+        usage: None,
+        prompt_kind: None,
+    }
+}
+
+/// The tail of a file from `offset`, as lossy text.
+pub fn read_from(path: &Path, offset: u64) -> String {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = offset.max(len.saturating_sub(OUTPUT_MAX));
+    let _ = file.seek(SeekFrom::Start(start));
+    let mut bytes = Vec::new();
+    let _ = file.take(OUTPUT_MAX).read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Fault classification for a failed turn: the CLI's own sentence first,
+/// then the tails of its output.
+fn classify_turn(ctx: &Context, task: &str, error: Option<&str>) -> Option<FaultReport> {
+    let mut lines = faults::tail_lines(&ctx.run.stdout_log(task));
+    lines.extend(faults::tail_lines(&ctx.run.stderr_log(task)));
+    if let Some(sentence) = error {
+        lines.extend(faults::lines_of(sentence.as_bytes()));
+    }
+    faults::classify(ctx, task, &lines)
+}
+
+/// Classifies faults for every non-completed result that has none yet,
+/// writes `session.json`, and records the verdict.
+fn conclude(ctx: &Context, spec: &SessionSpec, mut result: SessionResult) -> SessionResult {
+    if result.status != Status::Completed && result.fault.is_none() {
+        result.fault = classify_turn(ctx, &spec.task, None);
+    }
+    super::record_verdict(ctx, &result);
+    result
+}

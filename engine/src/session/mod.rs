@@ -1,0 +1,258 @@
+//! Sessions: one run of a CLI on a prompt. [`SessionSpec`] in,
+//! [`SessionResult`] out, with the verdict decided from hooks, process exit
+//! and parsed output, the clock, and (optionally) a result file the work
+//! must write.
+//!
+//! Two drivers share the rules: [`headless`] runs one non-interactive turn
+//! per message; [`interactive`] drives a CLI in a tmux pane.
+
+mod budget;
+pub mod clock;
+mod context;
+pub mod conversations;
+mod faults;
+pub mod headless;
+pub mod interactive;
+pub mod recover;
+mod result_file;
+pub mod usage;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use context::Context;
+
+use crate::sandbox::wit;
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Completed,
+    Stalled,
+    Timeout,
+    Crashed,
+    OverBudget,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Completed => "completed",
+            Status::Stalled => "stalled",
+            Status::Timeout => "timeout",
+            Status::Crashed => "crashed",
+            Status::OverBudget => "over_budget",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetMode {
+    #[default]
+    Off,
+    Warn,
+    Enforce,
+}
+
+/// Which conversation a session continues.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Conversation {
+    Fresh,
+    Preset(String),
+    Resume(String),
+}
+
+impl Conversation {
+    pub fn to_wit(&self) -> wit::Conversation {
+        match self {
+            Conversation::Fresh => wit::Conversation::Fresh,
+            Conversation::Preset(id) => wit::Conversation::Preset(id.clone()),
+            Conversation::Resume(id) => wit::Conversation::Resume(id.clone()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SessionSpec {
+    pub task: String,
+    /// The canonical prompt (`/skill args` or plain text).
+    pub prompt: String,
+    pub cwd: PathBuf,
+    /// Extra environment for the CLI, on top of the profile's.
+    pub env: Vec<(String, String)>,
+    /// Empty = the CLI's default.
+    pub model: String,
+    pub conversation: Conversation,
+    /// Replaces the profile's bypass args when set.
+    pub extra_args: Option<Vec<String>>,
+    pub timeout: Duration,
+    /// A file the work must write before the session counts as completed.
+    pub result_file: Option<PathBuf>,
+    /// How long to wait for the result file after a Stop.
+    pub result_wait: Duration,
+    /// Nudges typed when a turn ends without the result file.
+    pub stop_nudges: u32,
+    /// Silence (no log activity) that counts as a stall; `None` = never.
+    pub stall_grace: Option<Duration>,
+    /// Nudges typed on silence before the session is called stalled.
+    pub stall_nudges: u32,
+    pub token_budget: Option<u64>,
+    pub budget_mode: BudgetMode,
+    pub budget_grace: Duration,
+    pub cache_read_weight: f64,
+    /// How often the heartbeat file is written and the budget sampled.
+    pub heartbeat: Duration,
+    /// Time a killed seat gets before its processes are force-killed.
+    pub teardown_grace: Duration,
+    /// tmux: leave the pane running after the session (for a human).
+    pub keep: bool,
+}
+
+impl SessionSpec {
+    /// A spec with drover's defaults (bmad-loop's constants where it has one).
+    pub fn new(task: &str, prompt: &str, cwd: PathBuf) -> SessionSpec {
+        SessionSpec {
+            task: task.to_string(),
+            prompt: prompt.to_string(),
+            cwd,
+            env: Vec::new(),
+            model: String::new(),
+            conversation: Conversation::Fresh,
+            extra_args: None,
+            timeout: Duration::from_secs(90 * 60),
+            result_file: None,
+            result_wait: Duration::from_secs(15),
+            stop_nudges: 1,
+            stall_grace: None,
+            stall_nudges: 0,
+            token_budget: None,
+            budget_mode: BudgetMode::Off,
+            budget_grace: Duration::from_secs(240),
+            cache_read_weight: 0.1,
+            heartbeat: Duration::from_secs(30),
+            teardown_grace: Duration::from_secs(20),
+            keep: false,
+        }
+    }
+}
+
+/// Token totals as drover reports them everywhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: u64,
+    pub requests: u64,
+}
+
+impl Tokens {
+    pub fn from_wit(u: &wit::Usage) -> Tokens {
+        Tokens {
+            input: u.input,
+            output: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            reasoning: u.reasoning,
+            requests: u.requests,
+        }
+    }
+
+    pub fn to_wit(self) -> wit::Usage {
+        wit::Usage {
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+            reasoning: self.reasoning,
+            requests: self.requests,
+        }
+    }
+
+    pub fn add(&mut self, other: &Tokens) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.reasoning += other.reasoning;
+        self.requests += other.requests;
+    }
+
+    /// The sum of a usage report's entries.
+    pub fn of_report(report: &wit::UsageReport) -> Tokens {
+        let mut total = Tokens::default();
+        for entry in &report.entries {
+            total.add(&Tokens::from_wit(&entry.usage));
+        }
+        total
+    }
+
+    /// Cost-weighted total: cache reads count `cache_read_weight` (bmad-loop's
+    /// budget rule, rounded half to even).
+    pub fn weighted(&self, cache_read_weight: f64) -> u64 {
+        let reads = (self.cache_read as f64 * cache_read_weight).round_ties_even();
+        self.input + self.output + self.cache_write + reads.max(0.0) as u64
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FaultReport {
+    pub kind: wit::FaultKind,
+    pub evidence: String,
+    pub retry_after_secs: Option<u32>,
+    pub rule: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    pub started_ns: u64,
+    pub ended_ns: u64,
+    pub duration_ms: u64,
+    /// Which clock fired a timeout: `monotonic`, `wall` (a suspended host)
+    /// or `both`.
+    pub timeout_clock: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionResult {
+    pub status: Status,
+    pub run_id: String,
+    pub task: String,
+    pub cli: String,
+    pub workspace: String,
+    /// Why, in words.
+    pub reason: String,
+    pub session_id: Option<String>,
+    pub transcript_path: Option<String>,
+    pub reply: Option<String>,
+    pub usage: Option<Tokens>,
+    pub fault: Option<FaultReport>,
+    /// The prompt kind a blocked seat was showing when the session ended.
+    pub blocked: Option<wit::PromptKind>,
+    pub stop_seen: bool,
+    /// The result file's contents (JSON when it parses, else text).
+    pub result: Option<serde_json::Value>,
+    pub exit_code: Option<i32>,
+    pub budget_weighted: Option<u64>,
+    pub timings: Timings,
+    pub logs: Vec<PathBuf>,
+}
+
+/// Writes `tasks/<task>/session.json` and the journal's verdict line.
+pub fn record_verdict(ctx: &Context, result: &SessionResult) {
+    let path = ctx.run.task_dir(&result.task).join("session.json");
+    if let Err(e) = crate::run::write_json_atomic(&path, result) {
+        tracing::warn!(path = %path.display(), "cannot write the session result: {e}");
+    }
+    ctx.verdict(
+        &result.task,
+        result.status.as_str(),
+        "session",
+        serde_json::json!({"reason": result.reason, "fault": result.fault.as_ref().map(|f| f.kind)}),
+    );
+}

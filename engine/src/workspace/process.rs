@@ -1,0 +1,133 @@
+//! Process identity and teardown on Linux, via `/proc`.
+//!
+//! A pid alone is not an identity: after a process dies its pid can be
+//! reused. Teardown therefore records (pid, start time) for a process tree
+//! before striking, and only ever signals a pid whose start time still
+//! matches. pid 0 and negative pids are refused (process-group signals).
+
+use std::collections::{BTreeMap, VecDeque};
+
+/// A process and its start time (clock ticks since boot, field 22 of
+/// `/proc/<pid>/stat`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct Identity {
+    pub pid: u32,
+    pub start: u64,
+}
+
+/// (ppid, start time) from `/proc/<pid>/stat`, parsed after the last `)`
+/// because the command name may contain spaces and parentheses.
+fn stat(pid: u32) -> Option<(u32, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // after ')': state(0) ppid(1) … starttime is field 22 overall = index 19 here.
+    let ppid = fields.get(1)?.parse().ok()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((ppid, start))
+}
+
+pub fn identity(pid: u32) -> Option<Identity> {
+    if pid == 0 {
+        return None;
+    }
+    stat(pid).map(|(_, start)| Identity { pid, start })
+}
+
+/// Whether the process with this identity is still the one running.
+pub fn alive(id: Identity) -> bool {
+    identity(id.pid).is_some_and(|now| now.start == id.start) && !is_zombie(id.pid)
+}
+
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|t| {
+            t.rfind(')')
+                .map(|i| t[i + 1..].trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
+}
+
+/// `root` and all its descendants, captured in one pass over `/proc`.
+pub fn tree(root: u32) -> Vec<Identity> {
+    let Some(root_id) = identity(root) else {
+        return Vec::new();
+    };
+    let mut children: BTreeMap<u32, Vec<Identity>> = BTreeMap::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.filter_map(Result::ok) {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if let Some((ppid, start)) = stat(pid) {
+                children
+                    .entry(ppid)
+                    .or_default()
+                    .push(Identity { pid, start });
+            }
+        }
+    }
+    let mut out = vec![root_id];
+    let mut queue = VecDeque::from([root]);
+    while let Some(pid) = queue.pop_front() {
+        for child in children.get(&pid).into_iter().flatten() {
+            if !out.iter().any(|known| known.pid == child.pid) {
+                out.push(*child);
+                queue.push_back(child.pid);
+            }
+        }
+    }
+    out
+}
+
+/// Sends `signal` to the process if it is still the one identified.
+pub fn signal(id: Identity, signal: i32) -> bool {
+    if id.pid == 0 || i32::try_from(id.pid).is_err() || !alive(id) {
+        return false;
+    }
+    // SAFETY: kill(2) with a positive pid we just confirmed by start time.
+    unsafe { libc::kill(id.pid as i32, signal) == 0 }
+}
+
+pub fn terminate(id: Identity) -> bool {
+    signal(id, libc::SIGTERM)
+}
+
+pub fn force_kill(id: Identity) -> bool {
+    signal(id, libc::SIGKILL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_own_identity_is_stable_and_the_tree_contains_children() {
+        let me = identity(std::process::id()).expect("self");
+        assert_eq!(identity(std::process::id()), Some(me));
+        assert!(alive(me));
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn sleep");
+        let tree = tree(std::process::id());
+        assert!(tree.iter().any(|i| i.pid == child.id()), "{tree:?}");
+        let child_id = identity(child.id()).expect("child identity");
+        assert!(terminate(child_id));
+        let _ = child.wait();
+        assert!(!alive(child_id));
+        // A stale identity (wrong start time) is never signalled.
+        assert!(!force_kill(Identity {
+            pid: std::process::id(),
+            start: me.start + 1
+        }));
+        assert!(!signal(Identity { pid: 0, start: 0 }, libc::SIGKILL));
+    }
+}
