@@ -450,6 +450,11 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     );
                 }
                 nudges_left -= 1;
+                ctx.run.lifecycle(
+                    task,
+                    "nudge",
+                    serde_json::json!({"why": "result-file", "left": nudges_left}),
+                );
                 let text = format!(
                     "{} ({})",
                     super::headless::NUDGE_RESULT,

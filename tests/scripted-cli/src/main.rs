@@ -407,6 +407,9 @@ fn headless(options: &Options, prompt: &str) -> i32 {
             std::thread::sleep(Duration::from_secs(3600));
         }
     }
+    if s.usage_first {
+        seat.record_turn(prompt, "(working)");
+    }
     std::thread::sleep(s.quiet.unwrap_or(s.sleep));
     if let Some(kind) = &s.fault {
         let (sentence, _, status) = fault_sentence(kind);
@@ -446,10 +449,15 @@ fn headless(options: &Options, prompt: &str) -> i32 {
     if let Some(path) = &s.write {
         write_result(&seat.cwd, path);
     }
-    if options.resume.is_some()
-        && let Some(path) = &s.write_after_nudge
-    {
-        write_result(&seat.cwd, path);
+    // A headless conversation spans processes: remember the deferred write
+    // next to the transcript, and do it on the conversation's next turn.
+    let pending = seat.transcript.with_extension("pending-write");
+    if let Ok(path) = std::fs::read_to_string(&pending) {
+        write_result(&seat.cwd, Path::new(path.trim()));
+        let _ = std::fs::remove_file(&pending);
+    }
+    if let Some(path) = &s.write_after_nudge {
+        let _ = std::fs::write(&pending, path.to_string_lossy().as_bytes());
     }
     println!("{}", result_object(&seat, &s.reply, false, json!([]), None));
     for _ in 0..s.subagent_stops {
@@ -553,7 +561,7 @@ fn interactive(options: &Options) -> i32 {
         }
         if s.blocked {
             print!(
-                "\r\n● Bash(rm -rf build)\r\n────────────────────────\r\n Bash command\r\n\r\n   rm -rf build\r\n\r\n Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. No, and tell Claude what to do differently (esc)\r\n"
+                "\x1b[2J\x1b[H● Bash(rm -rf build)\r\n────────────────────────\r\n Bash command\r\n\r\n   rm -rf build\r\n\r\n Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. No, and tell Claude what to do differently (esc)\r\n"
             );
             let _ = std::io::stdout().flush();
             seat.hook("PermissionRequest", json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}, "permission_suggestions": []}));

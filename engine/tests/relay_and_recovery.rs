@@ -1,0 +1,249 @@
+//! The relay under load, and a run surviving the death of its drover.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::{Project, drover_exe, shared_cache, tmux_required};
+
+/// Starts a relay the way a CLI's hook config does.
+fn relay(p: &Project, run_dir: &std::path::Path, task: &str, payload: &str) -> std::process::Child {
+    let mut child = Command::new(drover_exe())
+        .args(["hook", "--cli", "scripted", "Stop"])
+        .env("DROVER_RUN_DIR", run_dir)
+        .env("DROVER_TASK_ID", task)
+        .env("DROVER_CACHE_DIR", shared_cache())
+        .env("HOME", &p.home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("relay starts");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(payload.as_bytes());
+    }
+    child
+}
+
+#[test]
+fn a_thousand_concurrent_relays_lose_no_event() {
+    let p = Project::new();
+    let run_dir = p.path().join(".drover/runs/burst");
+    std::fs::create_dir_all(run_dir.join("events")).expect("run dir");
+    // Warm the compile cache so the burst measures the relay, not a compile.
+    let warm = relay(&p, &run_dir, "warm", r#"{"session_id":"warm"}"#)
+        .wait_with_output()
+        .expect("warm");
+    assert!(warm.status.success());
+    let children: Vec<_> = (0..1000)
+        .map(|i| relay(&p, &run_dir, "burst", &format!(r#"{{"session_id":"s{i}","transcript_path":"/t/{i}.jsonl","hook_event_name":"Stop"}}"#)))
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("relay ends");
+        assert!(out.status.success(), "a relay exited non-zero");
+        assert!(
+            out.stdout.is_empty(),
+            "a relay printed to stdout: {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let mut sessions = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(run_dir.join("events"))
+        .expect("events")
+        .filter_map(Result::ok)
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(
+            !name.starts_with('.'),
+            "a temporary file was left behind: {name}"
+        );
+        let record: Value =
+            serde_json::from_str(&std::fs::read_to_string(entry.path()).expect("read"))
+                .expect("whole JSON");
+        if record["task"] == "burst" {
+            assert_eq!(record["kind"], "stop");
+            sessions.insert(
+                record["session_id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+        }
+    }
+    assert_eq!(sessions.len(), 1000, "events were lost");
+}
+
+#[test]
+fn the_relay_is_inert_outside_a_session_and_never_fails() {
+    let p = Project::new();
+    let out = Command::new(drover_exe())
+        .args(["hook", "--cli", "scripted", "Stop"])
+        .env_remove("DROVER_RUN_DIR")
+        .env_remove("DROVER_TASK_ID")
+        .stdin(Stdio::null())
+        .output()
+        .expect("relay");
+    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
+    // Garbage arguments, a missing run dir, a symlinked events dir: exit 0, nothing written.
+    let run_dir = p.path().join(".drover/runs/r");
+    std::fs::create_dir_all(&run_dir).expect("run dir");
+    let outside = p.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("outside");
+    std::os::unix::fs::symlink(&outside, run_dir.join("events")).expect("symlink");
+    let out = relay(&p, &run_dir, "t", "{}")
+        .wait_with_output()
+        .expect("relay");
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read_dir(&outside).expect("outside").count(),
+        0,
+        "the relay followed a symlinked events dir"
+    );
+    let out = Command::new(drover_exe())
+        .args(["hook", "--bogus"])
+        .env("DROVER_RUN_DIR", "/nonexistent")
+        .env("DROVER_TASK_ID", "t")
+        .stdin(Stdio::null())
+        .output()
+        .expect("relay");
+    assert!(out.status.success());
+}
+
+#[test]
+fn unreadable_payloads_still_publish_the_mapped_event() {
+    let p = Project::new();
+    let run_dir = p.path().join(".drover/runs/r");
+    std::fs::create_dir_all(run_dir.join("events")).expect("run dir");
+    let out = relay(&p, &run_dir, "t", "this is not json")
+        .wait_with_output()
+        .expect("relay");
+    assert!(out.status.success());
+    let file = std::fs::read_dir(run_dir.join("events"))
+        .expect("events")
+        .filter_map(Result::ok)
+        .next()
+        .expect("one event");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(file.path()).expect("read")).expect("json");
+    assert_eq!(record["kind"], "stop", "the profile maps Stop -> Stop");
+    assert_eq!(record["payload"], "this is not json");
+    assert!(
+        record["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not valid JSON")),
+        "{record}"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        file.metadata().expect("meta").permissions().mode() & 0o777,
+        0o600
+    );
+}
+
+/// Polls `drover status --json` until the run's task has a verdict.
+fn wait_for_verdict(p: &Project, run_id: &str, within: Duration) -> Value {
+    let until = Instant::now() + within;
+    loop {
+        let out = p.output(&["status", "--json", run_id]);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        let task = doc["runs"][0]["tasks"][0].clone();
+        if !task["verdict"].is_null() {
+            return task;
+        }
+        assert!(
+            Instant::now() < until,
+            "no verdict for {run_id} in time: {doc:#}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn kill_drover_mid_session(workspace: &str) {
+    let p = Project::new();
+    if workspace == "tmux" {
+        tmux_required();
+        p.install_hooks("scripted");
+    }
+    let mut drover = p
+        .drover()
+        .args([
+            "run",
+            "--cli",
+            "scripted",
+            "--workspace",
+            workspace,
+            "Reply with exactly: SURVIVED @sleep=4000",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("drover run starts");
+    // Wait until the CLI is working, then kill drover without warning.
+    let runs = p.path().join(".drover/runs");
+    let until = Instant::now() + Duration::from_secs(30);
+    let run_id = loop {
+        let found = std::fs::read_dir(&runs)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned());
+        if let Some(id) = found
+            && std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
+                .is_ok_and(|t| t.contains("\"working\""))
+        {
+            break id;
+        }
+        assert!(Instant::now() < until, "the session never started");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    drover.kill().expect("SIGKILL drover");
+    let _ = drover.wait();
+    // While the CLI still works, status must not invent a verdict.
+    let out = p.output(&["status", "--json", &run_id]);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("status JSON");
+    assert_eq!(doc["runs"][0]["driver_alive"], false);
+    assert!(
+        doc["runs"][0]["tasks"][0]["verdict"].is_null(),
+        "a verdict before the CLI finished: {doc:#}"
+    );
+    let task = wait_for_verdict(&p, &run_id, Duration::from_secs(60));
+    assert_eq!(task["verdict"], "completed", "{task:#}");
+    assert_eq!(task["reconciled"], true);
+    let session: Value = serde_json::from_str(
+        &std::fs::read_to_string(p.run_dir(&run_id).join("tasks/scripted/session.json"))
+            .expect("session.json"),
+    )
+    .expect("json");
+    assert_eq!(session["status"], "completed");
+    if workspace == "headless" {
+        assert_eq!(session["reply"], "SURVIVED");
+    }
+    assert_eq!(session["usage"]["input"], 1201, "{session:#}");
+    // Asking again changes nothing (the verdict is recorded once).
+    let verdicts = p
+        .journal(&run_id)
+        .iter()
+        .filter(|l| l["kind"] == "verdict")
+        .count();
+    let _ = p.output(&["status", "--json", &run_id]);
+    assert_eq!(
+        p.journal(&run_id)
+            .iter()
+            .filter(|l| l["kind"] == "verdict")
+            .count(),
+        verdicts
+    );
+}
+
+#[test]
+fn a_killed_drover_headless_run_is_recovered() {
+    kill_drover_mid_session("headless");
+}
+
+#[test]
+fn a_killed_drover_tmux_run_is_recovered() {
+    kill_drover_mid_session("tmux");
+}

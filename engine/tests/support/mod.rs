@@ -1,0 +1,154 @@
+//! Shared harness for the end-to-end tests: an isolated project (its own
+//! HOME, tmux socket and run dirs), the real `drover` binary, and the
+//! scripted test CLI built next to it (`cargo build --workspace`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub fn drover_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_drover"))
+}
+
+/// The directory holding `drover` and (after `cargo build --workspace`) the
+/// test binaries of the other workspace members.
+pub fn bin_dir() -> PathBuf {
+    drover_exe()
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+pub fn scripted_cli() -> PathBuf {
+    let path = bin_dir().join("scripted-cli");
+    assert!(
+        path.is_file(),
+        "{} is missing: run `cargo build --workspace` before the tests (the README's test command does)",
+        path.display()
+    );
+    path
+}
+
+/// A compile cache shared by every test process, so components compile once.
+pub fn shared_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("drover-cache")
+}
+
+pub struct Project {
+    pub dir: tempfile::TempDir,
+    pub home: PathBuf,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::Builder::new()
+            .prefix("drover-e2e-")
+            .tempdir()
+            .expect("tempdir");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).expect("home");
+        let _ = scripted_cli();
+        Project { dir, home }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `drover` with this project's isolation: HOME, config, cache, PATH.
+    pub fn drover(&self) -> Command {
+        let mut cmd = Command::new(drover_exe());
+        let path = format!(
+            "{}:{}",
+            bin_dir().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        cmd.current_dir(self.path())
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("DROVER_CACHE_DIR", shared_cache())
+            .env("PATH", path)
+            .env_remove("DROVER_WORKSPACE")
+            .env_remove("DROVER_RUN_DIR")
+            .env_remove("DROVER_TASK_ID")
+            .env_remove("TMUX");
+        cmd
+    }
+
+    pub fn output(&self, args: &[&str]) -> Output {
+        self.drover().args(args).output().expect("drover runs")
+    }
+
+    pub fn install_hooks(&self, cli: &str) {
+        let out = self.output(&["hooks", "install", "--cli", cli]);
+        assert!(
+            out.status.success(),
+            "hooks install: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// `drover run --json …`: the result document and the exit code.
+    pub fn run(&self, args: &[&str]) -> (Value, i32) {
+        let mut all = vec!["run", "--json"];
+        all.extend_from_slice(args);
+        let out = self.output(&all);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+            panic!(
+                "drover run printed no JSON document ({e}):\nstdout: {text}\nstderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (doc, out.status.code().unwrap_or(-1))
+    }
+
+    pub fn run_dir(&self, run_id: &str) -> PathBuf {
+        self.path().join(".drover").join("runs").join(run_id)
+    }
+
+    /// The run's `events.jsonl` lines.
+    pub fn journal(&self, run_id: &str) -> Vec<Value> {
+        std::fs::read_to_string(self.run_dir(run_id).join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// The states the journal recorded for a task, in order.
+    pub fn states(&self, run_id: &str) -> Vec<String> {
+        self.journal(run_id)
+            .iter()
+            .filter(|l| l["kind"] == "state")
+            .map(|l| match l["prompt_kind"].as_str() {
+                Some(kind) => format!("{}:{kind}", l["state"].as_str().unwrap_or_default()),
+                None => l["state"].as_str().unwrap_or_default().to_string(),
+            })
+            .collect()
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        // Each project has a private tmux server; end it with the test.
+        let socket = drover::workspace::tmux::socket_for(self.path());
+        let _ = Command::new("tmux")
+            .args(["-L", &socket, "kill-server"])
+            .output();
+    }
+}
+
+pub fn tmux_required() {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "tmux is required for the tmux workspace tests (CI installs it: apt-get install tmux)"
+    );
+}
