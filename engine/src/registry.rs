@@ -121,7 +121,14 @@ pub fn load_with(
     limits: Limits,
 ) -> Result<(Adapter, Origin, CacheOutcome), ResolveError> {
     let found = resolve(component, project)?;
-    let (adapter, outcome) = sandbox.load(&found.name, &found.bytes, &found.sha256, limits)?;
+    let builtin = match found.origin {
+        Origin::Builtin => crate::builtin::find(&found.name),
+        Origin::File(_) => None,
+    };
+    let (adapter, outcome) = match builtin {
+        Some(builtin) => sandbox.load_builtin(builtin, limits)?,
+        None => sandbox.load(&found.name, &found.bytes, &found.sha256, limits)?,
+    };
     Ok((adapter, found.origin, outcome))
 }
 

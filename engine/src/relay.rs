@@ -110,7 +110,7 @@ fn relay(
 fn load_profile(run_dir: &Path, cli: &str) -> Result<(Profile, PathBuf), String> {
     let project = project_of(run_dir)
         .ok_or_else(|| format!("{} is not a .drover/runs/<id> directory", run_dir.display()))?;
-    let catalog = Catalog::load(&project);
+    let catalog = Catalog::load_for(&project, cli);
     let profile = catalog
         .find(cli)
         .cloned()

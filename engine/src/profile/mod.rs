@@ -223,6 +223,34 @@ impl Catalog {
         catalog
     }
 
+    /// Like [`Catalog::load`], but parses only the built-in profile `name`
+    /// (or its alias) names, for the hook relay, which needs one profile and
+    /// runs on every hook call. User and project profiles are all read, since
+    /// any of them may override or alias it.
+    pub fn load_for(project: &Path, name: &str) -> Catalog {
+        let target = BUILTIN_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == name)
+            .map_or(name, |(_, t)| *t);
+        let file = format!("{target}.toml");
+        let mut catalog = Catalog::default();
+        let mut found = false;
+        for (builtin, text) in crate::builtin::PROFILES {
+            if *builtin == file {
+                catalog.add(Profile::parse(text, &ProfileSource::Builtin(builtin)));
+                found = true;
+            }
+        }
+        if !found {
+            return Catalog::load(project);
+        }
+        if let Some(dir) = user_dir() {
+            catalog.load_dir(&dir, ProfileSource::User);
+        }
+        catalog.load_dir(&project_dir(project), ProfileSource::Project);
+        catalog
+    }
+
     fn load_dir(&mut self, dir: &Path, source: fn(PathBuf) -> ProfileSource) {
         let entries = match std::fs::read_dir(dir) {
             Ok(entries) => entries,

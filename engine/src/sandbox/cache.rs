@@ -6,9 +6,9 @@
 //! wasmtime or different engine settings never load stale code.
 //!
 //! Precompiled bytes are trusted native code, so every load checks them: a
-//! sidecar `<entry>.sum` holds the entry's length and CRC-32, the entry is
-//! read and checked (a fraction of a millisecond for a Rust guest), and only
-//! then mapped with `deserialize_file`. A damaged or unsummed entry is
+//! sidecar `<entry>.sum` holds the entry's length and CRC-32, the mapped
+//! entry is checked (about 0.1 ms for a built-in component), and only then
+//! loaded with `deserialize_file`. A damaged or unsummed entry is
 //! rebuilt, never loaded.
 
 use std::fs;
@@ -128,8 +128,8 @@ fn summary(payload: &[u8]) -> String {
 }
 
 fn verify(path: &Path) -> Verified {
-    let bytes = match fs::read(path) {
-        Ok(bytes) => bytes,
+    let file = match fs::File::open(path) {
+        Ok(file) => file,
         Err(e) => {
             // Absent or unreadable is not damaged: compile, and let the write
             // report what is wrong with the directory.
@@ -138,6 +138,13 @@ fn verify(path: &Path) -> Verified {
             }
             return Verified::Absent;
         }
+    };
+    // Mapped rather than read: checking costs page-cache hits, not a copy.
+    // SAFETY: the map is read-only and dropped before this returns; the
+    // directory is private to this user.
+    let bytes = match unsafe { memmap2::Mmap::map(&file) } {
+        Ok(map) => map,
+        Err(e) => return Verified::Damaged(format!("cannot map: {e}")),
     };
     match fs::read_to_string(sum_path(path)) {
         Ok(recorded) if recorded == summary(&bytes) => Verified::Good,

@@ -111,6 +111,24 @@ impl Sandbox {
         Ok((adapter, outcome))
     }
 
+    /// Loads a component built into this binary. It was compiled against
+    /// this engine's WIT, so the version check (one instantiation and a
+    /// `describe` call, which the hook relay cannot spare) is skipped.
+    pub fn load_builtin(
+        &self,
+        builtin: &crate::builtin::Builtin,
+        limits: Limits,
+    ) -> Result<(Adapter, CacheOutcome), SandboxError> {
+        let (component, outcome) = self
+            .cache
+            .load_or_compile(&self.engine, builtin.sha256, builtin.bytes)
+            .map_err(|e| SandboxError::Compile {
+                component: builtin.name.to_string(),
+                reason: root_cause(&e),
+            })?;
+        Ok((self.prepare(builtin.name, &component, limits)?, outcome))
+    }
+
     fn prepare(
         &self,
         name: &str,
