@@ -47,6 +47,7 @@ fn every_builtin_profile_names_a_builtin_component_that_knows_its_names() {
         "gemini",
         "opencode",
         "qwen",
+        "scripted",
     ]);
     assert_eq!(names, expected);
 }
