@@ -2,7 +2,8 @@
 //!
 //! Ids: `profile.load`, `profile.component`, `component.load`,
 //! `profile.dialect`, `profile.usage-parser`, `profile.fault-patterns`,
-//! `adapter.binary`, `hooks.config-parse`, `hooks.registered`. A finding's
+//! `adapter.binary`, `hooks.config-parse`, `hooks.registered`,
+//! `mux.selection`, `mux.backend`. A finding's
 //! `message` is for people; `check` and `severity` are the contract. Exit 1
 //! iff some finding is a problem.
 
@@ -122,6 +123,7 @@ pub fn collect(project: &Path, named: &[String]) -> Vec<Finding> {
         }
     }
     let strict = !named.is_empty();
+    check_mux(&mut out, project);
     let sandbox = match Sandbox::new(CompileCache::default_location()) {
         Ok(s) => s,
         Err(e) => {
@@ -274,5 +276,35 @@ fn check_profile(
             json!({"profile": name, "config_path": profile.hooks.config_path}),
         ),
         Err(e) => out.push("hooks.registered", Severity::Problem, format!("{name}: {e}"), json!({"profile": name})),
+    }
+}
+
+/// `mux.selection`: which workspace runs use and why; `mux.backend`: whether
+/// it (and tmux, when selected) is usable here.
+fn check_mux(out: &mut Findings, project: &Path) {
+    let selection = match crate::workspace::select(project, None) {
+        Ok(s) => s,
+        Err(e) => {
+            out.push("mux.selection", Severity::Problem, e.to_string(), Value::Null);
+            return;
+        }
+    };
+    out.push(
+        "mux.selection",
+        Severity::Ok,
+        format!("workspace {} ({})", selection.kind.as_str(), super::mux::reason_label(selection.reason)),
+        json!({"workspace": selection.kind.as_str(), "reason": selection.reason}),
+    );
+    for backend in crate::workspace::backends(Some(&selection)) {
+        let severity = match (backend.available, backend.selected) {
+            (true, _) => Severity::Ok,
+            (false, true) => Severity::Problem,
+            (false, false) => Severity::Warning,
+        };
+        let message = match &backend.version {
+            Some(v) if backend.available => format!("{} available ({v})", backend.name),
+            _ => format!("{} not available", backend.name),
+        };
+        out.push("mux.backend", severity, message, json!({"backend": backend.name, "available": backend.available, "version": backend.version, "selected": backend.selected}));
     }
 }
