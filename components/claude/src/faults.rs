@@ -24,6 +24,18 @@ pub const RULES: &[FaultRule] = &[
         Overload,
         lead!(r"529 Overloaded · retrying in \d+s"),
     ),
+    // With retries on, the sentence once they run out (2.1.332).
+    FaultRule::new(
+        "claude/overload-repeated",
+        Overload,
+        lead!(r"API Error: Repeated 529 Overloaded errors\."),
+    ),
+    // 503 is Anthropic's `overloaded_error` too (`api_error_type` in -p).
+    FaultRule::new(
+        "claude/overload-503",
+        Overload,
+        lead!(r"API Error: 503 Service unavailable\."),
+    ),
     FaultRule::new(
         "claude/server-error",
         ServerError,
@@ -74,7 +86,7 @@ pub const RULES: &[FaultRule] = &[
     FaultRule::new(
         "claude/trust-dialog",
         TrustDialog,
-        r"^\s*(?:│\s*)?Do you trust the files in this folder\?",
+        r"^\s*(?:│\s*)?(?:Do you trust the files in this folder\?|Quick safety check: Is this a project you created or one you trust\?)",
     ),
 ];
 
