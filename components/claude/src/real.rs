@@ -560,8 +560,8 @@ const TRANSCRIPT_TMUX: &str = real!("transcript-interactive.jsonl");
 #[test]
 fn transcripts_total_what_the_server_sent() {
     // seq 1 and 2 (success + resume).
-    let report = tally(&[("da51da84-d800-446b-8724-dba6795b896f.jsonl", TRANSCRIPT)])
-        .expect("usage");
+    let report =
+        tally(&[("da51da84-d800-446b-8724-dba6795b896f.jsonl", TRANSCRIPT)]).expect("usage");
     assert_eq!(report.rejected_rows, 0);
     assert_eq!(report.entries.len(), 1);
     let entry = &report.entries[0];
@@ -637,9 +637,11 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
     let value: Value = serde_json::from_str(&installed.text).expect("JSON");
     // The recorder still runs first for every event; drover's relay follows.
     let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
-    assert!(stop[0]["hooks"][0]["command"]
-        .as_str()
-        .is_some_and(|c| c.contains("record.js Stop")));
+    assert!(
+        stop[0]["hooks"][0]["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("record.js Stop"))
+    );
     assert_eq!(
         stop[1]["hooks"][0]["command"],
         "/usr/local/bin/drover hook --cli claude Stop"

@@ -401,10 +401,8 @@ fn every_captured_hook_payload_parses() {
             assert!(
                 e.transcript_path
                     .as_deref()
-                    .is_some_and(|p| p.ends_with(&format!(
-                        "{}.jsonl",
-                        e.session_id.as_deref().unwrap_or("-")
-                    ))),
+                    .is_some_and(|p| p
+                        .ends_with(&format!("{}.jsonl", e.session_id.as_deref().unwrap_or("-")))),
                 "the rollout of the same thread"
             );
             assert_eq!(e.cwd.as_deref(), Some("<tmp>/codex/work"));
@@ -474,9 +472,12 @@ fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
 const ROLLOUT: &str = real!("rollout.jsonl");
 const ROLLOUT_TOOL: &str = real!("rollout-tool.jsonl");
 const ROLLOUT_529: &str = real!("rollout-error-529.jsonl");
-const ROLLOUT_NAME: &str = "sessions/2026/11/30/rollout-2026-11-30T17-02-43-01a22d68-aace-71c2-bb30-4645f8d9bd84.jsonl";
-const TOOL_NAME: &str = "sessions/2026/11/30/rollout-2026-11-30T17-02-45-01a22d68-b25f-76a1-9c99-f407d1024286.jsonl";
-const ERROR_NAME: &str = "sessions/2026/11/30/rollout-2026-11-30T17-02-47-01a22d68-b926-7651-bc30-f981a2eda831.jsonl";
+const ROLLOUT_NAME: &str =
+    "sessions/2026/11/30/rollout-2026-11-30T17-02-43-01a22d68-aace-71c2-bb30-4645f8d9bd84.jsonl";
+const TOOL_NAME: &str =
+    "sessions/2026/11/30/rollout-2026-11-30T17-02-45-01a22d68-b25f-76a1-9c99-f407d1024286.jsonl";
+const ERROR_NAME: &str =
+    "sessions/2026/11/30/rollout-2026-11-30T17-02-47-01a22d68-b926-7651-bc30-f981a2eda831.jsonl";
 
 #[test]
 fn rollouts_total_what_the_server_sent() {

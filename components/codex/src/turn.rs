@@ -65,7 +65,12 @@ struct ExecUsage {
 }
 
 /// Exec item types that run a tool; the model is called again after each.
-const TOOL_ITEMS: &[&str] = &["command_execution", "file_change", "mcp_tool_call", "web_search"];
+const TOOL_ITEMS: &[&str] = &[
+    "command_execution",
+    "file_change",
+    "mcp_tool_call",
+    "web_search",
+];
 
 impl ExecUsage {
     fn usage(&self, requests: u64) -> Usage {
@@ -207,9 +212,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
     let mut result = TurnResult {
         outcome: TurnOutcome::Failed,
         reply: None,
-        conversation_id: events
-            .thread_id
-            .or_else(|| banner_session(&output.stderr)),
+        conversation_id: events.thread_id.or_else(|| banner_session(&output.stderr)),
         error: None,
         usage: None,
         prompt_kind: None,
