@@ -1,12 +1,17 @@
 //! opencode's usage parsers.
 //!
 //! - `opencode-db`: rows of opencode's SQLite `message` table
-//!   (`~/.local/share/opencode/opencode.db`). The engine reads the database
-//!   and feeds one JSON object per row per line:
-//!   `{"id": "<message id>", "session_id": "<session id>", "data": {…}}`
-//!   with the `data` column parsed. Assistant messages carry
-//!   `tokens{input, output, reasoning, cache{read, write}}`, `modelID` and
-//!   `time.created` (epoch ms). One assistant message is one model call.
+//!   (`~/.local/share/opencode/opencode.db`; 1.18.33's columns are `id`,
+//!   `session_id`, `time_created`, `time_updated`, `data`, with `data` a TEXT
+//!   column holding JSON). The engine reads the database and feeds one JSON
+//!   object per row per line:
+//!   `{"id": "<message id>", "session_id": "<session id>", "data": {…}}`.
+//!   `data` may be the parsed object or the column's text as a JSON string
+//!   (what `sqlite3 -json` prints); other columns are ignored. Assistant
+//!   messages carry `tokens{input, output, reasoning, cache{read, write}}`,
+//!   `modelID` and `time.created` (epoch ms). One assistant message is one
+//!   model call. Title generation (one call per new session, no tools) is
+//!   billed but stored in no message, so it is not counted.
 //! - `opencode-json`: the stdout of `opencode run --format json`, so a saved
 //!   headless log can be tallied: each `step_finish` line's `part.tokens` is
 //!   one model call.
@@ -141,8 +146,31 @@ struct DbRow {
     #[serde(default)]
     session_id: Text,
     #[serde(default)]
-    data: Option<Message>,
+    data: DataColumn,
 }
+
+/// The `data` column: the message object, or its JSON text.
+#[derive(Default)]
+struct DataColumn(Option<Message>);
+
+impl<'de> Deserialize<'de> for DataColumn {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DataColumn, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::Null => Ok(DataColumn(None)),
+            serde_json::Value::String(text) => serde_json::from_str(&text)
+                .map(|m| DataColumn(Some(m)))
+                .map_err(D::Error::custom),
+            value => serde_json::from_value(value)
+                .map(|m| DataColumn(Some(m)))
+                .map_err(D::Error::custom),
+        }
+    }
+}
+
+/// What every readable `message` row with usage contains: `"tokens"` in an
+/// object, `\"tokens\"` in the column's JSON text.
+pub const DB_NEEDLES: &[&str] = &["\"tokens\"", "\\\"tokens\\\""];
 
 #[derive(Deserialize)]
 struct Message {
@@ -203,11 +231,11 @@ impl Rows {
     fn call(&self, line: &[u8]) -> Result<Option<Call>, ()> {
         match self.source {
             Source::Db => {
-                if !contains(line, b"\"tokens\"") {
+                if !DB_NEEDLES.iter().any(|n| contains(line, n.as_bytes())) {
                     return Ok(None);
                 }
                 let row: DbRow = serde_json::from_slice(line).map_err(|_| ())?;
-                let Some(message) = row.data else {
+                let Some(message) = row.data.0 else {
                     return Ok(None);
                 };
                 if message.role.0.as_deref() != Some("assistant") {
