@@ -6,10 +6,16 @@
 use drover_kit::FaultKind::{Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog};
 use drover_kit::faults::FaultRule;
 
-/// `● `, `⎿ ` or `✻ ` lead-ins the TUI puts before a sentence.
+/// `● `, `⎿ ` or `✻ ` lead-ins the TUI puts before a sentence, or the `-p`
+/// result object of a failed turn (2.1.332 writes `is_error` before
+/// `result`; a successful turn's reply that quotes a sentence has
+/// `is_error: false` and does not match).
 macro_rules! lead {
     ($rest:literal) => {
-        concat!(r"^(?:[●⎿✻]\s*)?", $rest)
+        concat!(
+            r#"^(?:(?:[●⎿✻]\s*)?|\{.*"is_error":\s*true\b.*"result":\s*")"#,
+            $rest
+        )
     };
 }
 

@@ -253,6 +253,14 @@ fn the_sentences_of_headless_runs_classify() {
         if let Some(fault) = fault {
             assert_eq!(fault.evidence, sentence);
         }
+        // The raw output: the result object's line.
+        let mut raw = lines(run.stdout);
+        raw.extend(lines(run.stderr));
+        let fault = classify(raw);
+        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
+        if let Some(fault) = fault {
+            assert!(fault.evidence.starts_with(r#"{"duration_api_ms":0,"#));
+        }
     }
     let text = run!("headless-error-529-text", "txt");
     let fault = classify(lines(text.stdout)).expect("classified");
