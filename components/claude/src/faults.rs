@@ -6,10 +6,16 @@
 use drover_kit::FaultKind::{Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog};
 use drover_kit::faults::FaultRule;
 
-/// `● `, `⎿ ` or `✻ ` lead-ins the TUI puts before a sentence.
+/// `● `, `⎿ ` or `✻ ` lead-ins the TUI puts before a sentence, or the `-p`
+/// result object of a failed turn (2.1.332 writes `is_error` before
+/// `result`; a successful turn's reply that quotes a sentence has
+/// `is_error: false` and does not match).
 macro_rules! lead {
     ($rest:literal) => {
-        concat!(r"^(?:[●⎿✻]\s*)?", $rest)
+        concat!(
+            r#"^(?:(?:[●⎿✻]\s*)?|\{.*"is_error":\s*true\b.*"result":\s*")"#,
+            $rest
+        )
     };
 }
 
@@ -23,6 +29,18 @@ pub const RULES: &[FaultRule] = &[
         "claude/overload-retrying",
         Overload,
         lead!(r"529 Overloaded · retrying in \d+s"),
+    ),
+    // With retries on, the sentence once they run out (2.1.332).
+    FaultRule::new(
+        "claude/overload-repeated",
+        Overload,
+        lead!(r"API Error: Repeated 529 Overloaded errors\."),
+    ),
+    // 503 is Anthropic's `overloaded_error` too (`api_error_type` in -p).
+    FaultRule::new(
+        "claude/overload-503",
+        Overload,
+        lead!(r"API Error: 503 Service unavailable\."),
     ),
     FaultRule::new(
         "claude/server-error",
@@ -74,7 +92,7 @@ pub const RULES: &[FaultRule] = &[
     FaultRule::new(
         "claude/trust-dialog",
         TrustDialog,
-        r"^\s*(?:│\s*)?Do you trust the files in this folder\?",
+        r"^\s*(?:│\s*)?(?:Do you trust the files in this folder\?|Quick safety check: Is this a project you created or one you trust\?)",
     ),
 ];
 

@@ -30,6 +30,14 @@ pub const RULES: &[ScreenRule] = &[
         r"(?i)do you trust the files in this folder|yes, i trust this folder|is this a project you created or one you trust",
         PromptKind::TrustDialog,
     ),
+    // First run without ~/.claude.json: the onboarding screen (2.1.332
+    // shows "Welcome to Claude Code v…" on its first row) waits for the user.
+    ScreenRule::blocked(
+        "claude/v1/onboarding",
+        Region::Top(2),
+        r"^\s*Welcome to Claude Code v\d",
+        PromptKind::Other,
+    ),
     ScreenRule::blocked(
         "claude/v1/api-key",
         Region::Bottom(14),

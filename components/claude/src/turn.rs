@@ -3,6 +3,16 @@
 //! "session_id":"…","usage":{…},"modelUsage":{…},"permission_denials":[…]}`.
 //! Errors print the same object with `is_error:true` and the sentence in
 //! `result`, exit code 1 and an empty stderr.
+//!
+//! `usage` is the turn's own (the sum of its API calls); `modelUsage` is the
+//! session's running total per model, so after `--resume` it also holds the
+//! earlier turns (Claude Code 2.1.332, tests/fixtures/real/claude). The turn
+//! is counted from `usage`; `modelUsage` only names the model, and splits the
+//! turn per model when its sums equal `usage`. A failed call reports all-zero
+//! usage: zero tokens and no request.
+//!
+//! Text mode (`-p` without `--output-format`) prints only the reply, or the
+//! error sentence with exit code 1.
 
 use drover_kit::usage::Count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
@@ -74,6 +84,18 @@ fn last_line(text: &str) -> Option<String> {
 
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let Some(result) = result_object(&output.stdout) else {
+        // Text mode: the reply itself on success.
+        let text = output.stdout.trim();
+        if output.exit_code == Some(0) && !text.is_empty() && !text.starts_with('{') {
+            return TurnResult {
+                outcome: TurnOutcome::Success,
+                reply: Some(text.to_string()),
+                conversation_id: None,
+                error: None,
+                usage: None,
+                prompt_kind: None,
+            };
+        }
         return TurnResult {
             outcome: if output.exit_code == Some(0) {
                 TurnOutcome::Unknown
@@ -122,45 +144,74 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 
 fn usage_of(result: &ResultObject, requests: u64) -> Option<UsageReport> {
     let session = result.session_id.clone().unwrap_or_default();
-    if let Some(models) = result.model_usage.as_ref().filter(|m| !m.is_empty()) {
-        let mut entries: Vec<UsageEntry> = models
-            .iter()
-            .map(|(model, u)| UsageEntry {
-                session: session.clone(),
-                day: String::new(),
-                model: model.clone(),
-                usage: Usage {
-                    input: u.input_tokens.0,
-                    output: u.output_tokens.0,
-                    cache_read: u.cache_read_input_tokens.0,
-                    cache_write: u.cache_creation_input_tokens.0,
-                    reasoning: 0,
-                    requests: 0,
-                },
-            })
-            .collect();
-        // The result reports turns, not calls per model: credit them to the
-        // model that did the most output.
-        if let Some(main) = entries.iter_mut().max_by_key(|e| e.usage.output) {
-            main.usage.requests = requests;
-        }
-        return Some(UsageReport {
-            entries,
-            rejected_rows: 0,
-        });
-    }
-    let u = result.usage.as_ref()?;
-    Some(UsageReport::single(
-        &session,
-        "",
-        Usage {
+    let models: Vec<(&String, Usage)> = result
+        .model_usage
+        .iter()
+        .flatten()
+        .map(|(model, u)| {
+            let usage = Usage {
+                input: u.input_tokens.0,
+                output: u.output_tokens.0,
+                cache_read: u.cache_read_input_tokens.0,
+                cache_write: u.cache_creation_input_tokens.0,
+                reasoning: 0,
+                requests: 0,
+            };
+            (model, usage)
+        })
+        .collect();
+    let turn = match result.usage.as_ref() {
+        Some(u) => Usage {
             input: u.input_tokens.0,
             output: u.output_tokens.0,
             cache_read: u.cache_read_input_tokens.0,
             cache_write: u.cache_creation_input_tokens.0,
             reasoning: 0,
-            requests,
+            requests: 0,
         },
+        // No turn figure: the per-model figures are all there is.
+        None if !models.is_empty() => models.iter().fold(Usage::ZERO, |mut sum, (_, u)| {
+            sum.add(u);
+            sum
+        }),
+        None => return None,
+    };
+    // A call that failed reports zeros: no tokens, and no request either.
+    let requests = if turn.is_zero() { 0 } else { requests };
+    let main = models
+        .iter()
+        .max_by_key(|(_, u)| u.output)
+        .map(|(m, _)| m.as_str())
+        .unwrap_or("");
+    let summed = models.iter().fold(Usage::ZERO, |mut sum, (_, u)| {
+        sum.add(u);
+        sum
+    });
+    if models.len() > 1 && summed == turn {
+        // modelUsage covers exactly this turn: keep its split. The result
+        // reports turns, not calls per model: they go to the model that did
+        // the most output.
+        let entries = models
+            .into_iter()
+            .map(|(model, usage)| UsageEntry {
+                session: session.clone(),
+                day: String::new(),
+                model: model.clone(),
+                usage: Usage {
+                    requests: if model == main { requests } else { 0 },
+                    ..usage
+                },
+            })
+            .collect();
+        return Some(UsageReport {
+            entries,
+            rejected_rows: 0,
+        });
+    }
+    Some(UsageReport::single(
+        &session,
+        main,
+        Usage { requests, ..turn },
     ))
 }
 

@@ -8,9 +8,13 @@
 //!   later copy reports more output (streaming), the difference is added.
 //! - Synthetic API-error rows (`isApiErrorMessage`, model `<synthetic>`)
 //!   count zero.
+//! - Claude Code 2.1.332 writes no `requestId` on assistant rows: it writes
+//!   an `api-request` row per call and points at it with `requestRef` (the
+//!   api-request row's `id`). `requestRef` keys the request the way
+//!   `requestId` does (tests/fixtures/real/claude).
 //! - Cumulative snapshot rows are never summed: `cost-state` rows (which
-//!   Claude Code 2.1.332 sometimes repeats unchanged) and rows that carry a
-//!   `requestRef` instead of a `requestId`.
+//!   Claude Code 2.1.332 sometimes repeats unchanged; their `modelUsage` is
+//!   the session's running total).
 //! - Cache writes come from `cache_creation_input_tokens`; the per-TTL
 //!   breakdown object is used only when that field is absent.
 //!
@@ -47,8 +51,8 @@ struct Row<'a> {
     message: Option<Message<'a>>,
     #[serde(rename = "requestId", borrow, default)]
     request_id: Option<Cow<'a, str>>,
-    #[serde(rename = "requestRef", default)]
-    request_ref: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "requestRef", borrow, default)]
+    request_ref: Option<Cow<'a, str>>,
     #[serde(rename = "sessionId", borrow, default)]
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -111,9 +115,6 @@ impl RowParser for ClaudeJsonl {
         if kind.is_some_and(|k| SNAPSHOT_KINDS.contains(&k)) {
             return;
         }
-        if row.request_id.is_none() && row.request_ref.is_some() {
-            return;
-        }
         let (message_id, model, tokens) = match row.message {
             Some(Message {
                 id,
@@ -143,7 +144,8 @@ impl RowParser for ClaudeJsonl {
             reasoning: 0,
             requests: 1,
         };
-        let key = match (message_id.as_deref(), row.request_id.as_deref()) {
+        let request = row.request_id.as_deref().or(row.request_ref.as_deref());
+        let key = match (message_id.as_deref(), request) {
             (Some(m), Some(r)) => Some(key_of(&[m, r])),
             (Some(m), None) => Some(key_of(&[m, ""])),
             (None, Some(r)) => Some(key_of(&["", r])),
@@ -224,19 +226,29 @@ mod tests {
     fn synthetic_errors_and_snapshots_are_not_summed() {
         let synthetic = r#"{"type":"assistant","isApiErrorMessage":true,"error":"server_error","apiError":"connection_failed","message":{"id":"e1","model":"<synthetic>","usage":{"input_tokens":0,"output_tokens":0}}}"#;
         let cost = r#"{"type":"cost-state","modelUsage":{"claude-opus-5-5":{"inputTokens":1201}},"usage":{"input_tokens":9999,"output_tokens":9999}}"#;
-        let by_ref = r#"{"type":"assistant","requestRef":"req_1","message":{"id":"msg_9","model":"claude-opus-5-5","usage":{"input_tokens":9999,"output_tokens":9999}}}"#;
-        let text = [
-            synthetic,
-            cost,
-            cost,
-            by_ref,
-            &row("msg_1", "req_1", 1, 2, ""),
-        ]
-        .join("\n");
+        let text = [synthetic, cost, cost, &row("msg_1", "req_1", 1, 2, "")].join("\n");
         let total = tally(&text).expect("usage").total();
         assert_eq!((total.input, total.output, total.requests), (1, 2, 1));
         // Only a synthetic row: usage is tracked, and zero.
         assert_eq!(tally(synthetic).map(|r| r.total()), Some(Usage::ZERO));
+    }
+
+    #[test]
+    fn request_refs_key_requests_like_request_ids() {
+        // 2.1.332: no requestId, a requestRef to the call's api-request row.
+        let by_ref = |msg: &str, reference: &str| {
+            format!(
+                r#"{{"type":"assistant","requestRef":"{reference}","sessionId":"s1","message":{{"id":"{msg}","model":"claude-opus-5-5","usage":{{"input_tokens":1201,"output_tokens":57}}}}}}"#
+            )
+        };
+        let text = [
+            by_ref("msg_1", "r-1"),
+            by_ref("msg_1", "r-1"), // a second content block of the same call
+            by_ref("msg_2", "r-2"),
+        ]
+        .join("\n");
+        let total = tally(&text).expect("usage").total();
+        assert_eq!((total.input, total.output, total.requests), (2402, 114, 2));
     }
 
     #[test]

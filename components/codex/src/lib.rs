@@ -9,6 +9,8 @@
 mod commands;
 mod faults;
 mod hooks;
+#[cfg(test)]
+mod real;
 mod screen;
 mod turn;
 pub mod usage;

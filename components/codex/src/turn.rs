@@ -11,6 +11,15 @@
 //! `turn.completed.usage` is the thread's running total, not the turn's:
 //! after a resume it includes every earlier turn. The engine passes what it
 //! recorded for earlier turns as `prior_usage`; it is subtracted here.
+//!
+//! Exec does not say how many API calls a turn made. Every tool item
+//! (`command_execution`, `file_change`, `mcp_tool_call`, `web_search`) is
+//! answered by one more call, so a turn counts one request plus one per tool
+//! item (the real tool turn: two calls served, one `command_execution`).
+//! Tool calls the model made in parallel in one response over-count.
+//!
+//! Without `--json` (text mode) stdout is the reply alone and stderr carries
+//! the banner, `tokens used` and `ERROR: S` lines.
 
 use drover_kit::usage::Count;
 use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
@@ -55,8 +64,16 @@ struct ExecUsage {
     reasoning_output_tokens: Count,
 }
 
+/// Exec item types that run a tool; the model is called again after each.
+const TOOL_ITEMS: &[&str] = &[
+    "command_execution",
+    "file_change",
+    "mcp_tool_call",
+    "web_search",
+];
+
 impl ExecUsage {
-    fn usage(&self) -> Usage {
+    fn usage(&self, requests: u64) -> Usage {
         Usage {
             input: self
                 .input_tokens
@@ -66,8 +83,7 @@ impl ExecUsage {
             cache_read: self.cached_input_tokens.0,
             cache_write: self.cache_write_input_tokens.0,
             reasoning: self.reasoning_output_tokens.0,
-            // exec does not count API calls; a completed turn made at least one.
-            requests: 1,
+            requests,
         }
     }
 }
@@ -83,26 +99,29 @@ struct Events {
     reply: Option<String>,
     last_error: Option<String>,
     end: Option<End>,
+    tool_items: u64,
+    saw_event: bool,
 }
 
 fn read_events(stdout: &str) -> Events {
     let mut events = Events::default();
     let lines = stdout.lines().map(str::trim).filter(|l| l.starts_with('{'));
     for event in lines.filter_map(|l| serde_json::from_str::<Event>(l).ok()) {
+        events.saw_event |= event.kind.is_some();
         match event.kind.as_deref() {
             Some("thread.started") if events.thread_id.is_none() => {
                 events.thread_id = event.thread_id.filter(|id| !id.is_empty());
             }
-            Some("item.completed") => {
-                if let Some(Item {
-                    kind,
+            Some("item.completed") => match event.item {
+                Some(Item {
+                    kind: Some(kind),
                     text: Some(text),
-                }) = event.item
-                    && kind.as_deref() == Some("agent_message")
-                {
-                    events.reply = Some(text);
-                }
-            }
+                }) if kind == "agent_message" => events.reply = Some(text),
+                Some(Item {
+                    kind: Some(kind), ..
+                }) if TOOL_ITEMS.contains(&kind.as_str()) => events.tool_items += 1,
+                _ => {}
+            },
             Some("error") => events.last_error = event.message.or(events.last_error),
             Some("turn.completed") => {
                 events.end = Some(End::Completed(event.usage.unwrap_or_default()))
@@ -143,6 +162,16 @@ fn stderr_error(stderr: &str) -> Option<String> {
         .map(|l| (*l).to_string())
 }
 
+/// The thread id text mode prints in its stderr banner (`session id: …`).
+fn banner_session(stderr: &str) -> Option<String> {
+    stderr
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("session id:"))
+        .map(str::trim)
+        .filter(|id| !id.is_empty() && !id.contains(char::is_whitespace))
+        .map(str::to_string)
+}
+
 /// The turn's own usage from the thread total. Figures that do not cover
 /// `prior` cannot be a running total (a version that reports per turn), so
 /// they are taken as they are.
@@ -168,17 +197,32 @@ fn per_turn(reported: Usage, prior: Option<&Usage>) -> Usage {
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let events = read_events(&output.stdout);
     let exited_badly = output.exit_code.is_some_and(|c| c != 0);
+    let text = output.stdout.trim();
+    if !events.saw_event && output.exit_code == Some(0) && !text.is_empty() {
+        // Text mode: stdout is the reply.
+        return TurnResult {
+            outcome: TurnOutcome::Success,
+            reply: Some(text.to_string()),
+            conversation_id: banner_session(&output.stderr),
+            error: None,
+            usage: None,
+            prompt_kind: None,
+        };
+    }
     let mut result = TurnResult {
         outcome: TurnOutcome::Failed,
         reply: None,
-        conversation_id: events.thread_id,
+        conversation_id: events.thread_id.or_else(|| banner_session(&output.stderr)),
         error: None,
         usage: None,
         prompt_kind: None,
     };
     match events.end {
         Some(End::Completed(usage)) if !exited_badly => {
-            let usage = per_turn(usage.usage(), output.prior_usage.as_ref());
+            let usage = per_turn(
+                usage.usage(1 + events.tool_items),
+                output.prior_usage.as_ref(),
+            );
             let session = result.conversation_id.clone().unwrap_or_default();
             result.outcome = TurnOutcome::Success;
             result.reply = events.reply;

@@ -37,8 +37,20 @@ macro_rules! api_code {
 
 /// The pane's error line, after its `✕` mark.
 macro_rules! pane {
-    ($rest:literal) => {
+    ($rest:expr) => {
         concat!(r"^(?:✕\s*)?\[API Error: ", $rest)
+    };
+}
+
+/// The API's error body as 0.61.0 prints it in the pane:
+/// `✕ [API Error: {"error":{"code":401,…}}]`.
+macro_rules! pane_code {
+    ($code:literal) => {
+        pane!(concat!(
+            r#"\{\s*"error"\s*:\s*\{\s*"code"\s*:\s*"#,
+            $code,
+            r"\b"
+        ))
     };
 }
 
@@ -54,13 +66,23 @@ pub const RULES: &[FaultRule] = &[
         talking!(api_code!(r"5\d\d")),
     ),
     FaultRule::new("gemini/auth", Auth, talking!(api_code!("(?:401|403)"))),
+    // 0.61.0 reports a 503 as `RetryableQuotaError: The model is overloaded.`
     FaultRule::new(
-        "gemini/quota",
-        Quota,
+        "gemini/overload-retryable",
+        Overload,
+        talking!(r"\bRetryableQuotaError: The model is overloaded\b"),
+    ),
+    // A 429 gemini-cli will retry (per-minute limits, no quota details):
+    // `RetryableQuotaError: Resource has been exhausted (e.g. check quota).`
+    FaultRule::new(
+        "gemini/rate-limit",
+        RateLimit,
         talking!(
-            r#"\b(?:(?:Retryable|Terminal)QuotaError: |_?ApiError: \{\s*"error"\s*:\s*\{\s*"code"\s*:\s*429\b)"#
+            r#"\b(?:RetryableQuotaError: |_?ApiError: \{\s*"error"\s*:\s*\{\s*"code"\s*:\s*429\b)"#
         ),
     ),
+    // Daily or otherwise exhausted quota, which retrying does not fix.
+    FaultRule::new("gemini/quota", Quota, talking!(r"\bTerminalQuotaError: ")),
     FaultRule::new(
         "gemini/network",
         Network,
@@ -83,11 +105,35 @@ pub const RULES: &[FaultRule] = &[
         RateLimit,
         r"^Attempt \d+ failed with (?:status 429|429 error \(no Retry-After header\))\. Retrying with backoff\.\.\.",
     ),
+    // The retry loop gave up (0.61.0 with `maxAttempts=1`:
+    // `Attempt 1 failed: <message>. Max attempts reached`).
     FaultRule::new(
-        "gemini/quota-max-attempts",
-        Quota,
+        "gemini/retry-exhausted-rate-limit",
+        RateLimit,
         r"^Attempt \d+ failed: Resource has been exhausted \(e\.g\. check quota\)\.\.? Max attempts reached",
     ),
+    FaultRule::new(
+        "gemini/retry-exhausted-overload",
+        Overload,
+        r#"^Attempt \d+ failed: (?:The model is overloaded\b|\{\s*"error"\s*:\s*\{\s*"code"\s*:\s*(?:503|529)\b).*Max attempts reached"#,
+    ),
+    FaultRule::new(
+        "gemini/retry-exhausted-server-error",
+        ServerError,
+        r#"^Attempt \d+ failed: \{\s*"error"\s*:\s*\{\s*"code"\s*:\s*5\d\d\b.*Max attempts reached"#,
+    ),
+    FaultRule::new(
+        "gemini/pane-overload-body",
+        Overload,
+        pane_code!("(?:503|529)"),
+    ),
+    FaultRule::new(
+        "gemini/pane-server-error-body",
+        ServerError,
+        pane_code!(r"5\d\d"),
+    ),
+    FaultRule::new("gemini/pane-auth-body", Auth, pane_code!("(?:401|403)")),
+    FaultRule::new("gemini/pane-rate-limit-body", RateLimit, pane_code!("429")),
     FaultRule::new(
         "gemini/pane-overload",
         Overload,
@@ -151,8 +197,8 @@ mod tests {
             ),
             (
                 include_str!("../fixtures/turn-429.stderr"),
-                FaultKind::Quota,
-                "gemini/quota",
+                FaultKind::RateLimit,
+                "gemini/rate-limit",
             ),
             (
                 include_str!("../fixtures/turn-401.stderr"),
@@ -196,7 +242,7 @@ mod tests {
             ),
             (
                 "Attempt 5 failed: Resource has been exhausted (e.g. check quota).. Max attempts reached",
-                FaultKind::Quota,
+                FaultKind::RateLimit,
             ),
             (
                 "Attempt 4 failed with 5xx error. Retrying with backoff...",

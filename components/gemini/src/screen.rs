@@ -2,7 +2,7 @@
 //!
 //! The input box keeps showing `Type your message or @path/to/file` while
 //! the model works, so busy evidence comes first: `(esc to cancel, 3s)` and
-//! `Executing Hooks: …`. Blocking dialogs come next; their options are
+//! a spinning `⠙ Executing Hooks: …` (a still one stays after the turn). Blocking dialogs come next; their options are
 //! numbered radio rows whose highlighted row starts with `●`, which prose in
 //! a reply never has. The braille spinner only counts after them because a
 //! pending confirmation shows a still `⠏ Waiting for user confirmation...`
@@ -25,10 +25,12 @@ pub const RULES: &[ScreenRule] = &[
         r"\(esc to cancel, \d",
         SeatState::Working,
     ),
+    // Only with its spinner: 0.61.0 leaves a still `Executing Hook(s): …`
+    // line (the hooks the last turn ran) above the ready prompt.
     ScreenRule::new(
         "gemini/v1/executing-hooks",
         Region::Bottom(12),
-        r"^\s*(?:[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s+)?Executing Hooks?: \S",
+        r"^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s+Executing Hooks?: \S",
         SeatState::Working,
     ),
     ScreenRule::blocked(

@@ -13,6 +13,17 @@
 //! The reported error is the meaningful line before it (`Error when talking
 //! to Gemini API … _ApiError: {…}`). Errors the CLI handles itself print
 //! `{"session_id":…,"error":{"type":…,"message":…,"code":…}}`.
+//!
+//! Gemini CLI 0.61.0 (tests/fixtures/real/gemini) prints that object on
+//! stderr for every API failure in JSON mode, stdout stays empty, and the
+//! exit code is the HTTP status mod 256 (500 → 244, 429 → 173; 1 for a
+//! dropped or refused connection); text mode still ends with the catch-all.
+//!
+//! Text mode (no `--output-format`): stdout is the reply alone. Stream-json:
+//! `init{session_id}`, `message{role, content, delta}` chunks, `tool_use`,
+//! `tool_result`, then `result{status, stats}`; its stats carry no thoughts
+//! count (it is `total_tokens − input_tokens − output_tokens`) and no request
+//! count (one call per model, plus one per tool call for the main model).
 
 use drover_kit::usage::count;
 use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
@@ -100,9 +111,157 @@ fn last_line(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A `stream-json` run: `None` when stdout holds no stream events.
+fn stream_json(output: &TurnOutput) -> Option<TurnResult> {
+    let mut session = None;
+    let mut reply = String::new();
+    let mut result = None;
+    let mut last_error = None;
+    let mut saw_stream = false;
+    for line in output.stdout.lines().map(str::trim) {
+        if !line.starts_with('{') {
+            continue;
+        }
+        let Ok(Value::Object(event)) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let text = |key: &str| event.get(key).and_then(Value::as_str);
+        match text("type") {
+            Some("init") => {
+                saw_stream = true;
+                session = text("session_id").map(str::to_string);
+            }
+            Some("message") if text("role") == Some("assistant") => {
+                saw_stream = true;
+                let chunk = text("content").unwrap_or("");
+                if event.get("delta").and_then(Value::as_bool) == Some(true) {
+                    reply.push_str(chunk);
+                } else {
+                    reply = chunk.to_string();
+                }
+            }
+            // The reply is what the model said after its last tool call.
+            Some("tool_use" | "tool_result") => reply.clear(),
+            Some("error") => {
+                last_error = text("message").map(str::to_string).or(last_error);
+            }
+            Some("result") => {
+                saw_stream = true;
+                result = Some(event);
+            }
+            _ => {}
+        }
+    }
+    if !saw_stream {
+        return None;
+    }
+    let succeeded = result
+        .as_ref()
+        .and_then(|r| r.get("status"))
+        .and_then(Value::as_str)
+        == Some("success")
+        && output.exit_code == Some(0);
+    let error = result
+        .as_ref()
+        .and_then(|r| r.get("error"))
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or(last_error)
+        .or_else(|| error_sentence(&output.stderr));
+    let usage = result
+        .as_ref()
+        .and_then(|r| r.get("stats"))
+        .map(|stats| stream_usage(stats, session.as_deref().unwrap_or("")));
+    Some(TurnResult {
+        outcome: if succeeded {
+            TurnOutcome::Success
+        } else if result.is_none() && output.exit_code == Some(0) {
+            TurnOutcome::Unknown
+        } else {
+            TurnOutcome::Failed
+        },
+        reply: (succeeded && !reply.is_empty()).then_some(reply),
+        conversation_id: session,
+        error: if succeeded { None } else { error },
+        usage,
+        prompt_kind: None,
+    })
+}
+
+/// Stream-json `result.stats`: per model (or overall) `input_tokens`
+/// (prompt, with the cached part), `output_tokens` (candidates), `cached`,
+/// `input`, `total_tokens`.
+fn stream_usage(stats: &Value, session: &str) -> UsageReport {
+    let one = |tokens: &Value| {
+        let field = |name: &str| count(tokens.get(name));
+        let prompt = field("input_tokens");
+        let candidates = field("output_tokens");
+        let cached = field("cached");
+        let thoughts = field("total_tokens").saturating_sub(prompt.saturating_add(candidates));
+        Usage {
+            input: tokens
+                .get("input")
+                .map_or(prompt.saturating_sub(cached), |i| count(Some(i))),
+            output: candidates.saturating_add(thoughts),
+            cache_read: cached,
+            cache_write: 0,
+            reasoning: thoughts,
+            requests: 1,
+        }
+    };
+    let mut entries: Vec<UsageEntry> = match stats.get("models").and_then(Value::as_object) {
+        Some(models) if !models.is_empty() => models
+            .iter()
+            .map(|(model, tokens)| UsageEntry {
+                session: session.to_string(),
+                day: String::new(),
+                model: model.clone(),
+                usage: one(tokens),
+            })
+            .collect(),
+        _ => vec![UsageEntry {
+            session: session.to_string(),
+            day: String::new(),
+            model: String::new(),
+            usage: one(stats),
+        }],
+    };
+    entries.retain(|e| {
+        !Usage {
+            requests: 0,
+            ..e.usage
+        }
+        .is_zero()
+    });
+    let tool_calls = count(stats.get("tool_calls"));
+    if let Some(main) = entries.iter_mut().max_by_key(|e| e.usage.output) {
+        main.usage.requests = main.usage.requests.saturating_add(tool_calls);
+    }
+    UsageReport {
+        entries,
+        rejected_rows: 0,
+    }
+}
+
 pub fn parse(output: &TurnOutput) -> TurnResult {
+    if let Some(result) = stream_json(output) {
+        return result;
+    }
     let object = output_object(&output.stdout).or_else(|| output_object(&output.stderr));
     let Some(object) = object else {
+        // Text mode: the reply itself on success.
+        let text = output.stdout.trim();
+        if output.exit_code == Some(0) && !text.is_empty() && !text.starts_with('{') {
+            return TurnResult {
+                outcome: TurnOutcome::Success,
+                reply: Some(text.to_string()),
+                conversation_id: None,
+                error: None,
+                usage: None,
+                prompt_kind: None,
+            };
+        }
         return TurnResult {
             outcome: if output.exit_code == Some(0) {
                 TurnOutcome::Unknown

@@ -12,7 +12,7 @@
 
 use regex_lite::Regex;
 
-use crate::patterns::compiled;
+use crate::patterns::{ascii_spaces, compiled};
 
 use crate::{Fault, FaultKind};
 
@@ -92,7 +92,8 @@ pub fn classify(
         } else {
             raw.as_str()
         };
-        let line = line.trim();
+        let spaced = ascii_spaces(line);
+        let line = spaced.trim();
         if line.is_empty() {
             continue;
         }
@@ -244,6 +245,19 @@ mod tests {
             classify(RULES, &[], &only).map(|f| f.kind),
             Some(FaultKind::Unknown)
         );
+    }
+
+    #[test]
+    fn no_break_spaces_read_as_spaces() {
+        // Claude Code prints `⎿` + U+00A0 before an error sentence.
+        let rules = [FaultRule::new(
+            "t/key",
+            FaultKind::Auth,
+            r"^(?:⎿\s*)?Invalid API key · ",
+        )];
+        let line = "  ⎿ \u{a0} Invalid API key · Fix external API key".to_string();
+        let fault = classify(&rules, &[], &[line]).expect("classified");
+        assert_eq!(fault.evidence, "⎿   Invalid API key · Fix external API key");
     }
 
     #[test]

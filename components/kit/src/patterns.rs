@@ -6,6 +6,7 @@
 //! and linear-time matching, which is all rules over a screen or a log tail
 //! need. An invalid pattern is cached as `None`.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -35,9 +36,22 @@ pub fn compiled(pattern: &str) -> Option<Regex> {
     })
 }
 
+/// `text` with every non-ASCII whitespace character (the no-break space
+/// U+00A0 that Claude Code's TUI prints after `❯` and `⎿`, U+202F, U+3000, …)
+/// turned into an ASCII space. regex-lite's `\s` is ASCII-only, so rules
+/// written with `\s` would otherwise miss text captured from real panes.
+pub fn ascii_spaces(text: &str) -> Cow<'_, str> {
+    let odd = |c: char| !c.is_ascii() && c.is_whitespace();
+    if !text.contains(odd) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().map(|c| if odd(c) { ' ' } else { c }).collect())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::compiled;
+    use super::{ascii_spaces, compiled};
+    use std::borrow::Cow;
 
     #[test]
     fn compiles_once_and_remembers_failures() {
@@ -45,5 +59,15 @@ mod tests {
         assert!(compiled(r"^a+$").is_some());
         assert!(compiled("(unclosed").is_none());
         assert!(compiled("(unclosed").is_none());
+    }
+
+    #[test]
+    fn unicode_spaces_become_ascii() {
+        assert_eq!(ascii_spaces("❯\u{a0}Resend"), "❯ Resend");
+        assert_eq!(ascii_spaces("a\u{202f}b\u{3000}c\td"), "a b c\td");
+        assert!(matches!(ascii_spaces("plain ❯ text"), Cow::Borrowed(_)));
+        let rule = compiled(r"^❯\s+Resend").expect("compiles");
+        assert!(!rule.is_match("❯\u{a0}Resend"));
+        assert!(rule.is_match(&ascii_spaces("❯\u{a0}Resend")));
     }
 }

@@ -8,7 +8,7 @@
 //! prompt box or at numbered choices, so prose that merely asks a question in
 //! the transcript does not read as a blocking prompt.
 
-use crate::patterns::compiled;
+use crate::patterns::{ascii_spaces, compiled};
 
 use crate::{PromptKind, Screen, ScreenReading, SeatState};
 
@@ -67,13 +67,17 @@ impl ScreenRule {
 }
 
 /// Applies `rules` in order; `unknown` (rule `none`) when nothing matches.
+/// Non-ASCII spaces (tmux captures Claude's `❯` prompt with a no-break
+/// space after it) are read as ASCII spaces.
 pub fn read(rules: &[ScreenRule], screen: &Screen) -> ScreenReading {
-    let rows: Vec<&str> = screen.rows.iter().map(|r| r.trim_end()).collect();
+    let spaced: Vec<_> = screen.rows.iter().map(|r| ascii_spaces(r)).collect();
+    let rows: Vec<&str> = spaced.iter().map(|r| r.trim_end()).collect();
+    let title = ascii_spaces(&screen.title);
     for rule in rules {
         let Some(regex) = compiled(rule.pattern) else {
             continue;
         };
-        let candidates = region_rows(rule.region, &rows, &screen.title);
+        let candidates = region_rows(rule.region, &rows, &title);
         if let Some(hit) = candidates.iter().find(|row| regex.is_match(row)) {
             return ScreenReading {
                 state: rule.state,
@@ -191,6 +195,19 @@ mod tests {
             (reading.state, reading.prompt_kind),
             (SeatState::Blocked, Some(PromptKind::Permission))
         );
+    }
+
+    #[test]
+    fn no_break_spaces_read_as_spaces() {
+        // `❯` + U+00A0, as tmux captures Claude Code's prompt row.
+        let s = screen("● hello\n\n❯\u{a0}\n");
+        let reading = read(RULES, &s);
+        assert_eq!(
+            (reading.state, reading.evidence.as_str()),
+            (SeatState::Idle, "❯")
+        );
+        let busy = screen("✻ Thinking…\u{a0}(esc\u{a0}to\u{a0}interrupt)\n❯ \n");
+        assert_eq!(read(RULES, &busy).state, SeatState::Working);
     }
 
     #[test]

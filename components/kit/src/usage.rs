@@ -254,6 +254,30 @@ pub fn day_of(timestamp: &str) -> &str {
     }
 }
 
+/// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds; empty for 0 and for
+/// times past year 9999 (neither is a real message time). opencode and Qwen Code write epoch
+/// milliseconds where other CLIs write ISO dates.
+pub fn day_of_millis(millis: u64) -> String {
+    if millis == 0 {
+        return String::new();
+    }
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let days = (millis / 86_400_000) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    if year > 9999 {
+        return String::new();
+    }
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
 /// A stable 64-bit key for dedupe sets (FNV-1a; deterministic across runs,
 /// unlike the std hasher's random keys).
 pub fn key_of(parts: &[&str]) -> u64 {
@@ -365,6 +389,19 @@ mod tests {
         tally.begin_file("b".to_string());
         tally.feed(b"8".to_vec()).expect("feeds");
         assert_eq!(tally.finish().expect("usage").total().input, 15);
+    }
+
+    #[test]
+    fn epoch_millis_become_utc_days() {
+        assert_eq!(day_of_millis(1_796_032_800_000), "2026-11-30");
+        assert_eq!(day_of_millis(1_796_083_199_000), "2026-11-30");
+        assert_eq!(day_of_millis(1_796_083_200_000), "2026-12-01");
+        assert_eq!(day_of_millis(951_782_400_000), "2000-02-29");
+        assert_eq!(day_of_millis(1_835_438_400_000), "2028-02-29");
+        assert_eq!(day_of_millis(1), "1970-01-01");
+        assert_eq!(day_of_millis(253_402_297_200_000), "9999-12-31");
+        assert_eq!(day_of_millis(0), "");
+        assert_eq!(day_of_millis(u64::MAX), "");
     }
 
     #[test]

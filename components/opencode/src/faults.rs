@@ -15,7 +15,40 @@ macro_rules! json_error {
     };
 }
 
+/// The TUI shows a failed turn's error as a message row after `┃`, and a
+/// retrying one in the status line after its `■⬝` progress bar (1.18.33).
+macro_rules! pane {
+    ($rest:literal) => {
+        concat!(r"^(?:┃\s+|[■⬝]+\s+)", $rest)
+    };
+}
+
 pub const RULES: &[FaultRule] = &[
+    FaultRule::new(
+        "opencode/pane-network",
+        Network,
+        pane!(r"(?:Cannot connect to API|Unable to connect)\b"),
+    ),
+    FaultRule::new(
+        "opencode/pane-auth",
+        Auth,
+        pane!(r"(?:Incorrect API key provided|Invalid API key)\b"),
+    ),
+    FaultRule::new(
+        "opencode/pane-rate-limit",
+        RateLimit,
+        pane!(r"Rate limit reached\b"),
+    ),
+    FaultRule::new(
+        "opencode/pane-overload",
+        Overload,
+        pane!(r"The (?:server|engine) is currently overloaded\b"),
+    ),
+    FaultRule::new(
+        "opencode/pane-server-error",
+        ServerError,
+        pane!(r"The server had an error while processing your request\b"),
+    ),
     FaultRule::new(
         "opencode/network",
         Network,
@@ -67,6 +100,12 @@ pub const RULES: &[FaultRule] = &[
         "opencode/json-server-error",
         ServerError,
         json_error!(r#""statusCode":\s*5\d\d\b"#),
+    ),
+    // A dropped or refused connection has no status code (1.18.33).
+    FaultRule::new(
+        "opencode/json-network",
+        Network,
+        json_error!(r#""message":\s*"(?:Cannot connect to API|Unable to connect)\b"#),
     ),
 ];
 

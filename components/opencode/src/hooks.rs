@@ -69,7 +69,10 @@ pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent,
         .or_else(|| nested(&payload, &["sessionID"], &mut found))
         .or_else(|| nested(&payload, &["info", "id"], &mut found));
     event.cwd = payload.cwd();
-    let child = nested(&payload, &["info", "parentID"], &mut found).is_some();
+    // `info` is a session only on session events: on `message.updated` it is
+    // the message, whose `parentID` names the user message it answers.
+    let child = native.starts_with("session.")
+        && nested(&payload, &["info", "parentID"], &mut found).is_some();
     event.subagent = payload.flag(&["subagent"]) == Some(true) || child;
     match kind {
         CanonicalEvent::StopFailure => {

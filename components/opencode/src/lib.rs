@@ -10,6 +10,8 @@ mod commands;
 mod faults;
 mod hooks;
 mod plugin;
+#[cfg(test)]
+mod real;
 mod screen;
 mod shell;
 mod turn;
@@ -46,7 +48,7 @@ impl Guest for Opencode {
             usage_parsers: vec![
                 UsageParser {
                     name: usage::DB.to_string(),
-                    needles: vec!["\"tokens\"".to_string()],
+                    needles: usage::DB_NEEDLES.iter().map(|n| n.to_string()).collect(),
                 },
                 UsageParser {
                     name: usage::JSON.to_string(),

@@ -45,6 +45,15 @@ pub const RULES: &[ScreenRule] = &[
         r"^\s*[┃│]?\s*Ask anything\b",
         SeatState::Idle,
     ),
+    // In a session the input box is empty (no placeholder) once a turn has
+    // run; the status line under it then shows the command hint, with no
+    // busy hint before it (1.18.33).
+    ScreenRule::new(
+        "opencode/v1/session-footer",
+        Region::Bottom(2),
+        r"\bctrl\+p commands\b",
+        SeatState::Idle,
+    ),
 ];
 
 #[cfg(test)]

@@ -10,7 +10,12 @@
 //! builds also end with `{"type": "done", "rejected": […]}`.
 //!
 //! Token counts are per step, so a resumed turn (`--session`) reports only
-//! its own calls and `prior_usage` is not needed.
+//! its own calls and `prior_usage` is not needed. Title generation (one
+//! call without tools when a session starts) is billed but prints no step.
+//!
+//! 1.18.33 with `--format json` (tests/fixtures/real/opencode) reports API
+//! failures only as the stdout `error` event, with an empty stderr. Text
+//! mode (no `--format`) prints the reply alone on stdout.
 
 use std::collections::HashSet;
 
@@ -172,6 +177,14 @@ fn clean_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Text-mode output: stdout that holds no JSON event line.
+fn text_reply(stdout: &str) -> Option<String> {
+    let text = strip_ansi(stdout.trim());
+    let text = text.trim();
+    let json = text.lines().any(|l| l.trim_start().starts_with('{'));
+    (!text.is_empty() && !json).then(|| text.to_string())
+}
+
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let mut events = read_events(&output.stdout);
     let stderr = clean_lines(&output.stderr);
@@ -199,6 +212,16 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         (TurnOutcome::Blocked, Some(PromptKind::Permission))
     } else if events.saw_steps || reply.is_some() {
         (TurnOutcome::Success, None)
+    } else if let Some(text) = text_reply(&output.stdout) {
+        // Text mode: stdout is the reply.
+        return TurnResult {
+            outcome: TurnOutcome::Success,
+            reply: Some(text),
+            conversation_id: None,
+            error: None,
+            usage: None,
+            prompt_kind: None,
+        };
     } else {
         (TurnOutcome::Unknown, None)
     };

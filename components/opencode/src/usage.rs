@@ -1,12 +1,17 @@
 //! opencode's usage parsers.
 //!
 //! - `opencode-db`: rows of opencode's SQLite `message` table
-//!   (`~/.local/share/opencode/opencode.db`). The engine reads the database
-//!   and feeds one JSON object per row per line:
-//!   `{"id": "<message id>", "session_id": "<session id>", "data": {…}}`
-//!   with the `data` column parsed. Assistant messages carry
-//!   `tokens{input, output, reasoning, cache{read, write}}`, `modelID` and
-//!   `time.created` (epoch ms). One assistant message is one model call.
+//!   (`~/.local/share/opencode/opencode.db`; 1.18.33's columns are `id`,
+//!   `session_id`, `time_created`, `time_updated`, `data`, with `data` a TEXT
+//!   column holding JSON). The engine reads the database and feeds one JSON
+//!   object per row per line:
+//!   `{"id": "<message id>", "session_id": "<session id>", "data": {…}}`.
+//!   `data` may be the parsed object or the column's text as a JSON string
+//!   (what `sqlite3 -json` prints); other columns are ignored. Assistant
+//!   messages carry `tokens{input, output, reasoning, cache{read, write}}`,
+//!   `modelID` and `time.created` (epoch ms). One assistant message is one
+//!   model call. Title generation (one call per new session, no tools) is
+//!   billed but stored in no message, so it is not counted.
 //! - `opencode-json`: the stdout of `opencode run --format json`, so a saved
 //!   headless log can be tallied: each `step_finish` line's `part.tokens` is
 //!   one model call.
@@ -20,7 +25,7 @@
 use std::collections::HashSet;
 
 use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, key_of};
+use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, day_of_millis, key_of};
 use serde::Deserialize;
 
 pub const DB: &str = "opencode-db";
@@ -89,29 +94,6 @@ impl Tokens {
     }
 }
 
-/// `YYYY-MM-DD` (UTC) of a Unix time in milliseconds; empty for 0 and for
-/// times past year 9999 (neither is a real message time).
-pub(crate) fn day_of_millis(millis: u64) -> String {
-    if millis == 0 {
-        return String::new();
-    }
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let days = (millis / 86_400_000) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    if year > 9999 {
-        return String::new();
-    }
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 #[derive(Clone, Copy)]
 enum Source {
     Db,
@@ -141,8 +123,31 @@ struct DbRow {
     #[serde(default)]
     session_id: Text,
     #[serde(default)]
-    data: Option<Message>,
+    data: DataColumn,
 }
+
+/// The `data` column: the message object, or its JSON text.
+#[derive(Default)]
+struct DataColumn(Option<Message>);
+
+impl<'de> Deserialize<'de> for DataColumn {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<DataColumn, D::Error> {
+        use serde::de::Error;
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::Null => Ok(DataColumn(None)),
+            serde_json::Value::String(text) => serde_json::from_str(&text)
+                .map(|m| DataColumn(Some(m)))
+                .map_err(D::Error::custom),
+            value => serde_json::from_value(value)
+                .map(|m| DataColumn(Some(m)))
+                .map_err(D::Error::custom),
+        }
+    }
+}
+
+/// What every readable `message` row with usage contains: `"tokens"` in an
+/// object, `\"tokens\"` in the column's JSON text.
+pub const DB_NEEDLES: &[&str] = &["\"tokens\"", "\\\"tokens\\\""];
 
 #[derive(Deserialize)]
 struct Message {
@@ -203,11 +208,11 @@ impl Rows {
     fn call(&self, line: &[u8]) -> Result<Option<Call>, ()> {
         match self.source {
             Source::Db => {
-                if !contains(line, b"\"tokens\"") {
+                if !DB_NEEDLES.iter().any(|n| contains(line, n.as_bytes())) {
                     return Ok(None);
                 }
                 let row: DbRow = serde_json::from_slice(line).map_err(|_| ())?;
-                let Some(message) = row.data else {
+                let Some(message) = row.data.0 else {
                     return Ok(None);
                 };
                 if message.role.0.as_deref() != Some("assistant") {
@@ -299,19 +304,6 @@ mod tests {
             }
         }
         t.finish()
-    }
-
-    #[test]
-    fn epoch_millis_become_utc_days() {
-        assert_eq!(day_of_millis(1_796_032_800_000), "2026-11-30");
-        assert_eq!(day_of_millis(1_796_083_199_000), "2026-11-30");
-        assert_eq!(day_of_millis(1_796_083_200_000), "2026-12-01");
-        assert_eq!(day_of_millis(951_782_400_000), "2000-02-29");
-        assert_eq!(day_of_millis(1_835_438_400_000), "2028-02-29");
-        assert_eq!(day_of_millis(1), "1970-01-01");
-        assert_eq!(day_of_millis(253_402_297_200_000), "9999-12-31");
-        assert_eq!(day_of_millis(0), "");
-        assert_eq!(day_of_millis(u64::MAX), "");
     }
 
     #[test]

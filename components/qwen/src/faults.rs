@@ -8,12 +8,13 @@
 use drover_kit::FaultKind::{Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog};
 use drover_kit::faults::FaultRule;
 
-/// The optional `│ ` border and `✕ ` error mark before a sentence, then the
+/// The optional `│ ` border and `✕ ` error mark before a sentence (or the
+/// `"message": "` of the JSON error object `-p` ends stderr with), then the
 /// optional retry notice in front of the bracketed error.
 macro_rules! api_error {
     ($rest:literal) => {
         concat!(
-            r"^(?:│\s*)?(?:[✕✗]\s*)?(?:Retrying in \d+s \(attempt \d+/\d+\): )?\[API Error: ",
+            r#"^(?:"message":\s*")?(?:│\s*)?(?:[✕✗]\s*)?(?:Retrying in \d+s \(attempt \d+/\d+\): )?\[API Error: "#,
             $rest
         )
     };
@@ -21,10 +22,13 @@ macro_rules! api_error {
 
 pub const RULES: &[FaultRule] = &[
     // Quota before rate limit: both are 429s, the words tell them apart.
+    // Inside the brackets only: 0.24.4 follows every 429 with "Possible
+    // quota limitations in place or slow response times detected", which
+    // says nothing about this 429.
     FaultRule::new(
         "qwen/quota",
         Quota,
-        api_error!(r"429\b.*(?i:quota|billing|insufficient balance|free allocated)"),
+        api_error!(r"429\b[^\]]*(?i:quota|billing|insufficient balance|free allocated)"),
     ),
     FaultRule::new("qwen/rate-limit", RateLimit, api_error!(r"429\b")),
     FaultRule::new("qwen/auth", Auth, api_error!(r"(?:401|403)\b")),

@@ -10,6 +10,8 @@
 mod commands;
 mod faults;
 mod hooks;
+#[cfg(test)]
+mod real;
 mod screen;
 mod turn;
 pub mod usage;
@@ -50,16 +52,22 @@ impl Guest for Qwen {
                 Capability::Screen,
             ],
             dialects: vec!["claude-settings-json".to_string()],
-            usage_parsers: vec![UsageParser {
-                name: PARSER.to_string(),
-                needles: vec!["\"usageMetadata\"".to_string()],
-            }],
+            usage_parsers: vec![
+                UsageParser {
+                    name: PARSER.to_string(),
+                    needles: vec!["\"usageMetadata\"".to_string()],
+                },
+                UsageParser {
+                    name: usage::RECORD_PARSER.to_string(),
+                    needles: vec!["\"models\"".to_string()],
+                },
+            ],
             location_env: LOCATION_ENV.iter().map(|v| v.to_string()).collect(),
             limitations: vec![
                 "an interactive pane cannot tell done from idle; the Stop hook can".to_string(),
                 "a headless turn against an unreachable API prints nothing and never gives up; only the engine's deadline ends it".to_string(),
-                "headless usage counts every API call of the process, including Qwen's managed-auto-memory-extractor; the chat transcript only holds the calls it records as assistant rows".to_string(),
-                "~/.qwen/usage_record.jsonl (cumulative per-session totals) is not read: added to the chats it would count twice".to_string(),
+                "headless usage counts every API call of the process, including Qwen's managed-auto-memory-extractor; the chat transcript (qwen-chat) misses those calls, ~/.qwen/usage_record.jsonl (qwen-usage-record) has them but covers headless runs only".to_string(),
+                "transcript-locations offers the files of the profile's usage parser only, so the chats and usage_record.jsonl are never added together".to_string(),
             ],
         }
     }
@@ -103,14 +111,19 @@ impl Guest for Qwen {
         hooks::parse(&profile, &native_event, &payload)
     }
 
-    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+    fn transcript_locations(profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
         let (base, prefix) = data_root(&context);
-        let pattern = format!("{prefix}projects/*/chats/*.jsonl");
+        // The two parsers describe the same calls: offer one set of files.
+        let (pattern, parser) = if profile.usage_parser == usage::RECORD_PARSER {
+            (format!("{prefix}usage_record.jsonl"), usage::RECORD_PARSER)
+        } else {
+            (format!("{prefix}projects/*/chats/*.jsonl"), PARSER)
+        };
         vec![TranscriptGlob {
             base,
             pattern,
             format: "jsonl".to_string(),
-            parser: PARSER.to_string(),
+            parser: parser.to_string(),
         }]
     }
 

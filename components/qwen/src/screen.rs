@@ -55,7 +55,7 @@ pub const RULES: &[ScreenRule] = &[
     ScreenRule::blocked(
         "qwen/v1/auth",
         Region::Bottom(20),
-        r"(?i)^\s*│?\s*(?:how would you like to authenticate|get started)\b",
+        r"(?i)^\s*│?\s*(?:how would you like to authenticate|get started|connect a provider)\b",
         PromptKind::Other,
     ),
     ScreenRule::blocked(
@@ -68,6 +68,14 @@ pub const RULES: &[ScreenRule] = &[
         "qwen/v1/prompt",
         Region::Bottom(8),
         r"^\s*│?\s*[>*!]?\s*Type your (?:message or @path/to/file|shell command)",
+        SeatState::Idle,
+    ),
+    // Typed text, or the follow-up Qwen proposes after a reply (`> OK`), in
+    // the unboxed input row of 0.24.4; transcript rows are indented.
+    ScreenRule::new(
+        "qwen/v1/typed-input",
+        Region::Bottom(5),
+        r"^>\s+\S",
         SeatState::Idle,
     ),
     ScreenRule::new(

@@ -5,9 +5,17 @@
 //! and a final `result` `{subtype, is_error, result, session_id, usage,
 //! stats}`. `result.usage` sums every call of the process (the main turn and
 //! the managed-auto-memory-extractor) and its `input_tokens` includes the
-//! cached tokens (6202 = 2 × prompt 3101 with 600 cached). The figures are per
-//! process, not per conversation, so `prior_usage` is not needed after a
-//! resume. API errors go to stderr only (`[API Error: 500 …]`), exit code 1.
+//! cached tokens (6202 = 2 × prompt 3101 with 600 cached).
+//!
+//! Qwen Code 0.24.4 (tests/fixtures/real/qwen): after `--resume` the figures
+//! are the conversation's running total (the resumed turn of two calls
+//! reported four), so `prior_usage`, what drover recorded for the earlier
+//! turns, is subtracted when the report covers it. A failed turn still prints
+//! the array, with `result.is_error`, `subtype: error_during_execution` and
+//! the sentence in `result.error.message` (no `result` text); stderr ends
+//! with `{"error":{"type","message","code"}}` (`AlreadyReportedError`, or
+//! `FatalCancellationError` "Operation cancelled." when the run was killed).
+//! Text mode prints the reply alone, or `[API Error: …]` on stderr.
 
 use drover_kit::usage::Count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
@@ -142,9 +150,28 @@ fn strip_ansi(line: &str) -> String {
     out
 }
 
-/// The CLI's error sentence: the newest `[API Error: …]` line (a retry
-/// notice ends in one too), else the last non-empty line.
+/// The `message` of the `{"error":{"type","message","code"}}` object Qwen
+/// ends stderr with (pretty-printed over several lines).
+fn stderr_error_object(text: &str) -> Option<String> {
+    let start = text
+        .rfind("\n{")
+        .map_or_else(|| text.find('{'), |at| Some(at + 1))?;
+    let value: Value = serde_json::from_str(text[start..].trim()).ok()?;
+    value
+        .get("error")?
+        .get("message")?
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// The CLI's error sentence: the message of its closing error object, else
+/// the newest `[API Error: …]` line (a retry notice ends in one too), else
+/// the last non-empty line.
 fn error_line(text: &str) -> Option<String> {
+    if let Some(message) = stderr_error_object(text) {
+        return Some(message);
+    }
     let lines: Vec<String> = text
         .lines()
         .map(|l| strip_ansi(l).trim().to_string())
@@ -164,6 +191,19 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         .find(|m| kind_of(m) == Some("system"))
         .and_then(|m| text(m, "session_id"));
     let Some(result) = messages.iter().rev().find(|m| kind_of(m) == Some("result")) else {
+        // Text mode: the reply itself on success.
+        let text = strip_ansi(output.stdout.trim());
+        let text = text.trim();
+        if output.exit_code == Some(0) && !text.is_empty() && messages.is_empty() {
+            return TurnResult {
+                outcome: TurnOutcome::Success,
+                reply: Some(text.to_string()),
+                conversation_id: None,
+                error: None,
+                usage: None,
+                prompt_kind: None,
+            };
+        }
         return TurnResult {
             outcome: if output.exit_code == Some(0) {
                 TurnOutcome::Unknown
@@ -193,18 +233,60 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         (TurnOutcome::Success, None)
     };
     let reply = text(result, "result");
+    let own_error = result
+        .get("error")
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    let usage = usage_of(result, &messages, session.as_deref().unwrap_or(""))
+        .map(|report| per_turn(report, output.prior_usage.as_ref()));
     TurnResult {
         outcome,
         reply: if failed { None } else { reply.clone() },
         conversation_id: session.clone(),
         error: if failed {
-            reply.or_else(|| error_line(&output.stderr))
+            own_error.or(reply).or_else(|| error_line(&output.stderr))
         } else {
             None
         },
-        usage: usage_of(result, &messages, session.as_deref().unwrap_or("")),
+        usage,
         prompt_kind,
     }
+}
+
+/// The turn's own usage from a running total: `prior` (drover's record of
+/// the earlier turns) is taken off the entries in order, field by field.
+/// A report that does not cover `prior` is already per turn and is kept.
+fn per_turn(mut report: UsageReport, prior: Option<&Usage>) -> UsageReport {
+    let Some(prior) = prior else {
+        return report;
+    };
+    let total = report.total();
+    let covers = total.input >= prior.input
+        && total.output >= prior.output
+        && total.cache_read >= prior.cache_read
+        && total.cache_write >= prior.cache_write
+        && total.reasoning >= prior.reasoning
+        && total.requests >= prior.requests;
+    if !covers || prior.is_zero() {
+        return report;
+    }
+    let mut left = *prior;
+    for entry in &mut report.entries {
+        let taken = Usage {
+            input: left.input.min(entry.usage.input),
+            output: left.output.min(entry.usage.output),
+            cache_read: left.cache_read.min(entry.usage.cache_read),
+            cache_write: left.cache_write.min(entry.usage.cache_write),
+            reasoning: left.reasoning.min(entry.usage.reasoning),
+            requests: left.requests.min(entry.usage.requests),
+        };
+        entry.usage = entry.usage.minus(&taken);
+        left = left.minus(&taken);
+    }
+    report.entries.retain(|e| !e.usage.is_zero());
+    report
 }
 
 /// Per-model usage from `stats.models` when it accounts for the whole
@@ -232,22 +314,37 @@ fn usage_of(
         });
     }
     let u = summed?;
-    let calls = messages
+    // Calls the stream shows (assistant messages with usage), plus one when
+    // the summed prompt tokens exceed theirs: the memory extractor's call,
+    // which prints no message (stream-json carries no stats to count it).
+    let shown: Vec<u64> = messages
         .iter()
         .filter(|m| kind_of(m) == Some("assistant"))
-        .filter(|m| m.get("message").and_then(|msg| msg.get("usage")).is_some())
-        .count() as u64;
+        .filter_map(|m| m.get("message").and_then(|msg| msg.get("usage")))
+        .filter_map(|usage| serde_json::from_value::<ResultUsage>(usage.clone()).ok())
+        .map(|usage| usage.input_tokens.0)
+        .filter(|&prompt| prompt > 0)
+        .collect();
+    let shown_prompt = shown.iter().fold(0u64, |sum, p| sum.saturating_add(*p));
+    let unseen = u64::from(u.input_tokens.0 > shown_prompt);
+    let usage = Usage {
+        input: u.input_tokens.0.saturating_sub(u.cache_read_input_tokens.0),
+        output: u.output_tokens.0,
+        cache_read: u.cache_read_input_tokens.0,
+        cache_write: u.cache_creation_input_tokens.0,
+        reasoning: 0,
+        requests: 0,
+    };
+    // A failed turn reports zeros: no tokens, and no request either.
+    let requests = if usage.is_zero() {
+        0
+    } else {
+        (shown.len() as u64 + unseen).max(1)
+    };
     Some(UsageReport::single(
         session,
         "",
-        Usage {
-            input: u.input_tokens.0.saturating_sub(u.cache_read_input_tokens.0),
-            output: u.output_tokens.0,
-            cache_read: u.cache_read_input_tokens.0,
-            cache_write: u.cache_creation_input_tokens.0,
-            reasoning: 0,
-            requests: calls.max(1),
-        },
+        Usage { requests, ..usage },
     ))
 }
 
@@ -335,9 +432,11 @@ mod tests {
             .usage
             .expect("usage")
             .total();
+        // One assistant message shows 3101 of the 6202 prompt tokens: the
+        // memory extractor's call is the other one (as in the real stream).
         assert_eq!(
             (u.input, u.output, u.cache_read, u.requests),
-            (5602, 154, 600, 1)
+            (5602, 154, 600, 2)
         );
         // A stats layout that does not add up to the summed usage is ignored.
         let odd = SUCCESS.replace("\"prompt\": 6202", "\"promptTokens\": 6202");
@@ -345,7 +444,7 @@ mod tests {
             .usage
             .expect("usage")
             .total();
-        assert_eq!((u.input, u.requests), (5602, 1));
+        assert_eq!((u.input, u.requests), (5602, 2));
     }
 
     #[test]

@@ -15,21 +15,46 @@
 //!   session's calls and count there, not again in the fork.
 //! - `~/.qwen/usage_record.jsonl` holds cumulative per-session totals; it is
 //!   a different file and is never mixed in.
+//!
+//! The chats miss calls: Qwen Code 0.24.4 makes a managed-auto-memory-
+//! extractor call after each headless turn, billed like any other, that no
+//! chat row records (tests/fixtures/real/qwen: the success + resume session
+//! made four calls, its chat holds two).
+//!
+//! The `qwen-usage-record` parser reads `~/.qwen/usage_record.jsonl` instead:
+//! one row per headless process, `{sessionId, timestamp (epoch ms), models:
+//! {<model>: {requests, inputTokens, outputTokens, cachedTokens,
+//! thoughtsTokens, totalTokens}}}`, a running total per session (a resumed
+//! session's row includes the earlier processes). Each row adds its growth
+//! over the session's previous row; a row lower than the previous one starts
+//! over. Growth without tokens (failed attempts, which `requests` counts too)
+//! is no request. It matches the server's count of answered calls, memory
+//! extractor included; a process whose calls partly failed over-counts
+//! requests by its failed attempts. Interactive sessions write no row.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, day_of, key_of};
+use drover_kit::usage::{
+    Count, Ledger, ParserSet, RowParser, contains, day_of, day_of_millis, key_of,
+};
 use serde::Deserialize;
 
 pub struct Parsers;
 
 impl ParserSet for Parsers {
     fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        (name == crate::PARSER).then(|| Box::new(QwenChat::default()) as Box<dyn RowParser>)
+        match name {
+            crate::PARSER => Some(Box::new(QwenChat::default())),
+            RECORD_PARSER => Some(Box::new(UsageRecord::default())),
+            _ => None,
+        }
     }
 }
+
+/// The parser for `~/.qwen/usage_record.jsonl`.
+pub const RECORD_PARSER: &str = "qwen-usage-record";
 
 /// Output and reasoning from Gemini-style counts. Gemini reports thoughts
 /// apart from candidates (total = prompt + candidates + thoughts), while
@@ -178,6 +203,114 @@ impl RowParser for QwenChat {
         ledger.add_at(cell, &usage);
         if let Some(key) = key {
             self.seen.insert(key, (cell, usage));
+        }
+    }
+}
+
+/// `usage_record.jsonl`: running totals per (session, model).
+#[derive(Default)]
+pub struct UsageRecord {
+    last: HashMap<(String, String), Usage>,
+    file_session: String,
+}
+
+#[derive(Deserialize)]
+struct Record {
+    #[serde(rename = "sessionId", default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    timestamp: Count,
+    #[serde(default)]
+    models: Option<BTreeMap<String, RecordModel>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct RecordModel {
+    #[serde(default)]
+    requests: Count,
+    #[serde(default)]
+    input_tokens: Count,
+    #[serde(default)]
+    output_tokens: Count,
+    #[serde(default)]
+    cached_tokens: Count,
+    #[serde(default)]
+    thoughts_tokens: Count,
+    #[serde(default)]
+    total_tokens: Count,
+}
+
+impl RecordModel {
+    fn usage(&self) -> Usage {
+        let prompt = self.input_tokens.0;
+        let cached = self.cached_tokens.0;
+        let (output, reasoning) = split_output(
+            prompt,
+            self.output_tokens.0,
+            self.thoughts_tokens.0,
+            self.total_tokens.0,
+        );
+        Usage {
+            input: prompt.saturating_sub(cached),
+            output,
+            cache_read: cached,
+            cache_write: 0,
+            reasoning,
+            requests: self.requests.0,
+        }
+    }
+}
+
+/// Whether every field of `now` is at least `before`'s.
+fn covers(now: &Usage, before: &Usage) -> bool {
+    now.input >= before.input
+        && now.output >= before.output
+        && now.cache_read >= before.cache_read
+        && now.cache_write >= before.cache_write
+        && now.reasoning >= before.reasoning
+        && now.requests >= before.requests
+}
+
+impl RowParser for UsageRecord {
+    fn begin_file(&mut self, name: &str) {
+        let file = name.rsplit('/').next().unwrap_or(name);
+        self.file_session = file.strip_suffix(".jsonl").unwrap_or(file).to_string();
+    }
+
+    fn row(&mut self, line: &[u8], ledger: &mut Ledger) {
+        if !contains(line, b"\"models\"") {
+            return;
+        }
+        let Ok(record) = serde_json::from_slice::<Record>(line) else {
+            ledger.reject();
+            return;
+        };
+        let Some(models) = record.models else {
+            return;
+        };
+        ledger.mark_seen();
+        let session = record
+            .session_id
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| self.file_session.clone());
+        let day = day_of_millis(record.timestamp.0);
+        for (model, figures) in models {
+            let now = figures.usage();
+            let key = (session.clone(), model.clone());
+            let growth = match self.last.get(&key) {
+                Some(before) if covers(&now, before) => now.minus(before),
+                _ => now,
+            };
+            self.last.insert(key, now);
+            let tokens = Usage {
+                requests: 0,
+                ..growth
+            };
+            if tokens.is_zero() {
+                continue;
+            }
+            ledger.add(&session, &day, &model, &growth);
         }
     }
 }

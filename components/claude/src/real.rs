@@ -1,0 +1,673 @@
+//! Golden tests over the real Claude Code 2.1.332 captures in
+//! `tests/fixtures/real/claude/` (see its README and `capture/NOTES.md`).
+//!
+//! Expected values come from the scripted server and from the captured text,
+//! never from this adapter's output: every Anthropic call the server answered
+//! carried input 1201, cache_creation 1302, cache_read 1403 and output 57, and
+//! `server-requests.jsonl` says which calls each run made (the `seq` numbers
+//! quoted below). A failed call carried no usage at all.
+
+use drover_kit::usage::ChunkedTally;
+use drover_kit::{
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
+    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+};
+use serde_json::Value;
+
+use crate::tests_support::profile;
+use crate::{Claude, PARSER};
+
+macro_rules! real {
+    ($file:expr) => {
+        include_str!(concat!("../../../tests/fixtures/real/claude/", $file))
+    };
+}
+
+/// One headless run: its stdout, stderr, exit code and hook log.
+struct Run {
+    stdout: &'static str,
+    stderr: &'static str,
+    exit: &'static str,
+    hooks: &'static str,
+}
+
+macro_rules! run {
+    ($case:literal, $ext:literal) => {
+        Run {
+            stdout: real!(concat!($case, ".stdout.", $ext)),
+            stderr: real!(concat!($case, ".stderr.txt")),
+            exit: real!(concat!($case, ".exit")),
+            hooks: real!(concat!($case, ".hooks.jsonl")),
+        }
+    };
+}
+
+impl Run {
+    fn exit_code(&self) -> Option<i32> {
+        self.exit.trim().parse().ok()
+    }
+
+    fn parse(&self, prior: Option<Usage>) -> TurnResult {
+        Claude::parse_turn(
+            profile(),
+            TurnOutput {
+                stdout: self.stdout.to_string(),
+                stderr: self.stderr.to_string(),
+                exit_code: self.exit_code(),
+                prior_usage: prior,
+            },
+        )
+        .expect("parses")
+    }
+}
+
+/// What the server sent for `calls` successful Anthropic calls.
+fn anthropic(calls: u64) -> Usage {
+    Usage {
+        input: 1201 * calls,
+        output: 57 * calls,
+        cache_read: 1403 * calls,
+        cache_write: 1302 * calls,
+        reasoning: 0,
+        requests: calls,
+    }
+}
+
+fn total(report: Option<UsageReport>) -> Usage {
+    report.expect("usage reported").total()
+}
+
+const MODEL: &str = "claude-opus-5-5";
+
+#[test]
+fn success_resume_and_tool_turns_report_what_the_server_sent() {
+    // seq 1: the first turn.
+    let first = run!("headless-success", "json").parse(None);
+    assert_eq!(first.outcome, TurnOutcome::Success);
+    assert_eq!(first.reply.as_deref(), Some("OK"));
+    assert_eq!(
+        first.conversation_id.as_deref(),
+        Some("da51da84-d800-446b-8724-dba6795b896f")
+    );
+    assert_eq!(first.error, None);
+    let report = first.usage.clone().expect("usage");
+    assert_eq!(report.entries.len(), 1);
+    assert_eq!(report.entries[0].model, MODEL);
+    assert_eq!(report.total(), anthropic(1));
+
+    // seq 2: one more call. Its `modelUsage` is the session's running total
+    // (2402 in); the turn itself is one call. drover passes the first turn
+    // as prior usage, which changes nothing for Claude.
+    let resumed = run!("headless-resume", "json");
+    for prior in [None, Some(anthropic(1))] {
+        let r = resumed.parse(prior);
+        assert_eq!(r.outcome, TurnOutcome::Success);
+        assert_eq!(r.reply.as_deref(), Some("SECOND"));
+        assert_eq!(
+            r.conversation_id.as_deref(),
+            Some("da51da84-d800-446b-8724-dba6795b896f")
+        );
+        assert_eq!(total(r.usage), anthropic(1));
+    }
+
+    // seq 4.
+    let stream = run!("headless-stream-json", "jsonl").parse(None);
+    assert_eq!(stream.outcome, TurnOutcome::Success);
+    assert_eq!(stream.reply.as_deref(), Some("STREAM"));
+    assert_eq!(
+        stream.conversation_id.as_deref(),
+        Some("f0f04bcd-e310-4915-95e3-3ea40de05c08")
+    );
+    assert_eq!(total(stream.usage), anthropic(1));
+
+    // seq 6 (the tool_use answer) and seq 7.
+    let tool = run!("headless-tool-allowed", "json").parse(None);
+    assert_eq!(tool.outcome, TurnOutcome::Success);
+    assert_eq!(tool.reply.as_deref(), Some("TOOLDONE"));
+    assert_eq!(
+        tool.conversation_id.as_deref(),
+        Some("8d7bc014-6561-433d-8839-e6e5d59e9657")
+    );
+    assert_eq!(total(tool.usage), anthropic(2));
+
+    // seq 9 and 10: the call was refused (`permission_denials`), the model
+    // then answered DENIED.
+    let denied = run!("headless-tool-denied", "json").parse(None);
+    assert_eq!(
+        (denied.outcome, denied.prompt_kind),
+        (TurnOutcome::Blocked, Some(PromptKind::Permission))
+    );
+    assert_eq!(denied.reply.as_deref(), Some("DENIED"));
+    assert_eq!(total(denied.usage), anthropic(2));
+}
+
+#[test]
+fn text_mode_prints_the_reply_or_the_sentence() {
+    let plain = run!("headless-text", "txt").parse(None);
+    assert_eq!(plain.outcome, TurnOutcome::Success);
+    assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
+    assert_eq!((plain.error, plain.usage), (None, None));
+
+    let failed = run!("headless-error-529-text", "txt").parse(None);
+    assert_eq!(failed.outcome, TurnOutcome::Failed);
+    assert_eq!(failed.reply, None);
+    assert_eq!(
+        failed.error.as_deref(),
+        Some(
+            "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>)."
+        )
+    );
+}
+
+/// (run, session id, sentence, fault kind of the sentence)
+fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
+    vec![
+        (
+            run!("headless-error-500", "json"),
+            "86c51f42-bc18-4827-92aa-39fac4865887",
+            "API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
+            Some(FaultKind::ServerError),
+        ),
+        (
+            run!("headless-error-529", "json"),
+            "b40c56c7-7bfb-4356-8ad7-ab2a5ec425be",
+            "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
+            Some(FaultKind::Overload),
+        ),
+        (
+            // Anthropic's 503 body is an `overloaded_error`.
+            run!("headless-error-503", "json"),
+            "ae18430a-c844-47d5-b748-2b06b67ecf7c",
+            "API Error: 503 Service unavailable. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
+            Some(FaultKind::Overload),
+        ),
+        (
+            run!("headless-error-429", "json"),
+            "52630d47-b85e-4d94-970c-9d4bb952e5c2",
+            "API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
+            Some(FaultKind::RateLimit),
+        ),
+        (
+            run!("headless-error-401", "json"),
+            "ee10fd0c-a93c-4223-9e3f-59f9fe5d6c3d",
+            "Invalid API key · Fix external API key",
+            Some(FaultKind::Auth),
+        ),
+        (
+            // A bad request is the request's fault, not the environment's.
+            run!("headless-error-400", "json"),
+            "13751046-7495-4161-92bc-67f99ca651d8",
+            "API Error: 400 fake error",
+            None,
+        ),
+        (
+            run!("headless-error-drop", "json"),
+            "2abbd34b-5c69-4ff3-89e3-30c7caa35988",
+            "API Error: Connection dropped (ECONNRESET). Check the gateway set in ANTHROPIC_BASE_URL, then try again.",
+            Some(FaultKind::Network),
+        ),
+        (
+            run!("headless-error-closed-port", "json"),
+            "2e7b099c-0fb4-4884-ba3c-ffa83839086a",
+            "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
+            Some(FaultKind::Network),
+        ),
+        (
+            run!("headless-error-closed-port-retries2", "json"),
+            "a58a6c09-ff4d-4810-a4fd-229b4afecd2d",
+            "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
+            Some(FaultKind::Network),
+        ),
+    ]
+}
+
+#[test]
+fn every_error_mode_fails_with_the_clis_sentence_and_no_usage() {
+    for (run, session, sentence, _) in error_runs() {
+        assert_eq!(run.exit_code(), Some(1), "{sentence}");
+        let r = run.parse(None);
+        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
+        assert_eq!(r.reply, None, "{sentence}");
+        assert_eq!(r.conversation_id.as_deref(), Some(session));
+        assert_eq!(r.error.as_deref(), Some(sentence));
+        // The server answered with an error body: no tokens, no request.
+        assert_eq!(total(r.usage), Usage::ZERO, "{sentence}");
+    }
+}
+
+fn lines(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
+    Claude::classify_fault(profile(), lines)
+}
+
+#[test]
+fn the_sentences_of_headless_runs_classify() {
+    // In -p mode the sentence is the result text, which parse-turn returns.
+    for (run, _, sentence, kind) in error_runs() {
+        let error = run.parse(None).error.expect("sentence");
+        let fault = classify(lines(&error));
+        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
+        if let Some(fault) = fault {
+            assert_eq!(fault.evidence, sentence);
+        }
+        // The raw output: the result object's line.
+        let mut raw = lines(run.stdout);
+        raw.extend(lines(run.stderr));
+        let fault = classify(raw);
+        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
+        if let Some(fault) = fault {
+            assert!(fault.evidence.starts_with(r#"{"duration_api_ms":0,"#));
+        }
+    }
+    let text = run!("headless-error-529-text", "txt");
+    let fault = classify(lines(text.stdout)).expect("classified");
+    assert_eq!(fault.kind, FaultKind::Overload);
+    assert!(fault.evidence.starts_with("API Error: 529 Overloaded."));
+    // Successful runs print nothing that reads as a fault.
+    for run in [
+        run!("headless-success", "json"),
+        run!("headless-text", "txt"),
+        run!("headless-stream-json", "jsonl"),
+    ] {
+        let mut all = lines(run.stdout);
+        all.extend(lines(run.stderr));
+        assert_eq!(classify(all), None);
+    }
+}
+
+fn screen(text: &str) -> Screen {
+    Screen {
+        rows: lines(text),
+        title: String::new(),
+    }
+}
+
+#[test]
+fn panes_classify_by_the_sentence_they_show() {
+    let cases: [(&str, Option<(FaultKind, &str)>); 14] = [
+        (real!("pane-idle.txt"), None),
+        (real!("pane-idle-auto-mode.txt"), None),
+        (real!("pane-working.txt"), None),
+        (real!("pane-reply.txt"), None),
+        (real!("pane-permission.txt"), None),
+        (real!("pane-after-tool.txt"), None),
+        (real!("pane-exit.txt"), None),
+        (
+            real!("pane-error-529.txt"),
+            Some((
+                FaultKind::Overload,
+                "● API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
+            )),
+        ),
+        (
+            // The 529 sentence is still on screen above; the newest wins.
+            real!("pane-error-429.txt"),
+            Some((
+                FaultKind::RateLimit,
+                "● API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
+            )),
+        ),
+        (
+            // `⎿` + U+00A0 before the sentence, no `● API Error` prefix.
+            real!("pane-error-401.txt"),
+            Some((FaultKind::Auth, "⎿  Invalid API key · Fix external API key")),
+        ),
+        (
+            real!("pane-retrying-529.txt"),
+            Some((
+                FaultKind::Overload,
+                "✻ 529 Overloaded · retrying in 1s · attempt 2/2",
+            )),
+        ),
+        (
+            real!("pane-error-529-after-retries.txt"),
+            Some((
+                FaultKind::Overload,
+                "● API Error: Repeated 529 Overloaded errors. The API is at capacity — this is usually temporary. Try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
+            )),
+        ),
+        (
+            real!("pane-first-run.txt"),
+            Some((
+                FaultKind::Network,
+                "Failed to connect to api.anthropic.com: ENOTFOUND",
+            )),
+        ),
+        (
+            real!("pane-trust-dialog.txt"),
+            Some((
+                FaultKind::TrustDialog,
+                "Quick safety check: Is this a project you created or one you trust? (Like your own code, a well-known open source project, or work from your team). If not, take a moment to review what's in this",
+            )),
+        ),
+    ];
+    for (n, (pane, expected)) in cases.iter().enumerate() {
+        let fault = classify(lines(pane));
+        assert_eq!(
+            fault.as_ref().map(|f| (f.kind, f.evidence.as_str())),
+            *expected,
+            "case {n}"
+        );
+    }
+    let retrying = classify(lines(real!("pane-retrying-529.txt"))).expect("fault");
+    assert_eq!(retrying.retry_after_secs, Some(1));
+}
+
+#[test]
+fn every_pane_reads_as_what_it_shows() {
+    use PromptKind::{Other, Permission, TrustDialog};
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let cases: [(&str, SeatState, Option<PromptKind>); 15] = [
+        (real!("pane-idle.txt"), Idle, None),
+        (real!("pane-idle-auto-mode.txt"), Idle, None),
+        (real!("pane-working.txt"), Working, None),
+        (real!("pane-reply.txt"), Idle, None),
+        (real!("pane-permission.txt"), Blocked, Some(Permission)),
+        (real!("pane-after-tool.txt"), Idle, None),
+        (real!("pane-error-529.txt"), Idle, None),
+        (real!("pane-error-429.txt"), Idle, None),
+        (real!("pane-error-401.txt"), Idle, None),
+        (real!("pane-retrying-529.txt"), Working, None),
+        (real!("pane-error-529-after-retries.txt"), Idle, None),
+        (real!("pane-trust-dialog.txt"), Blocked, Some(TrustDialog)),
+        (real!("pane-first-run.txt"), Blocked, Some(Other)),
+        // Claude has exited; the pane shows only its resume hint.
+        (real!("pane-exit.txt"), Unknown, None),
+        // The idle prompt after a 401 offers "Once fixed, resend…".
+        (real!("pane-error-401.txt"), Idle, None),
+    ];
+    for (n, (pane, state, kind)) in cases.iter().enumerate() {
+        let reading = Claude::read_screen(profile(), screen(pane));
+        assert_eq!(
+            (reading.state, reading.prompt_kind),
+            (*state, *kind),
+            "case {n}: {reading:?}"
+        );
+    }
+    let idle = Claude::read_screen(profile(), screen(real!("pane-error-429.txt")));
+    assert_eq!(idle.evidence, "❯ Resend your message to try again");
+}
+
+/// Every recorded hook line of a log: (event, payload).
+fn hook_lines(log: &str) -> Vec<(String, Value)> {
+    log.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("recorder line");
+            (
+                v["event"].as_str().expect("event").to_string(),
+                v["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn all_hook_logs() -> Vec<&'static str> {
+    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
+    logs.extend([
+        run!("headless-success", "json").hooks,
+        run!("headless-resume", "json").hooks,
+        run!("headless-text", "txt").hooks,
+        run!("headless-stream-json", "jsonl").hooks,
+        run!("headless-tool-allowed", "json").hooks,
+        run!("headless-tool-denied", "json").hooks,
+        run!("headless-error-529-text", "txt").hooks,
+        real!("interactive.hooks.jsonl"),
+    ]);
+    logs
+}
+
+#[test]
+fn every_captured_hook_payload_parses() {
+    let expected_kind = |native: &str| match native {
+        "SessionStart" => CanonicalEvent::SessionStart,
+        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
+        "Stop" => CanonicalEvent::Stop,
+        "StopFailure" => CanonicalEvent::StopFailure,
+        "SessionEnd" => CanonicalEvent::SessionEnd,
+        "PermissionRequest" => CanonicalEvent::PermissionRequest,
+        "PreToolUse" => CanonicalEvent::ToolStart,
+        "PostToolUse" => CanonicalEvent::ToolEnd,
+        "PostToolBatch" | "MessageDisplay" => CanonicalEvent::Other,
+        other => panic!("a captured event this test does not know: {other}"),
+    };
+    let mut seen = 0;
+    for log in all_hook_logs() {
+        for (native, payload) in hook_lines(log) {
+            let bytes = serde_json::to_vec(&payload).expect("serializes");
+            let e = Claude::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let field = |k: &str| payload[k].as_str().map(str::to_string);
+            assert_eq!(e.kind, expected_kind(&native), "{native}");
+            assert_eq!(e.native, native);
+            assert_eq!(e.session_id, field("session_id"), "{native}");
+            assert!(e.session_id.is_some(), "{native}");
+            assert_eq!(e.transcript_path, field("transcript_path"), "{native}");
+            assert_eq!(e.cwd.as_deref(), Some("<tmp>/claude/work"), "{native}");
+            assert!(!e.subagent, "{native}");
+            match native.as_str() {
+                "Stop" => {
+                    assert_eq!(e.last_message, field("last_assistant_message"));
+                    assert!(e.last_message.is_some());
+                }
+                "StopFailure" => {
+                    assert_eq!(e.reason, field("error"));
+                    assert_eq!(e.last_message, field("last_assistant_message"));
+                }
+                "PermissionRequest" => {
+                    assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
+                    assert_eq!(e.reason.as_deref(), Some("Bash"));
+                }
+                "SessionEnd" => assert_eq!(e.reason, field("reason")),
+                "SessionStart" => assert_eq!(e.reason, field("source")),
+                _ => {}
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 95);
+}
+
+#[test]
+fn hook_payloads_name_the_run_they_belong_to() {
+    let stop = |log: &str| {
+        let (_, payload) = hook_lines(log)
+            .into_iter()
+            .find(|(e, _)| e == "Stop")
+            .expect("a Stop hook");
+        Claude::parse_hook(
+            profile(),
+            "Stop".to_string(),
+            serde_json::to_vec(&payload).expect("serializes"),
+        )
+        .expect("parses")
+    };
+    let success = run!("headless-success", "json");
+    let e = stop(success.hooks);
+    assert_eq!(e.session_id, success.parse(None).conversation_id);
+    let resumed = hook_lines(run!("headless-resume", "json").hooks);
+    let (_, start) = resumed
+        .iter()
+        .find(|(e, _)| e == "SessionStart")
+        .expect("SessionStart");
+    let start = Claude::parse_hook(
+        profile(),
+        "SessionStart".to_string(),
+        serde_json::to_vec(start).expect("serializes"),
+    )
+    .expect("parses");
+    assert_eq!(start.reason.as_deref(), Some("resume"));
+    assert_eq!(e.last_message.as_deref(), Some("OK"));
+    assert_eq!(
+        e.transcript_path.as_deref(),
+        Some(
+            "<tmp>/claude/home/.claude/projects/-<tmp>-claude-work/da51da84-d800-446b-8724-dba6795b896f.jsonl"
+        )
+    );
+    assert_eq!(
+        stop(run!("headless-tool-allowed", "json").hooks)
+            .last_message
+            .as_deref(),
+        Some("TOOLDONE")
+    );
+
+    // The interactive session: 529, 429 and 401 each fire StopFailure with
+    // Claude's error kind; /exit ends the session.
+    let failures: Vec<(Option<String>, Option<String>)> =
+        hook_lines(real!("interactive.hooks.jsonl"))
+            .into_iter()
+            .filter(|(e, _)| e == "StopFailure" || e == "SessionEnd")
+            .map(|(native, payload)| {
+                let e = Claude::parse_hook(
+                    profile(),
+                    native,
+                    serde_json::to_vec(&payload).expect("serializes"),
+                )
+                .expect("parses");
+                (e.reason, e.last_message)
+            })
+            .collect();
+    assert_eq!(
+        failures,
+        [
+            (
+                Some("server_error".to_string()),
+                Some("API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).".to_string())
+            ),
+            (
+                Some("rate_limit".to_string()),
+                Some("API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit".to_string())
+            ),
+            (
+                Some("authentication_failed".to_string()),
+                Some("Invalid API key · Fix external API key".to_string())
+            ),
+            (Some("prompt_input_exit".to_string()), None),
+        ]
+    );
+}
+
+fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
+    let t = <Claude as Guest>::Tally::new(PARSER.to_string());
+    for (name, text) in files {
+        t.begin_file(name.to_string());
+        for chunk in text.as_bytes().chunks(4096) {
+            t.feed(chunk.to_vec()).expect("feeds");
+        }
+    }
+    t.finish()
+}
+
+const TRANSCRIPT: &str = real!("transcript.jsonl");
+const TRANSCRIPT_TOOL: &str = real!("transcript-tool.jsonl");
+const TRANSCRIPT_529: &str = real!("transcript-error-529.jsonl");
+const TRANSCRIPT_TMUX: &str = real!("transcript-interactive.jsonl");
+
+#[test]
+fn transcripts_total_what_the_server_sent() {
+    // seq 1 and 2 (success + resume).
+    let report =
+        tally(&[("da51da84-d800-446b-8724-dba6795b896f.jsonl", TRANSCRIPT)]).expect("usage");
+    assert_eq!(report.rejected_rows, 0);
+    assert_eq!(report.entries.len(), 1);
+    let entry = &report.entries[0];
+    assert_eq!(
+        (
+            entry.session.as_str(),
+            entry.day.as_str(),
+            entry.model.as_str()
+        ),
+        ("da51da84-d800-446b-8724-dba6795b896f", "2026-11-30", MODEL)
+    );
+    assert_eq!(entry.usage, anthropic(2));
+
+    // seq 6 and 7.
+    assert_eq!(total(tally(&[("t.jsonl", TRANSCRIPT_TOOL)])), anthropic(2));
+    // seq 14 failed: one synthetic error row, usage data that counts zero.
+    assert_eq!(total(tally(&[("e.jsonl", TRANSCRIPT_529)])), Usage::ZERO);
+    // seq 34, 36, 37 answered; 39 (529), 41 (429), 43 (401) failed.
+    assert_eq!(total(tally(&[("i.jsonl", TRANSCRIPT_TMUX)])), anthropic(3));
+    // All four files in one tally, cost-state rows and all.
+    let all = tally(&[
+        ("a.jsonl", TRANSCRIPT),
+        ("b.jsonl", TRANSCRIPT_TOOL),
+        ("c.jsonl", TRANSCRIPT_529),
+        ("d.jsonl", TRANSCRIPT_TMUX),
+    ]);
+    assert_eq!(total(all), anthropic(7));
+}
+
+#[test]
+fn a_transcript_fed_twice_counts_once() {
+    let t = ChunkedTally::<crate::usage::Parsers>::new(PARSER.to_string());
+    for _ in 0..2 {
+        t.begin_file("a.jsonl".to_string());
+        t.feed(TRANSCRIPT.as_bytes().to_vec()).expect("feeds");
+    }
+    assert_eq!(total(t.finish()), anthropic(2));
+}
+
+fn install_request() -> HookInstall {
+    // profiles/claude.toml's [hooks.events], and the engine's relay/marker.
+    let events = [
+        "SessionStart",
+        "Stop",
+        "StopFailure",
+        "SubagentStop",
+        "SessionEnd",
+        "PreCompact",
+        "Notification",
+        "PermissionRequest",
+    ];
+    HookInstall {
+        dialect: "claude-settings-json".to_string(),
+        relay_command: "/usr/local/bin/drover hook --cli claude".to_string(),
+        events: events
+            .iter()
+            .map(|e| (e.to_string(), e.to_string()))
+            .collect(),
+        marker: "drover hook --cli".to_string(),
+    }
+}
+
+#[test]
+fn hooks_install_into_and_leave_the_real_settings_file() {
+    let settings = real!("config.settings.json");
+    let request = install_request();
+    let before = Claude::detect_hooks(settings.to_string(), request.clone()).expect("detects");
+    assert_eq!(before.registered, Vec::<String>::new());
+    assert_eq!(before.missing.len(), 8);
+
+    let installed = Claude::install_hooks(settings.to_string(), request.clone()).expect("installs");
+    assert!(installed.changed);
+    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
+    // The recorder still runs first for every event; drover's relay follows.
+    let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
+    assert!(
+        stop[0]["hooks"][0]["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("record.js Stop"))
+    );
+    assert_eq!(
+        stop[1]["hooks"][0]["command"],
+        "/usr/local/bin/drover hook --cli claude Stop"
+    );
+    assert_eq!(
+        value["hooks"].as_object().map(|h| h.len()),
+        Some(34),
+        "no event added or lost"
+    );
+    let after = Claude::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+    assert_eq!(after.registered.len(), 8);
+
+    let again = Claude::install_hooks(installed.text.clone(), request.clone()).expect("installs");
+    assert!(!again.changed);
+
+    let removed = Claude::remove_hooks(installed.text, request).expect("removes");
+    assert!(removed.changed);
+    let original: Value = serde_json::from_str(settings).expect("JSON");
+    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
+    assert_eq!(restored, original);
+}

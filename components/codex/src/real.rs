@@ -1,0 +1,558 @@
+//! Golden tests over the real Codex CLI 0.171.0 captures in
+//! `tests/fixtures/real/codex/` (see its README and `capture/NOTES.md`).
+//!
+//! Expected values come from the scripted server and the captured text,
+//! never from this adapter's output: every Responses call the server
+//! answered carried input 2101 (1000 of them cached) and output 67 (5 of
+//! them reasoning), so one call is input 1101 + cache read 1000, output 67,
+//! reasoning 5. `server-requests.jsonl` gives the calls per run (the `seq`
+//! numbers quoted below). A failed call carried no usage.
+
+use drover_kit::{
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
+    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+};
+use serde_json::Value;
+
+use crate::tests_support::profile;
+use crate::{Codex, PARSER};
+
+macro_rules! real {
+    ($file:expr) => {
+        include_str!(concat!("../../../tests/fixtures/real/codex/", $file))
+    };
+}
+
+struct Run {
+    stdout: &'static str,
+    stderr: &'static str,
+    exit: &'static str,
+    hooks: &'static str,
+}
+
+macro_rules! run {
+    ($case:literal, $ext:literal) => {
+        Run {
+            stdout: real!(concat!($case, ".stdout.", $ext)),
+            stderr: real!(concat!($case, ".stderr.txt")),
+            exit: real!(concat!($case, ".exit")),
+            hooks: real!(concat!($case, ".hooks.jsonl")),
+        }
+    };
+}
+
+impl Run {
+    /// The exit code as drover sees it: `timeout` exits 124 where drover's
+    /// own deadline kills the process, which drover reports as no code.
+    fn exit_code(&self) -> Option<i32> {
+        match self.exit.trim().parse().ok() {
+            Some(124) => None,
+            code => code,
+        }
+    }
+
+    fn parse(&self, prior: Option<Usage>) -> TurnResult {
+        Codex::parse_turn(
+            profile(),
+            TurnOutput {
+                stdout: self.stdout.to_string(),
+                stderr: self.stderr.to_string(),
+                exit_code: self.exit_code(),
+                prior_usage: prior,
+            },
+        )
+        .expect("parses")
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.stdout
+            .lines()
+            .chain(self.stderr.lines())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// What the server sent for `calls` successful Responses calls.
+fn responses(calls: u64) -> Usage {
+    Usage {
+        input: (2101 - 1000) * calls,
+        output: 67 * calls,
+        cache_read: 1000 * calls,
+        cache_write: 0,
+        reasoning: 5 * calls,
+        requests: calls,
+    }
+}
+
+fn total(report: Option<UsageReport>) -> Usage {
+    report.expect("usage reported").total()
+}
+
+const THREAD: &str = "01a22d68-aace-71c2-bb30-4645f8d9bd84";
+
+#[test]
+fn success_resume_and_tool_turns_report_what_the_server_sent() {
+    // seq 1.
+    let first = run!("headless-success", "jsonl").parse(None);
+    assert_eq!(first.outcome, TurnOutcome::Success);
+    assert_eq!(first.reply.as_deref(), Some("OK"));
+    assert_eq!(first.conversation_id.as_deref(), Some(THREAD));
+    assert_eq!(first.error, None);
+    assert_eq!(total(first.usage.clone()), responses(1));
+
+    // seq 2. `turn.completed.usage` is the thread's total (4202 in); drover
+    // passes the first turn's own usage as prior usage.
+    let resumed = run!("headless-resume", "jsonl");
+    let r = resumed.parse(Some(total(first.usage)));
+    assert_eq!(r.outcome, TurnOutcome::Success);
+    assert_eq!(r.reply.as_deref(), Some("SECOND"));
+    assert_eq!(r.conversation_id.as_deref(), Some(THREAD));
+    assert_eq!(total(r.usage), responses(1));
+    // Without the record, the thread total is all there is.
+    let bare = total(resumed.parse(None).usage);
+    assert_eq!(
+        (bare.input, bare.cache_read, bare.output),
+        (
+            responses(2).input,
+            responses(2).cache_read,
+            responses(2).output
+        )
+    );
+
+    // seq 5 (the function call) and seq 6.
+    let tool = run!("headless-tool", "jsonl").parse(None);
+    assert_eq!(tool.outcome, TurnOutcome::Success);
+    assert_eq!(tool.reply.as_deref(), Some("TOOLDONE"));
+    assert_eq!(
+        tool.conversation_id.as_deref(),
+        Some("01a22d68-b25f-76a1-9c99-f407d1024286")
+    );
+    assert_eq!(total(tool.usage), responses(2));
+}
+
+#[test]
+fn text_mode_prints_the_reply_and_the_sentence_on_stderr() {
+    // seq 3.
+    let plain = run!("headless-text", "txt").parse(None);
+    assert_eq!(plain.outcome, TurnOutcome::Success);
+    assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
+    assert_eq!(plain.error, None);
+    assert_eq!(
+        plain.conversation_id.as_deref(),
+        Some("01a22d68-b019-7291-b395-e92c5d35d1d1")
+    );
+
+    let failed = run!("headless-error-500-text", "txt").parse(None);
+    assert_eq!(failed.outcome, TurnOutcome::Failed);
+    assert_eq!(failed.reply, None);
+    assert_eq!(
+        failed.error.as_deref(),
+        Some("We’re currently experiencing high demand, which may cause temporary errors.")
+    );
+    assert_eq!(
+        failed.conversation_id.as_deref(),
+        Some("01a22d68-c63e-7fa3-8f3b-246454a302a5")
+    );
+}
+
+/// (run, thread, sentence, fault kind)
+fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
+    vec![
+        (
+            run!("headless-error-500", "jsonl"),
+            "01a22d68-b676-7b62-b4b8-a5331d09f667",
+            "We’re currently experiencing high demand, which may cause temporary errors.",
+            Some(FaultKind::ServerError),
+        ),
+        (
+            run!("headless-error-529", "jsonl"),
+            "01a22d68-b926-7651-bc30-f981a2eda831",
+            "unexpected status 529 <unknown status code>: Overloaded, url: http://127.0.0.1:<port>/v1/responses",
+            Some(FaultKind::Overload),
+        ),
+        (
+            run!("headless-error-503", "jsonl"),
+            "01a22d68-bbf7-7d22-9584-c2e6a0ac17d4",
+            "unexpected status 503 Service Unavailable: The engine is currently overloaded, please try again later., url: http://127.0.0.1:<port>/v1/responses",
+            Some(FaultKind::Overload),
+        ),
+        (
+            run!("headless-error-429", "jsonl"),
+            "01a22d68-be17-74d1-8203-a02e1d9675ee",
+            "exceeded retry limit, last status: 429 Too Many Requests",
+            Some(FaultKind::RateLimit),
+        ),
+        (
+            run!("headless-error-401", "jsonl"),
+            "01a22d68-c0f3-7541-80e8-50a23a590818",
+            "unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:<port>/v1/responses",
+            Some(FaultKind::Auth),
+        ),
+        (
+            // The API's error body, as codex prints it. Not an environment fault.
+            run!("headless-error-400", "jsonl"),
+            "01a22d68-c376-7282-b583-731f9e9e7b15",
+            r#"{"error":{"code":null,"message":"fake error","param":null,"type":"invalid_request_error"}}"#,
+            None,
+        ),
+        (
+            run!("headless-error-drop", "jsonl"),
+            "01a22d68-c896-76d0-a255-771934c42d24",
+            "stream disconnected before completion: error sending request",
+            Some(FaultKind::Network),
+        ),
+        (
+            // Codex reconnects forever; the capture's `timeout 40` ended it.
+            run!("headless-error-closed-port", "jsonl"),
+            "01a22d68-cb5a-7f23-9278-fde960ba60ac",
+            "Reconnecting... waiting for network (Connection failed: error sending request)",
+            Some(FaultKind::Network),
+        ),
+    ]
+}
+
+#[test]
+fn every_error_mode_fails_with_the_clis_sentence() {
+    for (run, thread, sentence, _) in error_runs() {
+        let r = run.parse(None);
+        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
+        assert_eq!(r.reply, None, "{sentence}");
+        assert_eq!(r.conversation_id.as_deref(), Some(thread));
+        assert_eq!(r.error.as_deref(), Some(sentence));
+        // No call succeeded and exec reported no usage.
+        assert_eq!(r.usage, None, "{sentence}");
+    }
+}
+
+fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
+    Codex::classify_fault(profile(), lines)
+}
+
+#[test]
+fn headless_output_classifies() {
+    for (run, _, sentence, kind) in error_runs() {
+        let fault = classify(run.lines());
+        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
+        if let Some(fault) = fault {
+            // The JSON line that carries the sentence.
+            assert!(fault.evidence.contains(sentence), "{}", fault.evidence);
+        }
+    }
+    let text = classify(run!("headless-error-500-text", "txt").lines()).expect("fault");
+    assert_eq!(
+        (text.kind, text.evidence.as_str()),
+        (
+            FaultKind::ServerError,
+            "ERROR: We’re currently experiencing high demand, which may cause temporary errors."
+        )
+    );
+    // The hook-trust warnings every run prints are not faults.
+    for run in [
+        run!("headless-success", "jsonl"),
+        run!("headless-resume", "jsonl"),
+        run!("headless-text", "txt"),
+        run!("headless-tool", "jsonl"),
+    ] {
+        assert_eq!(classify(run.lines()), None);
+    }
+}
+
+fn rows(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn panes_classify_by_the_sentence_they_show() {
+    let cases: [(&str, Option<(FaultKind, &str)>); 13] = [
+        (real!("pane-idle.txt"), None),
+        (real!("pane-working.txt"), None),
+        (real!("pane-reply.txt"), None),
+        (real!("pane-permission.txt"), None),
+        (real!("pane-after-tool.txt"), None),
+        (real!("pane-exit.txt"), None),
+        (real!("pane-first-run-1.txt"), None),
+        (real!("pane-first-run-2.txt"), None),
+        (real!("pane-first-run-3.txt"), None),
+        (
+            real!("pane-error-500.txt"),
+            Some((
+                FaultKind::ServerError,
+                "■ We’re currently experiencing high demand, which may cause temporary errors.",
+            )),
+        ),
+        (
+            real!("pane-error-429.txt"),
+            Some((
+                FaultKind::RateLimit,
+                "■ exceeded retry limit, last status: 429 Too Many Requests",
+            )),
+        ),
+        (
+            real!("pane-error-401.txt"),
+            Some((
+                FaultKind::Auth,
+                "■ unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:<port>/v1/responses",
+            )),
+        ),
+        (
+            real!("pane-reconnecting-closed-port.txt"),
+            Some((
+                FaultKind::Network,
+                "└ Connection failed: error sending request",
+            )),
+        ),
+    ];
+    for (n, (pane, expected)) in cases.iter().enumerate() {
+        let fault = classify(rows(pane));
+        assert_eq!(
+            fault.as_ref().map(|f| (f.kind, f.evidence.as_str())),
+            *expected,
+            "case {n}"
+        );
+    }
+}
+
+#[test]
+fn every_pane_reads_as_what_it_shows() {
+    use PromptKind::{HooksReview, ModelNudge, Permission};
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let cases: [(&str, SeatState, Option<PromptKind>); 13] = [
+        (real!("pane-idle.txt"), Idle, None),
+        (real!("pane-working.txt"), Working, None),
+        (real!("pane-reply.txt"), Idle, None),
+        (real!("pane-permission.txt"), Blocked, Some(Permission)),
+        (real!("pane-after-tool.txt"), Idle, None),
+        (real!("pane-error-500.txt"), Idle, None),
+        (real!("pane-error-429.txt"), Idle, None),
+        (real!("pane-error-401.txt"), Idle, None),
+        // The endless reconnect is a turn still running.
+        (real!("pane-reconnecting-closed-port.txt"), Working, None),
+        (real!("pane-first-run-1.txt"), Blocked, Some(HooksReview)),
+        (real!("pane-first-run-2.txt"), Blocked, Some(ModelNudge)),
+        (real!("pane-first-run-3.txt"), Idle, None),
+        // Codex has exited; only its usage summary and resume hint remain.
+        (real!("pane-exit.txt"), Unknown, None),
+    ];
+    for (n, (pane, state, kind)) in cases.iter().enumerate() {
+        let reading = Codex::read_screen(
+            profile(),
+            Screen {
+                rows: rows(pane),
+                title: String::new(),
+            },
+        );
+        assert_eq!(
+            (reading.state, reading.prompt_kind),
+            (*state, *kind),
+            "case {n}: {reading:?}"
+        );
+    }
+}
+
+fn hook_lines(log: &str) -> Vec<(String, Value)> {
+    log.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("recorder line");
+            (
+                v["event"].as_str().expect("event").to_string(),
+                v["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn all_hook_logs() -> Vec<&'static str> {
+    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
+    logs.extend([
+        run!("headless-success", "jsonl").hooks,
+        run!("headless-resume", "jsonl").hooks,
+        run!("headless-text", "txt").hooks,
+        run!("headless-tool", "jsonl").hooks,
+        run!("headless-error-500-text", "txt").hooks,
+        real!("interactive.hooks.jsonl"),
+    ]);
+    logs
+}
+
+#[test]
+fn every_captured_hook_payload_parses() {
+    let expected_kind = |native: &str| match native {
+        "SessionStart" => CanonicalEvent::SessionStart,
+        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
+        "Stop" => CanonicalEvent::Stop,
+        "SessionEnd" => CanonicalEvent::SessionEnd,
+        "PermissionRequest" => CanonicalEvent::PermissionRequest,
+        "PreToolUse" => CanonicalEvent::ToolStart,
+        "PostToolUse" => CanonicalEvent::ToolEnd,
+        other => panic!("a captured event this test does not know: {other}"),
+    };
+    let mut seen = 0;
+    for log in all_hook_logs() {
+        for (native, payload) in hook_lines(log) {
+            let bytes = serde_json::to_vec(&payload).expect("serializes");
+            let e = Codex::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let field = |k: &str| payload[k].as_str().map(str::to_string);
+            assert_eq!(e.kind, expected_kind(&native), "{native}");
+            assert_eq!(e.session_id, field("session_id"));
+            assert!(e.session_id.is_some());
+            assert_eq!(e.transcript_path, field("transcript_path"));
+            assert!(
+                e.transcript_path
+                    .as_deref()
+                    .is_some_and(|p| p
+                        .ends_with(&format!("{}.jsonl", e.session_id.as_deref().unwrap_or("-")))),
+                "the rollout of the same thread"
+            );
+            assert_eq!(e.cwd.as_deref(), Some("<tmp>/codex/work"));
+            assert!(!e.subagent);
+            match native.as_str() {
+                "Stop" => {
+                    assert_eq!(e.last_message, field("last_assistant_message"));
+                    assert!(e.last_message.is_some());
+                }
+                "PermissionRequest" => {
+                    assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
+                    assert_eq!(e.reason.as_deref(), Some("Bash"));
+                }
+                "SessionStart" => assert_eq!(e.reason, field("source")),
+                "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("other")),
+                "PreToolUse" | "PostToolUse" => assert_eq!(e.reason.as_deref(), Some("Bash")),
+                _ => {}
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 56);
+}
+
+#[test]
+fn failed_turns_fire_session_end_but_no_stop() {
+    for (run, thread, sentence, _) in error_runs() {
+        let events: Vec<String> = hook_lines(run.hooks).into_iter().map(|(e, _)| e).collect();
+        assert!(!events.contains(&"Stop".to_string()), "{sentence}");
+        // The closed-port run was killed, so it never ended its session.
+        let ended = events.contains(&"SessionEnd".to_string());
+        assert_eq!(ended, run.exit_code().is_some(), "{sentence}");
+        let (_, start) = hook_lines(run.hooks)
+            .into_iter()
+            .find(|(e, _)| e == "SessionStart")
+            .expect("SessionStart");
+        assert_eq!(start["session_id"].as_str(), Some(thread));
+    }
+    let resumed = hook_lines(run!("headless-resume", "jsonl").hooks);
+    let (_, start) = resumed
+        .iter()
+        .find(|(e, _)| e == "SessionStart")
+        .expect("SessionStart");
+    let e = Codex::parse_hook(
+        profile(),
+        "SessionStart".to_string(),
+        serde_json::to_vec(start).expect("serializes"),
+    )
+    .expect("parses");
+    assert_eq!(
+        (e.reason.as_deref(), e.session_id.as_deref()),
+        (Some("resume"), Some(THREAD))
+    );
+}
+
+fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
+    let t = <Codex as Guest>::Tally::new(PARSER.to_string());
+    for (name, text) in files {
+        t.begin_file(name.to_string());
+        for chunk in text.as_bytes().chunks(4096) {
+            t.feed(chunk.to_vec()).expect("feeds");
+        }
+    }
+    t.finish()
+}
+
+const ROLLOUT: &str = real!("rollout.jsonl");
+const ROLLOUT_TOOL: &str = real!("rollout-tool.jsonl");
+const ROLLOUT_529: &str = real!("rollout-error-529.jsonl");
+const ROLLOUT_NAME: &str =
+    "sessions/2026/11/30/rollout-2026-11-30T17-02-43-01a22d68-aace-71c2-bb30-4645f8d9bd84.jsonl";
+const TOOL_NAME: &str =
+    "sessions/2026/11/30/rollout-2026-11-30T17-02-45-01a22d68-b25f-76a1-9c99-f407d1024286.jsonl";
+const ERROR_NAME: &str =
+    "sessions/2026/11/30/rollout-2026-11-30T17-02-47-01a22d68-b926-7651-bc30-f981a2eda831.jsonl";
+
+#[test]
+fn rollouts_total_what_the_server_sent() {
+    // seq 1 and 2: the success + resume thread.
+    let report = tally(&[(ROLLOUT_NAME, ROLLOUT)]).expect("usage");
+    assert_eq!(report.rejected_rows, 0);
+    assert_eq!(report.entries.len(), 1);
+    let entry = &report.entries[0];
+    assert_eq!(
+        (
+            entry.session.as_str(),
+            entry.day.as_str(),
+            entry.model.as_str()
+        ),
+        (THREAD, "2026-11-30", "gpt-5.5")
+    );
+    assert_eq!(entry.usage, responses(2));
+    // seq 5 and 6.
+    assert_eq!(total(tally(&[(TOOL_NAME, ROLLOUT_TOOL)])), responses(2));
+    // seq 10 failed: the rollout holds no usage at all.
+    assert_eq!(tally(&[(ERROR_NAME, ROLLOUT_529)]), None);
+    // Together, and with the first file fed again: still four calls.
+    let all = tally(&[
+        (ROLLOUT_NAME, ROLLOUT),
+        (TOOL_NAME, ROLLOUT_TOOL),
+        (ERROR_NAME, ROLLOUT_529),
+        (ROLLOUT_NAME, ROLLOUT),
+    ]);
+    assert_eq!(total(all), responses(4));
+}
+
+#[test]
+fn hooks_install_into_and_leave_the_real_hooks_file() {
+    let hooks = real!("config.hooks.json");
+    // profiles/codex.toml's [hooks.events], and the engine's relay/marker.
+    let events = [
+        "SessionStart",
+        "Stop",
+        "SessionEnd",
+        "PreCompact",
+        "PermissionRequest",
+        "SubagentStop",
+    ];
+    let request = HookInstall {
+        dialect: "codex-hooks-json".to_string(),
+        relay_command: "/usr/local/bin/drover hook --cli codex".to_string(),
+        events: events
+            .iter()
+            .map(|e| (e.to_string(), e.to_string()))
+            .collect(),
+        marker: "drover hook --cli".to_string(),
+    };
+    let before = Codex::detect_hooks(hooks.to_string(), request.clone()).expect("detects");
+    assert_eq!(before.missing.len(), 6);
+    let installed = Codex::install_hooks(hooks.to_string(), request.clone()).expect("installs");
+    assert!(installed.changed);
+    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
+    let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
+    // The recorder's own timeout is kept; drover's relay follows it.
+    assert!(stop[0]["hooks"][0]["timeout"].is_number());
+    assert_eq!(
+        stop[1]["hooks"][0]["command"],
+        "/usr/local/bin/drover hook --cli codex Stop"
+    );
+    assert_eq!(value["hooks"].as_object().map(|h| h.len()), Some(12));
+    assert_eq!(
+        Codex::detect_hooks(installed.text.clone(), request.clone())
+            .expect("detects")
+            .registered
+            .len(),
+        6
+    );
+    let removed = Codex::remove_hooks(installed.text, request).expect("removes");
+    assert!(removed.changed);
+    let original: Value = serde_json::from_str(hooks).expect("JSON");
+    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
+    assert_eq!(restored, original);
+}

@@ -1,0 +1,566 @@
+//! Golden tests over the real Gemini CLI 0.61.0 captures in
+//! `tests/fixtures/real/gemini/` (see its README and `capture/NOTES.md`).
+//!
+//! Expected values come from the scripted server and the captured text,
+//! never from this adapter's output: every Gemini call the server answered
+//! carried prompt 4101 (400 of them cached), candidates 87 and thoughts 9,
+//! so one call is input 3701 + cache read 400, output 96 (9 of them
+//! reasoning). `server-requests.jsonl` gives the calls per run (the `seq`
+//! numbers quoted below). A failed call carried no usage.
+
+use drover_kit::{
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
+    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+};
+use serde_json::Value;
+
+use crate::tests_support::profile;
+use crate::{Gemini, PARSER};
+
+macro_rules! real {
+    ($file:expr) => {
+        include_str!(concat!("../../../tests/fixtures/real/gemini/", $file))
+    };
+}
+
+struct Run {
+    stdout: &'static str,
+    stderr: &'static str,
+    exit: &'static str,
+    hooks: &'static str,
+}
+
+macro_rules! run {
+    ($case:literal, $ext:literal) => {
+        Run {
+            stdout: real!(concat!($case, ".stdout.", $ext)),
+            stderr: real!(concat!($case, ".stderr.txt")),
+            exit: real!(concat!($case, ".exit")),
+            hooks: real!(concat!($case, ".hooks.jsonl")),
+        }
+    };
+}
+
+impl Run {
+    fn exit_code(&self) -> Option<i32> {
+        self.exit.trim().parse().ok()
+    }
+
+    fn parse(&self) -> TurnResult {
+        Gemini::parse_turn(
+            profile(),
+            TurnOutput {
+                stdout: self.stdout.to_string(),
+                stderr: self.stderr.to_string(),
+                exit_code: self.exit_code(),
+                // Stats are per process; a prior record changes nothing.
+                prior_usage: Some(gemini(1)),
+            },
+        )
+        .expect("parses")
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.stdout
+            .lines()
+            .chain(self.stderr.lines())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// What the server sent for `calls` successful Gemini calls.
+fn gemini(calls: u64) -> Usage {
+    Usage {
+        input: (4101 - 400) * calls,
+        output: (87 + 9) * calls,
+        cache_read: 400 * calls,
+        cache_write: 0,
+        reasoning: 9 * calls,
+        requests: calls,
+    }
+}
+
+fn total(report: Option<UsageReport>) -> Usage {
+    report.expect("usage reported").total()
+}
+
+/// (model, usage) per entry.
+fn per_model(report: Option<UsageReport>) -> Vec<(String, Usage)> {
+    report
+        .expect("usage reported")
+        .entries
+        .into_iter()
+        .map(|e| (e.model, e.usage))
+        .collect()
+}
+
+const SESSION: &str = "904d5261-b039-49db-a6b9-e1ff57feb76f";
+
+#[test]
+fn success_resume_and_tool_turns_report_what_the_server_sent() {
+    // seq 1 (the model router, structured answer) and seq 2 (main model).
+    let first = run!("headless-success", "json").parse();
+    assert_eq!(first.outcome, TurnOutcome::Success);
+    assert_eq!(first.reply.as_deref(), Some("OK"));
+    assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
+    assert_eq!(first.error, None);
+    assert_eq!(
+        per_model(first.usage),
+        [
+            ("gemini-3.5-flash-lite".to_string(), gemini(1)),
+            ("gemini-3.1-pro-preview".to_string(), gemini(1)),
+        ]
+    );
+    // seq 3 and 4: the resumed process reports only its own calls.
+    let resumed = run!("headless-resume", "json").parse();
+    assert_eq!(
+        (resumed.outcome, resumed.reply.as_deref()),
+        (TurnOutcome::Success, Some("SECOND"))
+    );
+    assert_eq!(resumed.conversation_id.as_deref(), Some(SESSION));
+    assert_eq!(total(resumed.usage), gemini(2));
+    // seq 5: `-m` skips the router.
+    let pinned = run!("headless-pinned-model", "json").parse();
+    assert_eq!(pinned.reply.as_deref(), Some("PINNED"));
+    assert_eq!(
+        per_model(pinned.usage),
+        [("gemini-2.5-pro".to_string(), gemini(1))]
+    );
+    // seq 9 (the function call) and seq 10.
+    let tool = run!("headless-tool", "json").parse();
+    assert_eq!(
+        (tool.outcome, tool.reply.as_deref()),
+        (TurnOutcome::Success, Some("TOOLDONE"))
+    );
+    assert_eq!(
+        tool.conversation_id.as_deref(),
+        Some("45272a00-1553-40e1-8bc8-0a3a37ba6426")
+    );
+    assert_eq!(total(tool.usage), gemini(2));
+}
+
+#[test]
+fn text_and_stream_json_modes() {
+    // seq 6.
+    let plain = run!("headless-text", "txt").parse();
+    assert_eq!(plain.outcome, TurnOutcome::Success);
+    assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
+    assert_eq!((plain.error, plain.usage), (None, None));
+    // seq 7.
+    let stream = run!("headless-stream-json", "jsonl").parse();
+    assert_eq!(stream.outcome, TurnOutcome::Success);
+    assert_eq!(stream.reply.as_deref(), Some("STREAM"));
+    assert_eq!(
+        stream.conversation_id.as_deref(),
+        Some("f89336dd-547e-493d-8263-4a6d6a36f288")
+    );
+    assert_eq!(stream.error, None);
+    assert_eq!(
+        per_model(stream.usage),
+        [("gemini-2.5-pro".to_string(), gemini(1))]
+    );
+    // Text mode's failure: rc 1 and the catch-all last line; the sentence is
+    // the report line before it.
+    let failed = run!("headless-error-500-text", "txt").parse();
+    assert_eq!(failed.outcome, TurnOutcome::Failed);
+    assert_eq!(failed.reply, None);
+    assert!(
+        failed.error.as_deref().is_some_and(|e| e.starts_with(
+            "Error when talking to Gemini API Full report available at: <tmp>/gemini/tmp/gemini-client-error-Turn.run-sendMessageStream-"
+        ) && e.ends_with(
+            r#"_ApiError: {"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}"#
+        )),
+        "{:?}",
+        failed.error
+    );
+}
+
+/// (run, session, exit code, the CLI's message, fault kind of stderr)
+fn error_runs() -> Vec<(Run, &'static str, i32, &'static str, Option<FaultKind>)> {
+    vec![
+        (
+            run!("headless-error-500", "json"),
+            "6aad96b2-1b56-4c5f-af8c-c3261fb896aa",
+            244,
+            r#"{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}"#,
+            Some(FaultKind::ServerError),
+        ),
+        (
+            run!("headless-error-503", "json"),
+            "e8156ce9-401e-4788-a9f5-bf14c6b2ceee",
+            247,
+            "The model is overloaded. Please try again later.",
+            Some(FaultKind::Overload),
+        ),
+        (
+            run!("headless-error-529", "json"),
+            "368e9b8e-ffe4-4714-8a59-3bfc8cec61ae",
+            17,
+            r#"{"error":{"code":529,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}"#,
+            Some(FaultKind::Overload),
+        ),
+        (
+            run!("headless-error-429", "json"),
+            "36b1a96e-3c59-4096-aa46-4c804df5cdd8",
+            173,
+            "Resource has been exhausted (e.g. check quota).",
+            Some(FaultKind::RateLimit),
+        ),
+        (
+            run!("headless-error-401", "json"),
+            "429e3940-f7a8-442f-b4d9-127c38d83b1d",
+            145,
+            r#"{"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}"#,
+            Some(FaultKind::Auth),
+        ),
+        (
+            run!("headless-error-400", "json"),
+            "63b19375-9560-4687-ab37-bc9b334a9673",
+            144,
+            r#"{"error":{"code":400,"message":"fake error","status":"INVALID_ARGUMENT"}}"#,
+            None,
+        ),
+        (
+            run!("headless-error-drop", "json"),
+            "03863ce4-f276-4a8c-aeb8-916f8bf3369b",
+            1,
+            "exception TypeError: fetch failed sending request",
+            Some(FaultKind::Network),
+        ),
+        (
+            run!("headless-error-closed-port", "json"),
+            "ec301e8b-2e7d-4d2a-9829-1cf589a112bc",
+            1,
+            "exception TypeError: fetch failed sending request",
+            Some(FaultKind::Network),
+        ),
+    ]
+}
+
+#[test]
+fn every_error_mode_fails_with_the_clis_message() {
+    for (run, session, exit, message, _) in error_runs() {
+        // The exit code is the HTTP status mod 256; stdout stays empty.
+        assert_eq!(run.exit_code(), Some(exit), "{message}");
+        assert_eq!(run.stdout, "", "{message}");
+        let r = run.parse();
+        assert_eq!(r.outcome, TurnOutcome::Failed, "{message}");
+        assert_eq!(r.reply, None, "{message}");
+        assert_eq!(r.conversation_id.as_deref(), Some(session));
+        assert_eq!(r.error.as_deref(), Some(message));
+        assert_eq!(r.usage, None, "{message}");
+    }
+}
+
+fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
+    Gemini::classify_fault(profile(), lines)
+}
+
+#[test]
+fn stderr_of_every_error_mode_classifies() {
+    for (run, _, _, message, kind) in error_runs() {
+        let fault = classify(run.lines());
+        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{message}");
+        if let Some(fault) = fault {
+            assert!(
+                fault
+                    .evidence
+                    .starts_with("Error when talking to Gemini API Full report available at:"),
+                "{}",
+                fault.evidence
+            );
+        }
+    }
+    let text = classify(run!("headless-error-500-text", "txt").lines()).expect("fault");
+    assert_eq!(text.kind, FaultKind::ServerError);
+    // The router's schema complaint on stderr of a successful run is noise.
+    for run in [
+        run!("headless-success", "json"),
+        run!("headless-resume", "json"),
+        run!("headless-tool", "json"),
+        run!("headless-text", "txt"),
+    ] {
+        assert_eq!(classify(run.lines()), None);
+    }
+}
+
+fn rows(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+const AUTH_LINE: &str = r#"✕ [API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]"#;
+
+#[test]
+fn panes_classify_by_the_sentence_they_show() {
+    let cases: [(&str, Option<(FaultKind, &str)>); 9] = [
+        (real!("pane-idle.txt"), None),
+        (real!("pane-working.txt"), None),
+        (real!("pane-reply.txt"), None),
+        (real!("pane-permission.txt"), None),
+        (real!("pane-after-tool.txt"), None),
+        (
+            real!("pane-error-401.txt"),
+            Some((FaultKind::Auth, AUTH_LINE)),
+        ),
+        // The persistent 429 prints nothing while it retries: the newest
+        // sentence on screen is still the earlier 401.
+        (
+            real!("pane-error-429.txt"),
+            Some((FaultKind::Auth, AUTH_LINE)),
+        ),
+        (real!("pane-exit.txt"), Some((FaultKind::Auth, AUTH_LINE))),
+        (
+            real!("pane-first-run.txt"),
+            Some((
+                FaultKind::TrustDialog,
+                "│ Do you trust the files in this folder?  │",
+            )),
+        ),
+    ];
+    for (n, (pane, expected)) in cases.iter().enumerate() {
+        let fault = classify(rows(pane));
+        let got = fault
+            .as_ref()
+            .map(|f| (f.kind, f.evidence.split_whitespace().collect::<Vec<_>>()));
+        let want = expected.map(|(k, e)| (k, e.split_whitespace().collect::<Vec<_>>()));
+        assert_eq!(got, want, "case {n}");
+    }
+}
+
+#[test]
+fn every_pane_reads_as_what_it_shows() {
+    use PromptKind::{Permission, TrustDialog};
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let cases: [(&str, SeatState, Option<PromptKind>); 9] = [
+        // A still `Executing Hook: rec-SessionStart` line above the prompt.
+        (real!("pane-idle.txt"), Idle, None),
+        (real!("pane-working.txt"), Working, None),
+        (real!("pane-reply.txt"), Idle, None),
+        (real!("pane-permission.txt"), Blocked, Some(Permission)),
+        (real!("pane-after-tool.txt"), Idle, None),
+        (real!("pane-error-401.txt"), Idle, None),
+        // 20 s into the persistent 429: the retry loop spins.
+        (real!("pane-error-429.txt"), Working, None),
+        (real!("pane-first-run.txt"), Blocked, Some(TrustDialog)),
+        // Gemini has quit; its summary box and hook log remain.
+        (real!("pane-exit.txt"), Unknown, None),
+    ];
+    for (n, (pane, state, kind)) in cases.iter().enumerate() {
+        let reading = Gemini::read_screen(
+            profile(),
+            Screen {
+                rows: rows(pane),
+                title: String::new(),
+            },
+        );
+        assert_eq!(
+            (reading.state, reading.prompt_kind),
+            (*state, *kind),
+            "case {n}: {reading:?}"
+        );
+    }
+}
+
+fn hook_lines(log: &str) -> Vec<(String, Value)> {
+    log.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("recorder line");
+            (
+                v["event"].as_str().expect("event").to_string(),
+                v["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn all_hook_logs() -> Vec<&'static str> {
+    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
+    logs.extend([
+        run!("headless-success", "json").hooks,
+        run!("headless-resume", "json").hooks,
+        run!("headless-pinned-model", "json").hooks,
+        run!("headless-text", "txt").hooks,
+        run!("headless-stream-json", "jsonl").hooks,
+        run!("headless-tool", "json").hooks,
+        run!("headless-error-500-text", "txt").hooks,
+        real!("interactive.hooks.jsonl"),
+    ]);
+    logs
+}
+
+#[test]
+fn every_captured_hook_payload_parses() {
+    let expected_kind = |native: &str| match native {
+        "SessionStart" => CanonicalEvent::SessionStart,
+        "BeforeAgent" => CanonicalEvent::PromptSubmit,
+        "AfterAgent" => CanonicalEvent::Stop,
+        "SessionEnd" => CanonicalEvent::SessionEnd,
+        "PreCompress" => CanonicalEvent::PreCompact,
+        "Notification" => CanonicalEvent::Notification,
+        "BeforeTool" => CanonicalEvent::ToolStart,
+        "AfterTool" => CanonicalEvent::ToolEnd,
+        "BeforeModel" | "AfterModel" | "BeforeToolSelection" => CanonicalEvent::Other,
+        other => panic!("a captured event this test does not know: {other}"),
+    };
+    let mut seen = 0;
+    for log in all_hook_logs() {
+        for (native, payload) in hook_lines(log) {
+            let bytes = serde_json::to_vec(&payload).expect("serializes");
+            let e = Gemini::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let field = |k: &str| payload[k].as_str().map(str::to_string);
+            assert_eq!(e.kind, expected_kind(&native), "{native}");
+            assert_eq!(e.session_id, field("session_id"));
+            assert!(e.session_id.is_some());
+            assert_eq!(e.transcript_path, field("transcript_path"));
+            assert_eq!(e.cwd.as_deref(), Some("<tmp>/gemini/work"));
+            assert!(!e.subagent);
+            match native.as_str() {
+                "AfterAgent" => {
+                    assert_eq!(e.last_message, field("prompt_response"));
+                    assert!(e.last_message.is_some());
+                }
+                "Notification" => {
+                    assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
+                    assert_eq!(e.reason.as_deref(), Some("ToolPermission"));
+                }
+                "SessionStart" => assert_eq!(e.reason, field("source")),
+                "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("exit")),
+                "PreCompress" => assert_eq!(e.reason.as_deref(), Some("auto")),
+                "BeforeTool" | "AfterTool" => {
+                    assert_eq!(e.reason.as_deref(), Some("run_shell_command"))
+                }
+                _ => {}
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 370);
+}
+
+#[test]
+fn hooks_tie_to_their_runs_and_failures_fire_no_end() {
+    let stops = |log: &str| -> Vec<(Option<String>, Option<String>)> {
+        hook_lines(log)
+            .into_iter()
+            .filter(|(e, _)| e == "AfterAgent")
+            .map(|(native, payload)| {
+                let e = Gemini::parse_hook(
+                    profile(),
+                    native,
+                    serde_json::to_vec(&payload).expect("serializes"),
+                )
+                .expect("parses");
+                (e.session_id, e.last_message)
+            })
+            .collect()
+    };
+    assert_eq!(
+        stops(run!("headless-success", "json").hooks),
+        [(Some(SESSION.to_string()), Some("OK".to_string()))]
+    );
+    assert_eq!(
+        stops(run!("headless-tool", "json").hooks),
+        [(
+            Some("45272a00-1553-40e1-8bc8-0a3a37ba6426".to_string()),
+            Some("TOOLDONE".to_string())
+        )]
+    );
+    for (run, _, _, message, _) in error_runs() {
+        let events: Vec<String> = hook_lines(run.hooks).into_iter().map(|(e, _)| e).collect();
+        assert!(
+            !events
+                .iter()
+                .any(|e| e == "AfterAgent" || e == "SessionEnd"),
+            "{message}"
+        );
+    }
+}
+
+fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
+    let t = <Gemini as Guest>::Tally::new(PARSER.to_string());
+    for (name, text) in files {
+        t.begin_file(name.to_string());
+        for chunk in text.as_bytes().chunks(4096) {
+            t.feed(chunk.to_vec()).expect("feeds");
+        }
+    }
+    t.finish()
+}
+
+const CHAT: &str = real!("transcript.jsonl");
+const CHAT_TOOL: &str = real!("transcript-tool.jsonl");
+const CHAT_NAME: &str = ".gemini/tmp/work/chats/session-2026-11-30T17-04-904d5261.jsonl";
+const TOOL_NAME: &str = ".gemini/tmp/work/chats/session-2026-11-30T17-05-45272a00.jsonl";
+
+#[test]
+fn chats_total_the_main_model_calls() {
+    // seq 2 and 4. The router calls (seq 1, 3) are real requests but the
+    // chat does not record them; parse-turn's stats do.
+    let report = tally(&[(CHAT_NAME, CHAT)]).expect("usage");
+    assert_eq!(report.rejected_rows, 0);
+    assert_eq!(report.entries.len(), 1);
+    let entry = &report.entries[0];
+    assert_eq!(
+        (
+            entry.session.as_str(),
+            entry.day.as_str(),
+            entry.model.as_str()
+        ),
+        (SESSION, "2026-11-30", "gemini-3.1-pro-preview")
+    );
+    assert_eq!(entry.usage, gemini(2));
+    // seq 9 and 10; the first message id is written twice.
+    let tool = tally(&[(TOOL_NAME, CHAT_TOOL)]).expect("usage");
+    assert_eq!(tool.total(), gemini(2));
+    assert_eq!(tool.entries[0].model, "gemini-2.5-pro");
+    assert_eq!(
+        total(tally(&[
+            (CHAT_NAME, CHAT),
+            (TOOL_NAME, CHAT_TOOL),
+            (CHAT_NAME, CHAT)
+        ])),
+        gemini(4)
+    );
+}
+
+#[test]
+fn hooks_install_into_and_leave_the_real_settings_file() {
+    let settings = real!("config.settings.json");
+    let request = HookInstall {
+        dialect: "gemini-settings-json".to_string(),
+        relay_command: "/usr/local/bin/drover hook --cli gemini".to_string(),
+        events: profile().hook_events,
+        marker: "drover hook --cli".to_string(),
+    };
+    assert_eq!(
+        Gemini::detect_hooks(settings.to_string(), request.clone())
+            .expect("detects")
+            .missing
+            .len(),
+        5
+    );
+    let installed = Gemini::install_hooks(settings.to_string(), request.clone()).expect("installs");
+    assert!(installed.changed);
+    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
+    let after = value["hooks"]["AfterAgent"].as_array().expect("list");
+    assert_eq!(after[0]["hooks"][0]["name"], "rec-AfterAgent");
+    assert_eq!(
+        after[1]["hooks"][0]["command"],
+        "/usr/local/bin/drover hook --cli gemini AfterAgent"
+    );
+    assert_eq!(value["general"]["maxAttempts"], 1);
+    assert_eq!(value["hooks"].as_object().map(|h| h.len()), Some(11));
+    assert_eq!(
+        Gemini::detect_hooks(installed.text.clone(), request.clone())
+            .expect("detects")
+            .registered
+            .len(),
+        5
+    );
+    let removed = Gemini::remove_hooks(installed.text, request).expect("removes");
+    let original: Value = serde_json::from_str(settings).expect("JSON");
+    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
+    assert_eq!(restored, original);
+}

@@ -1,0 +1,557 @@
+//! Golden tests over the real Qwen Code 0.24.4 captures in
+//! `tests/fixtures/real/qwen/` (see its README and `capture/NOTES.md`).
+//!
+//! Expected values come from the scripted server and the captured text,
+//! never from this adapter's output: every Chat Completions call the server
+//! answered carried prompt 3101 (300 of them cached) and completion 77, so
+//! one call is input 2801 + cache read 300, output 77. `server-requests.jsonl`
+//! gives the calls per run (the `seq` numbers quoted below; the log holds
+//! the headless runs, then three interactive runs, the last of which is the
+//! captured session). Qwen follows most headless turns with a
+//! managed-auto-memory-extractor call (answered "OK"), a billed call of its
+//! own.
+
+use drover_kit::{
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, LocationContext, PromptKind, Screen,
+    SeatState, TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+};
+use serde_json::Value;
+
+use crate::tests_support::profile;
+use crate::usage::RECORD_PARSER;
+use crate::{PARSER, Qwen};
+
+macro_rules! real {
+    ($file:expr) => {
+        include_str!(concat!("../../../tests/fixtures/real/qwen/", $file))
+    };
+}
+
+struct Run {
+    stdout: &'static str,
+    stderr: &'static str,
+    exit: &'static str,
+    hooks: &'static str,
+}
+
+macro_rules! run {
+    ($case:literal, $ext:literal) => {
+        Run {
+            stdout: real!(concat!($case, ".stdout.", $ext)),
+            stderr: real!(concat!($case, ".stderr.txt")),
+            exit: real!(concat!($case, ".exit")),
+            hooks: real!(concat!($case, ".hooks.jsonl")),
+        }
+    };
+}
+
+impl Run {
+    /// `timeout` exits 124 where drover's own deadline kills the process,
+    /// which drover reports as no exit code.
+    fn exit_code(&self) -> Option<i32> {
+        match self.exit.trim().parse().ok() {
+            Some(124) => None,
+            code => code,
+        }
+    }
+
+    fn parse(&self, prior: Option<Usage>) -> TurnResult {
+        Qwen::parse_turn(
+            profile(),
+            TurnOutput {
+                stdout: self.stdout.to_string(),
+                stderr: self.stderr.to_string(),
+                exit_code: self.exit_code(),
+                prior_usage: prior,
+            },
+        )
+        .expect("parses")
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.stdout
+            .lines()
+            .chain(self.stderr.lines())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// What the server sent for `calls` successful Chat Completions calls.
+fn chat(calls: u64) -> Usage {
+    Usage {
+        input: (3101 - 300) * calls,
+        output: 77 * calls,
+        cache_read: 300 * calls,
+        cache_write: 0,
+        reasoning: 0,
+        requests: calls,
+    }
+}
+
+fn total(report: Option<UsageReport>) -> Usage {
+    report.expect("usage reported").total()
+}
+
+const SESSION: &str = "04d7f44c-3f1b-4b60-b153-bbb52597cdfd";
+
+#[test]
+fn success_resume_and_tool_turns_report_what_the_server_sent() {
+    // seq 1 (OK) and seq 2 (the memory extractor).
+    let first = run!("headless-success", "json").parse(None);
+    assert_eq!(first.outcome, TurnOutcome::Success);
+    assert_eq!(first.reply.as_deref(), Some("OK"));
+    assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
+    assert_eq!(first.error, None);
+    let report = first.usage.clone().expect("usage");
+    assert_eq!(report.entries.len(), 1);
+    assert_eq!(report.entries[0].model, "fake-model");
+    assert_eq!(report.total(), chat(2));
+
+    // seq 3 and 4. The result's figures are the conversation's (four calls);
+    // drover passes the first turn's own usage as prior usage.
+    let resumed = run!("headless-resume", "json");
+    let r = resumed.parse(Some(total(first.usage)));
+    assert_eq!(r.outcome, TurnOutcome::Success);
+    assert_eq!(r.reply.as_deref(), Some("SECOND"));
+    assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
+    assert_eq!(total(r.usage), chat(2));
+    assert_eq!(total(resumed.parse(None).usage), chat(4));
+
+    // seq 7 and 8; stream-json carries no stats.
+    let stream = run!("headless-stream-json", "jsonl").parse(None);
+    assert_eq!(
+        (stream.outcome, stream.reply.as_deref()),
+        (TurnOutcome::Success, Some("STREAM"))
+    );
+    assert_eq!(
+        stream.conversation_id.as_deref(),
+        Some("17676fb3-c601-4613-9e99-3506b8c16bdc")
+    );
+    assert_eq!(total(stream.usage), chat(2));
+
+    // seq 10 (the tool call) and 11; no memory call after a yolo tool run.
+    let tool = run!("headless-tool", "json").parse(None);
+    assert_eq!(
+        (tool.outcome, tool.reply.as_deref()),
+        (TurnOutcome::Success, Some("TOOLDONE"))
+    );
+    assert_eq!(
+        tool.conversation_id.as_deref(),
+        Some("3de99054-35c5-413e-b161-d64f3bf28909")
+    );
+    assert_eq!(total(tool.usage), chat(2));
+}
+
+#[test]
+fn text_mode_prints_the_reply_or_the_sentence() {
+    let plain = run!("headless-text", "txt").parse(None);
+    assert_eq!(plain.outcome, TurnOutcome::Success);
+    assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
+    assert_eq!((plain.error, plain.usage), (None, None));
+    let failed = run!("headless-error-500-text", "txt").parse(None);
+    assert_eq!(failed.outcome, TurnOutcome::Failed);
+    assert_eq!(
+        failed.error.as_deref(),
+        Some("[API Error: 500 The server had an error while processing your request.]")
+    );
+}
+
+/// (run, session, the CLI's sentence, fault kind)
+fn error_runs() -> Vec<(Run, Option<&'static str>, &'static str, Option<FaultKind>)> {
+    vec![
+        (
+            run!("headless-error-500", "json"),
+            Some("f12ffd8d-ab2b-44e2-a22d-9c28d2bbcab1"),
+            "[API Error: 500 The server had an error while processing your request.]",
+            Some(FaultKind::ServerError),
+        ),
+        (
+            run!("headless-error-503", "json"),
+            Some("bebf2499-61a4-4d70-be1f-fa46861de90a"),
+            "[API Error: 503 The engine is currently overloaded, please try again later.]",
+            Some(FaultKind::Overload),
+        ),
+        (
+            run!("headless-error-429", "json"),
+            Some("45814266-c006-4cbb-85d1-47e00eb83969"),
+            "[API Error: 429 Rate limit reached for requests]\nPossible quota limitations in place or slow response times detected. Please wait and try again later.",
+            Some(FaultKind::RateLimit),
+        ),
+        (
+            run!("headless-error-401", "json"),
+            Some("c935a5f5-e0c3-405b-8a1e-7ae602d7b08a"),
+            "[API Error: 401 Incorrect API key provided]",
+            Some(FaultKind::Auth),
+        ),
+        (
+            run!("headless-error-400", "json"),
+            Some("37af7b8c-855a-4f1b-9cfb-4ff25d0606b7"),
+            "[API Error: 400 fake error]",
+            None,
+        ),
+        (
+            // Qwen retried the dropped connection until the deadline; killed,
+            // it prints only its cancellation, and no sentence names the cause.
+            run!("headless-error-drop", "json"),
+            None,
+            "Operation cancelled.",
+            None,
+        ),
+        (
+            run!("headless-error-closed-port", "json"),
+            None,
+            "Operation cancelled.",
+            None,
+        ),
+    ]
+}
+
+#[test]
+fn every_error_mode_fails_with_the_clis_sentence() {
+    for (run, session, sentence, _) in error_runs() {
+        let r = run.parse(None);
+        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
+        assert_eq!(r.reply, None, "{sentence}");
+        assert_eq!(r.conversation_id.as_deref(), session, "{sentence}");
+        assert_eq!(r.error.as_deref(), Some(sentence));
+        // No call succeeded: zero tokens and no request, or no usage at all.
+        let usage = r.usage.map(|u| u.total()).unwrap_or(Usage::ZERO);
+        assert_eq!(usage, Usage::ZERO, "{sentence}");
+    }
+}
+
+fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
+    Qwen::classify_fault(profile(), lines)
+}
+
+#[test]
+fn error_output_classifies() {
+    for (run, _, sentence, kind) in error_runs() {
+        // stdout and stderr as printed (stderr's closing JSON object) …
+        let fault = classify(run.lines());
+        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
+        // … and parse-turn's sentence.
+        let error = run.parse(None).error.expect("sentence");
+        let lines = error.lines().map(str::to_string).collect();
+        assert_eq!(classify(lines).map(|f| f.kind), kind, "{sentence}");
+    }
+    let text = classify(run!("headless-error-500-text", "txt").lines()).expect("fault");
+    assert_eq!(
+        (text.kind, text.evidence.as_str()),
+        (
+            FaultKind::ServerError,
+            "[API Error: 500 The server had an error while processing your request.]"
+        )
+    );
+    for run in [
+        run!("headless-success", "json"),
+        run!("headless-text", "txt"),
+        run!("headless-tool", "json"),
+    ] {
+        assert_eq!(classify(run.lines()), None);
+    }
+}
+
+fn rows(text: &str) -> Vec<String> {
+    text.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn panes_classify_by_the_sentence_they_show() {
+    let auth = "✕ [API Error: 401 Incorrect API key provided]";
+    let cases: [(&str, Option<(FaultKind, &str)>); 10] = [
+        (real!("pane-idle.txt"), None),
+        (real!("pane-working.txt"), None),
+        (real!("pane-reply.txt"), None),
+        (real!("pane-permission.txt"), None),
+        (real!("pane-after-tool.txt"), None),
+        (real!("pane-exit.txt"), None),
+        (real!("pane-first-run.txt"), None),
+        (
+            real!("pane-error-401.txt"),
+            Some((
+                FaultKind::Auth,
+                "✕ [API Error: 401 Incorrect API key provided] (Press Ctrl+Y to retry)",
+            )),
+        ),
+        // While the 500s are retried the pane shows only a spinner: the
+        // newest sentence on screen is still the earlier 401.
+        (real!("pane-error-500.txt"), Some((FaultKind::Auth, auth))),
+        (
+            real!("pane-error-500-recovered.txt"),
+            Some((FaultKind::Auth, auth)),
+        ),
+    ];
+    for (n, (pane, expected)) in cases.iter().enumerate() {
+        let fault = classify(rows(pane));
+        assert_eq!(
+            fault.as_ref().map(|f| (f.kind, f.evidence.as_str())),
+            *expected,
+            "case {n}"
+        );
+    }
+}
+
+#[test]
+fn every_pane_reads_as_what_it_shows() {
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let cases: [(&str, SeatState, Option<PromptKind>); 10] = [
+        (real!("pane-idle.txt"), Idle, None),
+        (real!("pane-working.txt"), Working, None),
+        (real!("pane-reply.txt"), Idle, None),
+        (
+            real!("pane-permission.txt"),
+            Blocked,
+            Some(PromptKind::Permission),
+        ),
+        // The input row proposes a follow-up: `> OK`.
+        (real!("pane-after-tool.txt"), Idle, None),
+        (real!("pane-error-401.txt"), Idle, None),
+        (real!("pane-error-500.txt"), Working, None),
+        (real!("pane-error-500-recovered.txt"), Idle, None),
+        // No settings, no OPENAI_* variables: "Connect a Provider".
+        (
+            real!("pane-first-run.txt"),
+            Blocked,
+            Some(PromptKind::Other),
+        ),
+        // Qwen has quit; only its resume hint is left.
+        (real!("pane-exit.txt"), Unknown, None),
+    ];
+    for (n, (pane, state, kind)) in cases.iter().enumerate() {
+        let reading = Qwen::read_screen(
+            profile(),
+            Screen {
+                rows: rows(pane),
+                title: String::new(),
+            },
+        );
+        assert_eq!(
+            (reading.state, reading.prompt_kind),
+            (*state, *kind),
+            "case {n}: {reading:?}"
+        );
+    }
+}
+
+fn hook_lines(log: &str) -> Vec<(String, Value)> {
+    log.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("recorder line");
+            (
+                v["event"].as_str().expect("event").to_string(),
+                v["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+fn all_hook_logs() -> Vec<&'static str> {
+    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
+    logs.extend([
+        run!("headless-success", "json").hooks,
+        run!("headless-resume", "json").hooks,
+        run!("headless-text", "txt").hooks,
+        run!("headless-stream-json", "jsonl").hooks,
+        run!("headless-tool", "json").hooks,
+        run!("headless-error-500-text", "txt").hooks,
+        real!("interactive.hooks.jsonl"),
+    ]);
+    logs
+}
+
+#[test]
+fn every_captured_hook_payload_parses() {
+    let expected_kind = |native: &str| match native {
+        "SessionStart" => CanonicalEvent::SessionStart,
+        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
+        "Stop" => CanonicalEvent::Stop,
+        "StopFailure" => CanonicalEvent::StopFailure,
+        "SessionEnd" => CanonicalEvent::SessionEnd,
+        "Notification" => CanonicalEvent::Notification,
+        "PermissionRequest" => CanonicalEvent::PermissionRequest,
+        "PreToolUse" => CanonicalEvent::ToolStart,
+        "PostToolUse" => CanonicalEvent::ToolEnd,
+        "PostToolBatch" | "MessageDisplay" | "InstructionsLoaded" => CanonicalEvent::Other,
+        other => panic!("a captured event this test does not know: {other}"),
+    };
+    let mut seen = 0;
+    for log in all_hook_logs() {
+        for (native, payload) in hook_lines(log) {
+            let bytes = serde_json::to_vec(&payload).expect("serializes");
+            let e = Qwen::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let field = |k: &str| payload[k].as_str().map(str::to_string);
+            assert_eq!(e.kind, expected_kind(&native), "{native}");
+            assert_eq!(e.session_id, field("session_id"));
+            assert!(e.session_id.is_some());
+            assert_eq!(e.transcript_path, field("transcript_path"));
+            assert_eq!(e.cwd.as_deref(), Some("<tmp>/qwen/work"));
+            assert!(!e.subagent);
+            match native.as_str() {
+                "Stop" => {
+                    assert_eq!(e.last_message, field("last_assistant_message"));
+                    assert!(e.last_message.is_some());
+                }
+                "StopFailure" => {
+                    assert_eq!(e.reason.as_deref(), Some("authentication_failed"));
+                    assert_eq!(
+                        e.last_message.as_deref(),
+                        Some("[API Error: 401 Incorrect API key provided]")
+                    );
+                }
+                "Notification" => {
+                    let kind = field("notification_type");
+                    assert_eq!(e.reason, kind);
+                    let expected = match kind.as_deref() {
+                        Some("permission_prompt") => Some(PromptKind::Permission),
+                        // auth_success, idle_prompt: nothing waits.
+                        _ => None,
+                    };
+                    assert_eq!(e.prompt_kind, expected, "{kind:?}");
+                }
+                "PermissionRequest" => {
+                    assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
+                    assert_eq!(e.reason.as_deref(), Some("run_shell_command"));
+                }
+                "SessionStart" => assert_eq!(e.reason, field("source")),
+                "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("prompt_input_exit")),
+                _ => {}
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 95);
+}
+
+#[test]
+fn headless_failures_fire_no_turn_end() {
+    for (run, _, sentence, _) in error_runs() {
+        let events: Vec<String> = hook_lines(run.hooks).into_iter().map(|(e, _)| e).collect();
+        for end in ["Stop", "StopFailure", "SessionEnd"] {
+            assert!(!events.iter().any(|e| e == end), "{sentence}: {end}");
+        }
+    }
+}
+
+fn tally(parser: &str, files: &[(&str, &str)]) -> Option<UsageReport> {
+    let t = <Qwen as Guest>::Tally::new(parser.to_string());
+    for (name, text) in files {
+        t.begin_file(name.to_string());
+        for chunk in text.as_bytes().chunks(4096) {
+            t.feed(chunk.to_vec()).expect("feeds");
+        }
+    }
+    t.finish()
+}
+
+const CHAT: &str = real!("transcript.jsonl");
+const CHAT_TOOL: &str = real!("transcript-tool.jsonl");
+const CHAT_TMUX: &str = real!("transcript-interactive.jsonl");
+const RECORDS: &str = real!("usage_record.jsonl");
+
+#[test]
+fn chats_hold_only_the_calls_they_record() {
+    // seq 1 and 3: the memory extractor's calls (seq 2, 4) are not in it.
+    let report = tally(PARSER, &[(&format!("chats/{SESSION}.jsonl"), CHAT)]).expect("usage");
+    assert_eq!(report.rejected_rows, 0);
+    assert_eq!(report.entries.len(), 1);
+    let entry = &report.entries[0];
+    assert_eq!(
+        (
+            entry.session.as_str(),
+            entry.day.as_str(),
+            entry.model.as_str()
+        ),
+        (SESSION, "2026-11-30", "fake-model")
+    );
+    assert_eq!(entry.usage, chat(2));
+    // seq 10 and 11.
+    assert_eq!(total(tally(PARSER, &[("t.jsonl", CHAT_TOOL)])), chat(2));
+    // The last interactive run: TMUXOK (seq 2), the tool (5, 6), AFTER500
+    // (16); its memory calls (3, 7, 17, 18) are not in the chat.
+    assert_eq!(total(tally(PARSER, &[("i.jsonl", CHAT_TMUX)])), chat(4));
+}
+
+#[test]
+fn usage_record_totals_every_answered_headless_call() {
+    // Headless phase: seq 1–8, 10, 11 answered (memory calls included);
+    // every other request failed.
+    let report = tally(RECORD_PARSER, &[("usage_record.jsonl", RECORDS)]).expect("usage");
+    assert_eq!(report.rejected_rows, 0);
+    assert_eq!(report.total(), chat(10));
+    let by_session: Vec<(&str, &str, u64)> = report
+        .entries
+        .iter()
+        .map(|e| (e.session.as_str(), e.day.as_str(), e.usage.requests))
+        .collect();
+    assert_eq!(
+        by_session,
+        [
+            (SESSION, "2026-11-30", 4),
+            ("17676fb3-c601-4613-9e99-3506b8c16bdc", "2026-11-30", 2),
+            ("3de99054-35c5-413e-b161-d64f3bf28909", "2026-11-30", 2),
+            ("dc9a2a55-9d1f-49c2-b435-39a970e3a864", "2026-11-30", 2),
+        ]
+    );
+}
+
+#[test]
+fn the_profiles_parser_picks_the_files() {
+    let context = LocationContext {
+        home: "/home/u".to_string(),
+        cwd: "/w".to_string(),
+        env: vec![],
+    };
+    let chats = Qwen::transcript_locations(profile(), context.clone());
+    assert_eq!(
+        chats
+            .iter()
+            .map(|g| (g.pattern.as_str(), g.parser.as_str()))
+            .collect::<Vec<_>>(),
+        [(".qwen/projects/*/chats/*.jsonl", PARSER)]
+    );
+    let mut records_profile = profile();
+    records_profile.usage_parser = RECORD_PARSER.to_string();
+    let records = Qwen::transcript_locations(records_profile, context);
+    assert_eq!(
+        records
+            .iter()
+            .map(|g| (g.pattern.as_str(), g.parser.as_str()))
+            .collect::<Vec<_>>(),
+        [(".qwen/usage_record.jsonl", RECORD_PARSER)]
+    );
+}
+
+#[test]
+fn hooks_install_into_and_leave_the_real_settings_file() {
+    let settings = real!("config.settings.json");
+    let request = HookInstall {
+        dialect: "claude-settings-json".to_string(),
+        relay_command: "/usr/local/bin/drover hook --cli qwen".to_string(),
+        events: profile().hook_events,
+        marker: "drover hook --cli".to_string(),
+    };
+    let installed = Qwen::install_hooks(settings.to_string(), request.clone()).expect("installs");
+    assert!(installed.changed);
+    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
+    assert_eq!(value["$version"], 4);
+    assert_eq!(value["model"]["generationConfig"]["maxRetries"], 0);
+    let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
+    assert_eq!(
+        stop.last().map(|e| e["hooks"][0]["command"].clone()),
+        Some(Value::from("/usr/local/bin/drover hook --cli qwen Stop"))
+    );
+    assert_eq!(
+        Qwen::detect_hooks(installed.text.clone(), request.clone())
+            .expect("detects")
+            .registered
+            .len(),
+        8
+    );
+    let removed = Qwen::remove_hooks(installed.text, request).expect("removes");
+    let original: Value = serde_json::from_str(settings).expect("JSON");
+    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
+    assert_eq!(restored, original);
+}
