@@ -35,6 +35,7 @@ pub const PARSERS: &[&str] = &[
     "gemini-chat",
     "copilot-events",
     "qwen-chat",
+    "qwen-usage-record",
     "opencode-db",
     "opencode-json",
     "cursor-json",
