@@ -285,14 +285,23 @@ fn check_mux(out: &mut Findings, project: &Path) {
     let selection = match crate::workspace::select(project, None) {
         Ok(s) => s,
         Err(e) => {
-            out.push("mux.selection", Severity::Problem, e.to_string(), Value::Null);
+            out.push(
+                "mux.selection",
+                Severity::Problem,
+                e.to_string(),
+                Value::Null,
+            );
             return;
         }
     };
     out.push(
         "mux.selection",
         Severity::Ok,
-        format!("workspace {} ({})", selection.kind.as_str(), super::mux::reason_label(selection.reason)),
+        format!(
+            "workspace {} ({})",
+            selection.kind.as_str(),
+            super::mux::reason_label(selection.reason)
+        ),
         json!({"workspace": selection.kind.as_str(), "reason": selection.reason}),
     );
     for backend in crate::workspace::backends(Some(&selection)) {

@@ -6,10 +6,11 @@
 //! - `scripted-cli [--resume ID]` is interactive: a `❯` prompt in the
 //!   terminal, a spinner while working, `● reply` when done.
 //!
-//! Both read hooks from `<cwd>/.claude/settings.json` and `~/.claude/settings.json`
+//! Both read hooks from `<cwd>/.scripted/settings.json` (Claude's settings shape)
 //! and fire real-shaped payloads (SessionStart, UserPromptSubmit, Stop,
 //! StopFailure, SubagentStop, PermissionRequest, Notification, SessionEnd), and
-//! write a real-shaped transcript under `~/.claude/projects/<slug>/<id>.jsonl`.
+//! write a real-shaped transcript under `~/.scripted-cli/projects/<slug>/<id>.jsonl`
+//! (its own directories, so it never touches a real Claude Code setup).
 //!
 //! Directives in the prompt script the turn:
 //! `Reply with exactly: X` (reply X, else OK), `@sleep=MS` (work that long),
@@ -232,7 +233,7 @@ impl Seat {
             .unwrap_or_else(|| PathBuf::from("/tmp"));
         let slug = cwd.to_string_lossy().replace(['/', '.'], "-");
         let transcript = home
-            .join(".claude")
+            .join(".scripted-cli")
             .join("projects")
             .join(slug)
             .join(format!("{session}.jsonl"));
@@ -314,37 +315,33 @@ impl Seat {
     }
 }
 
-/// Commands registered for `event` in the project and user settings.
+/// Commands registered for `event` in the project's `.scripted/settings.json`
+/// (Claude Code's settings shape). Only the project file is read, so the
+/// stand-in never fires hooks meant for a real CLI.
 fn hook_commands(cwd: &Path, event: &str) -> Vec<String> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let mut files = vec![cwd.join(".claude").join("settings.json")];
-    if let Some(home) = home {
-        files.push(home.join(".claude").join("settings.json"));
-    }
+    let file = cwd.join(".scripted").join("settings.json");
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return Vec::new();
+    };
+    let Ok(value) = serde_json::from_str::<Value>(&text) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
-    for file in files {
-        let Ok(text) = std::fs::read_to_string(&file) else {
-            continue;
-        };
-        let Ok(value) = serde_json::from_str::<Value>(&text) else {
-            continue;
-        };
-        for group in value
+    for group in value
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for handler in group
             .get("hooks")
-            .and_then(|h| h.get(event))
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
         {
-            for handler in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(command) = handler.get("command").and_then(Value::as_str) {
-                    out.push(command.to_string());
-                }
+            if let Some(command) = handler.get("command").and_then(Value::as_str) {
+                out.push(command.to_string());
             }
         }
     }

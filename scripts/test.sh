@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The whole test suite, with every set-up step a fresh machine needs:
+# the wasm32-wasip2 target, tmux, Node 22 and the pinned vendor CLIs (in
+# ~/.cache/drover-clis), componentize-py (in ~/.cache/drover-py) for the
+# Python example adapter; then formatting, lints, and the tests of both
+# workspaces (the engine's and the components').
+#
+# Honours CARGO_TARGET_DIR (CI keeps it under ~/.cache). Safe to re-run:
+# every install step skips what is already there.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo="$PWD"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "toolchain: wasm32-wasip2"
+rustup target add wasm32-wasip2
+
+step "tmux"
+if ! command -v tmux >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux
+    else
+        sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux
+    fi
+fi
+tmux -V
+
+step "vendor CLIs (Node 22 + pinned npm packages)"
+scripts/provision-clis.sh
+
+step "Python example adapter (componentize-py)"
+export DROVER_PYTHON_ADAPTER="$target/examples/python_adapter.wasm"
+examples/python-adapter/build.sh "$DROVER_PYTHON_ADAPTER"
+
+step "formatting"
+cargo fmt --all --check
+(cd components && cargo fmt --all --check)
+
+step "lints"
+cargo clippy --workspace --all-targets -j2 -- -D warnings
+(cd components && cargo clippy --workspace --all-targets -j2 -- -D warnings)
+
+step "build (the e2e tests run the workspace's binaries)"
+cargo build --workspace -j2
+
+step "tests: components"
+(cd components && cargo test --workspace -j2)
+
+step "tests: engine, end to end, real CLIs"
+cargo test --workspace -j2
