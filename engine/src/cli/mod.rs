@@ -2,6 +2,7 @@
 //! `--json` prints exactly one JSON document on stdout, or nothing.
 
 mod adapter;
+mod doctor;
 mod explain;
 mod hooks;
 mod mux;
@@ -51,6 +52,8 @@ enum Command {
     Status(status::Args),
     /// Workspace backends: which are available, which is selected and why.
     Mux(mux::Args),
+    /// What this machine and project offer, and what each adapter cannot tell apart.
+    Doctor(doctor::Args),
     /// The hook relay a CLI's hook config runs (payload on stdin).
     Hook {
         #[arg(long = "cli", value_name = "NAME")]
@@ -93,6 +96,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(&project, args),
         Command::Status(args) => status::run(&project, args),
         Command::Mux(args) => mux::run(&project, args),
+        Command::Doctor(args) => doctor::run(&project, args),
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
     };
