@@ -47,7 +47,7 @@ enum Command {
     /// Show which seat state a captured pane shows, and why.
     Explain(explain::Args),
     /// Run one session of a CLI on a prompt.
-    Run(run::Args),
+    Run(Box<run::Args>),
     /// Runs and their tasks' last states (reconciling runs whose drover died).
     Status(status::Args),
     /// Workspace backends: which are available, which is selected and why.
@@ -93,7 +93,7 @@ pub fn main() -> ExitCode {
         Command::Adapter(command) => adapter::run(&project, command),
         Command::Hooks(command) => hooks::run(&project, command),
         Command::Explain(args) => explain::run(&project, args),
-        Command::Run(args) => run::run(&project, args),
+        Command::Run(args) => run::run(&project, *args),
         Command::Status(args) => status::run(&project, args),
         Command::Mux(args) => mux::run(&project, args),
         Command::Doctor(args) => doctor::run(&project, args),

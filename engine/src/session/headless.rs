@@ -441,7 +441,7 @@ fn adapter_message(e: &wit::AdapterError) -> String {
 
 pub fn humanize(d: Duration) -> String {
     let s = d.as_secs();
-    if s >= 3600 && s % 60 == 0 {
+    if s >= 3600 && s.is_multiple_of(60) {
         format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
     } else if s >= 60 {
         format!("{}m{:02}s", s / 60, s % 60)

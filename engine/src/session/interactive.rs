@@ -12,6 +12,7 @@
 //!   blocked (with the prompt kind) and keep waiting for a person;
 //! - silence past the stall window nudges, then stalls; the deadline times
 //!   out on either clock; the token budget warns or enforces.
+//!
 //! A tmux failure is never read as a crash: liveness unknown skips the tick.
 
 use std::path::Path;
@@ -172,30 +173,27 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 ),
             );
         }
-        match tmux.alive(&pane) {
-            Ok(false) => {
-                let found = result_file.as_ref().and_then(ResultFile::read);
-                let status = if found.is_some() {
-                    Status::Completed
-                } else {
-                    Status::Crashed
-                };
-                return conclude(
-                    ctx,
-                    spec,
-                    Some(&tmux),
-                    Some(&pane),
-                    make(
-                        status,
-                        "the CLI exited before it was ready".to_string(),
-                        &st,
-                        found,
-                        None,
-                        &budget,
-                    ),
-                );
-            }
-            Ok(true) | Err(_) => {}
+        if let Ok(false) = tmux.alive(&pane) {
+            let found = result_file.as_ref().and_then(ResultFile::read);
+            let status = if found.is_some() {
+                Status::Completed
+            } else {
+                Status::Crashed
+            };
+            return conclude(
+                ctx,
+                spec,
+                Some(&tmux),
+                Some(&pane),
+                make(
+                    status,
+                    "the CLI exited before it was ready".to_string(),
+                    &st,
+                    found,
+                    None,
+                    &budget,
+                ),
+            );
         }
         for event in relevant(&mut watcher, task, launched, TICK) {
             absorb(ctx, task, &event, &mut st);

@@ -299,7 +299,7 @@ impl Tmux {
     /// Whether the pane still exists (membership, not display-message,
     /// which answers for dead panes too).
     pub fn alive(&self, pane: &Pane) -> Result<bool, MuxError> {
-        Ok(self.panes(&pane.session)?.iter().any(|p| *p == pane.pane))
+        Ok(self.panes(&pane.session)?.contains(&pane.pane))
     }
 
     pub fn pane_pid(&self, pane: &Pane) -> Option<u32> {
