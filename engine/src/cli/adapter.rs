@@ -16,6 +16,8 @@ pub const WIT: &str = include_str!("../../../wit/adapter.wit");
 pub enum Command {
     /// Print the WIT world adapters implement.
     Wit,
+    /// Call every export once and report what answered, declined or failed.
+    Check(super::adapter_check::Args),
     /// Show a component's imports, exports and describe().
     Inspect {
         /// A component file, or the name of a built-in component.
@@ -75,6 +77,7 @@ pub fn run(project: &Path, command: Command) -> anyhow::Result<Outcome> {
             Ok(Outcome::Ok)
         }
         Command::Inspect { component, json } => inspect(project, &component, json.json),
+        Command::Check(args) => super::adapter_check::run(project, args),
     }
 }
 

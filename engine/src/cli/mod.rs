@@ -2,6 +2,7 @@
 //! `--json` prints exactly one JSON document on stdout, or nothing.
 
 mod adapter;
+mod adapter_check;
 mod doctor;
 mod explain;
 mod hooks;
