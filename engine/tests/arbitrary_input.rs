@@ -21,7 +21,9 @@ impl Noise {
         let len = (self.next() as usize) % max;
         // Mostly JSON-ish bytes, so parsers get past their first check.
         const ALPHABET: &[u8] = b"{}[]\":,0123456789abcdefusagetokens_-\n \\\xff\xc3\xa9";
-        (0..len).map(|_| ALPHABET[(self.next() as usize) % ALPHABET.len()]).collect()
+        (0..len)
+            .map(|_| ALPHABET[(self.next() as usize) % ALPHABET.len()])
+            .collect()
     }
 }
 
@@ -41,27 +43,52 @@ fn built_in_components_survive_arbitrary_input() {
             .find(|p| matches!(&p.component, drover::profile::ComponentRef::Builtin(n) if n == builtin.name))
             .map(|p| p.to_wit())
             .expect("a profile uses every built-in component");
-        let (adapter, _) = sandbox.load_builtin(builtin, Limits::default()).expect("loads");
-        let natives: Vec<String> = profile.hook_events.iter().map(|(n, _)| n.clone()).chain(["Bogus".to_string()]).collect();
+        let (adapter, _) = sandbox
+            .load_builtin(builtin, Limits::default())
+            .expect("loads");
+        let natives: Vec<String> = profile
+            .hook_events
+            .iter()
+            .map(|(n, _)| n.clone())
+            .chain(["Bogus".to_string()])
+            .collect();
         for round in 0..150 {
             let payload = noise.bytes(600);
             let native = &natives[round % natives.len()];
             // Ok(Ok) or Ok(Err(invalid-input)) are both fine; a trap is not.
-            let _ = no_trap(&format!("{} parse-hook", builtin.name), adapter.parse_hook(&profile, native, &payload));
+            let _ = no_trap(
+                &format!("{} parse-hook", builtin.name),
+                adapter.parse_hook(&profile, native, &payload),
+            );
             let screen = wit::Screen {
-                rows: String::from_utf8_lossy(&noise.bytes(400)).lines().map(str::to_string).collect(),
+                rows: String::from_utf8_lossy(&noise.bytes(400))
+                    .lines()
+                    .map(str::to_string)
+                    .collect(),
                 title: String::new(),
             };
-            let _ = no_trap(&format!("{} read-screen", builtin.name), adapter.read_screen(&profile, &screen));
+            let _ = no_trap(
+                &format!("{} read-screen", builtin.name),
+                adapter.read_screen(&profile, &screen),
+            );
             let output = wit::TurnOutput {
                 stdout: String::from_utf8_lossy(&noise.bytes(400)).into_owned(),
                 stderr: String::from_utf8_lossy(&noise.bytes(200)).into_owned(),
                 exit_code: Some((noise.next() % 3) as i32),
                 prior_usage: None,
             };
-            let _ = no_trap(&format!("{} parse-turn", builtin.name), adapter.parse_turn(&profile, &output));
-            let lines: Vec<String> = String::from_utf8_lossy(&noise.bytes(300)).lines().map(str::to_string).collect();
-            let _ = no_trap(&format!("{} classify-fault", builtin.name), adapter.classify_fault(&profile, &lines));
+            let _ = no_trap(
+                &format!("{} parse-turn", builtin.name),
+                adapter.parse_turn(&profile, &output),
+            );
+            let lines: Vec<String> = String::from_utf8_lossy(&noise.bytes(300))
+                .lines()
+                .map(str::to_string)
+                .collect();
+            let _ = no_trap(
+                &format!("{} classify-fault", builtin.name),
+                adapter.classify_fault(&profile, &lines),
+            );
             let _ = no_trap(
                 &format!("{} install-hooks", builtin.name),
                 adapter.install_hooks(
@@ -76,10 +103,16 @@ fn built_in_components_survive_arbitrary_input() {
             );
         }
         if profile.usage_parser != "none" {
-            let mut tally = no_trap("tally", adapter.tally(&profile.usage_parser, Limits::default()));
+            let mut tally = no_trap(
+                "tally",
+                adapter.tally(&profile.usage_parser, Limits::default()),
+            );
             no_trap("begin-file", tally.begin_file("noise.jsonl"));
             for _ in 0..200 {
-                let _ = no_trap(&format!("{} tally.feed", builtin.name), tally.feed(&noise.bytes(2000)));
+                let _ = no_trap(
+                    &format!("{} tally.feed", builtin.name),
+                    tally.feed(&noise.bytes(2000)),
+                );
             }
             let _ = no_trap(&format!("{} tally.finish", builtin.name), tally.finish());
         }

@@ -18,6 +18,8 @@ pub enum Command {
     Wit,
     /// Call every export once and report what answered, declined or failed.
     Check(super::adapter_check::Args),
+    /// Create a Rust adapter crate with every export wired up.
+    New(super::adapter_new::Args),
     /// Show a component's imports, exports and describe().
     Inspect {
         /// A component file, or the name of a built-in component.
@@ -78,6 +80,7 @@ pub fn run(project: &Path, command: Command) -> anyhow::Result<Outcome> {
         }
         Command::Inspect { component, json } => inspect(project, &component, json.json),
         Command::Check(args) => super::adapter_check::run(project, args),
+        Command::New(args) => super::adapter_new::run(args),
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod adapter;
 mod adapter_check;
+mod adapter_new;
 mod doctor;
 mod explain;
 mod hooks;
