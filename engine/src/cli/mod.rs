@@ -3,6 +3,7 @@
 
 mod adapter;
 mod output;
+mod probe;
 mod profiles;
 mod validate;
 
@@ -35,6 +36,8 @@ enum Command {
     /// Work with adapter components.
     #[command(subcommand)]
     Adapter(adapter::Command),
+    /// Report, sanitized for sharing, what a CLI and its adapter look like here.
+    ProbeAdapter(probe::Args),
 }
 
 /// What a command decided: success or a reported failure (exit 1).
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Profiles(args) => profiles::run(&project, args),
         Command::Validate(args) => validate::run(&project, args),
         Command::Adapter(command) => adapter::run(&project, command),
+        Command::ProbeAdapter(args) => probe::run(&project, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
