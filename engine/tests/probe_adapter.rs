@@ -538,6 +538,10 @@ fn a_hostile_third_party_component_yields_findings_not_crashes() {
             );
         }
         assert!(report.contains("message withheld"), "{report}");
+        assert!(
+            report.contains("panicked at hostile/src/lib.rs:"),
+            "the panic's location stays readable:\n{report}"
+        );
         let json = world.run(&["hostile", "--json"]);
         let doc = ok(&world, &json);
         assert_keys_sorted(&doc);

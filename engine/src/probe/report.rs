@@ -532,12 +532,35 @@ pub fn markdown(r: &Report) -> String {
             Severity::Warning => "⚠️",
             Severity::Info => "ℹ️",
         };
-        o.push_str(&format!("- {mark} {} ({})\n", f.message, code(&f.id)));
+        o.push_str(&format!(
+            "- {mark} {} ({})\n",
+            inline(f.message.as_str()),
+            code(&f.id)
+        ));
     }
     for step in &r.next_steps {
-        o.push_str(&format!("- → {step}\n"));
+        o.push_str(&format!("- → {}\n", inline(step.as_str())));
     }
     o
+}
+
+/// Prose with code spans: markers such as `<redacted:str>` outside a span
+/// would read as HTML tags and vanish, so `<`, `>` and `&` are escaped
+/// there (inside spans they are literal already).
+fn inline(text: &str) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                part.to_string()
+            } else {
+                part.replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 fn key_path_line(k: &KeyPath) -> String {
@@ -559,6 +582,14 @@ mod tests {
             serde_json::from_str(r#"{"b":{"z":1,"a":[{"y":1,"x":2}]},"a":0}"#).expect("json");
         let text = serde_json::to_string(&sorted(v)).expect("json");
         assert_eq!(text, r#"{"a":0,"b":{"a":[{"x":2,"y":1}],"z":1}}"#);
+    }
+
+    #[test]
+    fn prose_escapes_markers_outside_code_spans() {
+        assert_eq!(
+            inline("glob <redacted> in `a <b>` & more"),
+            "glob &lt;redacted&gt; in `a <b>` &amp; more"
+        );
     }
 
     #[test]

@@ -346,7 +346,7 @@ impl Scan<'_> {
             },
             SandboxError::Trap { reason, stderr, .. } => {
                 let reason = self.s.text(reason, 1);
-                let location = panic_location(stderr).map(|l| self.s.path(l, false));
+                let location = panic_location(stderr).map(|l| self.location(l));
                 let message = match (fed, error.panic_message()) {
                     (_, None) => None,
                     (Fed::Nothing, Some(m)) => Some(self.s.text(m, 1)),
@@ -364,6 +364,26 @@ impl Scan<'_> {
                 (CallOutcome::Trapped, detail)
             }
             other => (CallOutcome::Failed, self.s.text(&other.to_string(), 2)),
+        }
+    }
+
+    /// `src/lib.rs:12:5`: the file as a path, the position kept when numeric.
+    fn location(&self, raw: &str) -> Clean {
+        let mut parts = raw.rsplitn(3, ':');
+        let (col, line, file) = (parts.next(), parts.next(), parts.next());
+        match (file, line, col) {
+            (Some(file), Some(line), Some(col))
+                if line.bytes().all(|b| b.is_ascii_digit())
+                    && col.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                clean!(
+                    "{}:{}:{}",
+                    self.s.path(file, false),
+                    self.s.identifier(line),
+                    self.s.identifier(col)
+                )
+            }
+            _ => self.s.path(raw, false),
         }
     }
 
@@ -1013,9 +1033,12 @@ impl Scan<'_> {
             component: profile
                 .map(|p| match &p.component {
                     crate::profile::ComponentRef::Builtin(name) => s.identifier(name),
-                    crate::profile::ComponentRef::File(path) => {
-                        s.path(&path.to_string_lossy(), false)
-                    }
+                    // The file's name says which component; its directory
+                    // says only where the user keeps it.
+                    crate::profile::ComponentRef::File(path) => path
+                        .file_name()
+                        .map(|n| s.path(&n.to_string_lossy(), false))
+                        .unwrap_or_default(),
                 })
                 .unwrap_or_default(),
             origin: Clean::lit(if loaded.trusted { "built-in" } else { "file" }),
