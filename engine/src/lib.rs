@@ -4,6 +4,7 @@
 pub mod builtin;
 pub mod cli;
 pub mod hooks;
+pub mod probe;
 pub mod profile;
 pub mod registry;
 pub mod relay;

@@ -268,12 +268,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         (wit::Capability::HookPayloads, &["parse-hook"]),
     ] {
         for export in exports {
-            if let Some(check) = checks.iter().find(|c| c.export == *export) {
-                if claims(capability) && check.result == "unsupported" {
-                    warnings.push(format!(
-                        "describe claims {capability} but {export} answers unsupported"
-                    ));
-                }
+            if let Some(check) = checks.iter().find(|c| c.export == *export)
+                && claims(capability)
+                && check.result == "unsupported"
+            {
+                warnings.push(format!(
+                    "describe claims {capability} but {export} answers unsupported"
+                ));
             }
         }
     }

@@ -9,6 +9,7 @@ mod explain;
 mod hooks;
 mod mux;
 mod output;
+mod probe;
 mod profiles;
 mod run;
 mod status;
@@ -63,6 +64,8 @@ enum Command {
         /// The CLI's native event name.
         event: String,
     },
+    /// Report, sanitized for sharing, what a CLI and its adapter look like here.
+    ProbeAdapter(probe::Args),
 }
 
 /// What a command decided: success or a reported failure (exit 1).
@@ -101,6 +104,7 @@ pub fn main() -> ExitCode {
         Command::Doctor(args) => doctor::run(&project, args),
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
+        Command::ProbeAdapter(args) => probe::run(&project, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

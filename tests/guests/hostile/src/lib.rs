@@ -4,11 +4,18 @@
 //! `env` lists the environment, `huge:<MiB>` returns a string that large,
 //! `stderr:<KiB>` writes that much to stderr; anything else is echoed, so a
 //! test can check the engine still answers after each misdeed.
+//!
+//! The `[adapter]` settings of the profile that loads it pick misdeeds for
+//! the other exports (used by the `probe-adapter` tests): `locations` =
+//! `panic` | `loop` | `alloc` | `garbage` | `cwd` for `transcript-locations`,
+//! `hooks = "panic"` for `detect-hooks`; the usage parsers `echo-panic` and
+//! `loop` panic with (or spin on) the bytes they are fed. Every panic message
+//! repeats what the guest was given, so a test can prove it is never shown.
 
 use drover_kit::{
-    AdapterError, Command, Description, Fault, Guest, HookEdit, HookEvent, HookInstall, HookStatus,
-    LaunchRequest, LocationContext, Profile, Screen, ScreenReading, SeatState, TranscriptGlob,
-    TurnOutput, TurnResult, unsupported,
+    AdapterError, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent, HookInstall,
+    HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading, SeatState,
+    TranscriptGlob, TurnOutput, TurnResult, unsupported,
 };
 
 struct Hostile;
@@ -26,8 +33,14 @@ impl Guest for Hostile {
             adapter_version: "0.0.1".to_string(),
             wit_version: drover_kit::WIT_VERSION.to_string(),
             capabilities: vec![drover_kit::Capability::Prompt],
-            dialects: vec![],
-            usage_parsers: vec![],
+            dialects: vec!["hostile-panic".to_string()],
+            usage_parsers: ["echo-panic", "loop"]
+                .into_iter()
+                .map(|name| drover_kit::UsageParser {
+                    name: name.to_string(),
+                    needles: vec![],
+                })
+                .collect(),
             location_env: vec![],
             limitations: vec![],
         }
@@ -87,7 +100,10 @@ impl Guest for Hostile {
     fn remove_hooks(_: String, _: HookInstall) -> Result<HookEdit, AdapterError> {
         Err(unsupported("hostile"))
     }
-    fn detect_hooks(_: String, _: HookInstall) -> Result<HookStatus, AdapterError> {
+    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
+        if request.dialect == "hostile-panic" {
+            panic!("hostile detect-hooks saw {existing}");
+        }
         Err(unsupported("hostile"))
     }
     fn parse_hook(_: Profile, native: String, payload: Vec<u8>) -> Result<HookEvent, AdapterError> {
@@ -100,8 +116,70 @@ impl Guest for Hostile {
         }
         panic!("hostile parse-hook refused {native}")
     }
-    fn transcript_locations(_: Profile, _: LocationContext) -> Vec<TranscriptGlob> {
-        Vec::new()
+    fn transcript_locations(profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+        let glob = |base: GlobBase, pattern: String, format: &str, parser: &str| TranscriptGlob {
+            base,
+            pattern,
+            format: format.to_string(),
+            parser: parser.to_string(),
+        };
+        match drover_kit::setting(&profile, "locations") {
+            Some("panic") => panic!(
+                "hostile transcript-locations saw home={} cwd={} env={:?}",
+                context.home, context.cwd, context.env
+            ),
+            Some("loop") => loop {
+                std::hint::black_box(());
+            },
+            Some("alloc") => {
+                let mut blocks: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    blocks.push(vec![1u8; 1 << 20]);
+                }
+            }
+            // Answers that are wrong in every way a host must survive.
+            Some("garbage") => {
+                let mut globs = vec![
+                    glob(
+                        GlobBase::Absolute,
+                        "/**/*".to_string(),
+                        "jsonl",
+                        "claude-jsonl",
+                    ),
+                    glob(
+                        GlobBase::Absolute,
+                        format!("{}/{}/leak-*.jsonl", context.home, context.cwd),
+                        "jsonl mailto:owner@example.com",
+                        "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+                    ),
+                    glob(GlobBase::Cwd, "../../../../etc/*".to_string(), "", ""),
+                    glob(
+                        GlobBase::Home,
+                        "x".repeat(100_000),
+                        "\u{0}\u{1b}[31m",
+                        "\n\n",
+                    ),
+                ];
+                for n in 0..5000 {
+                    globs.push(glob(
+                        GlobBase::Home,
+                        format!("many-{n}/*.jsonl"),
+                        "jsonl",
+                        "x",
+                    ));
+                }
+                globs
+            }
+            // Honest: transcripts under `<cwd>/transcripts/`, read with the
+            // parser the profile names (which may be one of the hostile ones).
+            Some("cwd") => vec![glob(
+                GlobBase::Cwd,
+                "transcripts/*.jsonl".to_string(),
+                "jsonl",
+                &profile.usage_parser,
+            )],
+            _ => Vec::new(),
+        }
     }
     fn classify_fault(_: Profile, _: Vec<String>) -> Option<Fault> {
         None
@@ -118,8 +196,29 @@ impl Guest for Hostile {
 
 pub struct NoParsers;
 impl drover_kit::usage::ParserSet for NoParsers {
-    fn make(_: &str) -> Option<Box<dyn drover_kit::usage::RowParser>> {
-        None
+    fn make(name: &str) -> Option<Box<dyn drover_kit::usage::RowParser>> {
+        match name {
+            "echo-panic" => Some(Box::new(EchoPanic)),
+            "loop" => Some(Box::new(Spin)),
+            _ => None,
+        }
+    }
+}
+
+/// Panics with the first row it is fed: a leak attempt through the error.
+struct EchoPanic;
+impl drover_kit::usage::RowParser for EchoPanic {
+    fn row(&mut self, line: &[u8], _: &mut drover_kit::usage::Ledger) {
+        panic!("hostile tally was fed: {}", String::from_utf8_lossy(line));
+    }
+}
+
+struct Spin;
+impl drover_kit::usage::RowParser for Spin {
+    fn row(&mut self, _: &[u8], _: &mut drover_kit::usage::Ledger) {
+        loop {
+            std::hint::black_box(());
+        }
     }
 }
 

@@ -1,0 +1,132 @@
+//! `drover probe-adapter`: a sanitized report about a CLI and its adapter.
+//! The report reaches stdout or `--out` only after the egress guard passed;
+//! on refusal stdout stays empty, no file is written, and the exit is 1.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::Outcome;
+use super::output::Json;
+use crate::probe::{self, Format, Identity, ScanOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The CLI profile (name or alias); optional with --binary.
+    #[arg(required_unless_present = "binary", value_name = "CLI")]
+    cli: Option<String>,
+    /// The CLI's binary: overrides the profile's, or names a CLI without a
+    /// profile (reduced report).
+    #[arg(long, value_name = "NAME")]
+    binary: Option<String>,
+    /// Read this transcript instead of searching the adapter's conventions.
+    #[arg(long, value_name = "PATH", conflicts_with = "session_dir")]
+    transcript: Option<PathBuf>,
+    /// Take the newest *.jsonl (else *.json) under this directory.
+    #[arg(long, value_name = "DIR")]
+    session_dir: Option<PathBuf>,
+    /// A captured hook payload to reduce to its shape (repeatable).
+    #[arg(long, value_name = "EVENT=FILE", value_parser = parse_payload)]
+    payload: Vec<(String, PathBuf)>,
+    /// Write the report to FILE (only if it passes the leak check).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    json: Json,
+    /// Seconds `--version` and `--help` may each take.
+    #[arg(long, hide = true, default_value_t = probe::COMMAND_TIMEOUT.as_secs(), value_name = "SECS")]
+    command_timeout: u64,
+    /// Probe mode: keep the raw temp data (never share it).
+    #[arg(long, hide = true)]
+    keep_temp: bool,
+}
+
+fn parse_payload(text: &str) -> Result<(String, PathBuf), String> {
+    match text.split_once('=') {
+        Some((event, file)) if !event.is_empty() && !file.is_empty() => {
+            Ok((event.to_string(), PathBuf::from(file)))
+        }
+        _ => Err("expected EVENT=FILE, e.g. Stop=payload.json".to_string()),
+    }
+}
+
+pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    if args.keep_temp {
+        eprintln!(
+            "warning: --keep-temp keeps RAW, UNSANITIZED probe data on disk — DO NOT SHARE IT. \
+             (Scan mode captures nothing, so there is nothing to keep.)"
+        );
+    }
+    let opts = ScanOptions {
+        project: project.to_path_buf(),
+        cli: args.cli,
+        binary: args.binary,
+        transcript: args.transcript,
+        session_dir: args.session_dir,
+        payloads: args.payload,
+        command_timeout: Duration::from_secs(args.command_timeout.max(1)),
+    };
+    let (report, sanitizer) = probe::scan(&opts, &Identity::from_env())?;
+    let format = if args.json.json {
+        Format::Json
+    } else {
+        Format::Markdown
+    };
+    let (text, repairs) = match probe::report::finish(&report, format, &sanitizer) {
+        Ok(done) => done,
+        Err(leak) => {
+            eprintln!(
+                "FAIL: refusing to emit the report: the leak check fired ({}).",
+                leak.rules.join(", ")
+            );
+            eprintln!(
+                "  Something personal got past the sanitizer; nothing was printed or written. \
+                 Please report this (without the data) so the gap can be closed."
+            );
+            return Ok(Outcome::Failed);
+        }
+    };
+    if !repairs.is_empty() {
+        let total: u64 = repairs.values().sum();
+        let labels: Vec<String> = repairs.iter().map(|(l, n)| format!("{l} ×{n}")).collect();
+        eprintln!(
+            "warning: the leak check replaced {total} stray occurrence(s) ({}); the report says so",
+            labels.join(", ")
+        );
+    }
+    let kind = if args.json.json { "document" } else { "report" };
+    match &args.out {
+        Some(path) => {
+            write_atomic(path, text.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!(
+                "  ok: {kind} written to {} ({} warning(s))",
+                path.display(),
+                report.warnings()
+            );
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+            eprintln!("  ok: scan {kind} ({} warning(s))", report.warnings());
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Writes through a sibling temp file and a rename, so a failed write never
+/// leaves a partial report behind.
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
