@@ -29,6 +29,8 @@ const STDIN_MAX: usize = 16 << 20;
 
 pub const ENV_RUN_DIR: &str = "DROVER_RUN_DIR";
 pub const ENV_TASK_ID: &str = "DROVER_TASK_ID";
+/// Set by `probe-adapter --probe`: keep every raw payload in its record.
+pub const ENV_PROBE_CAPTURE: &str = "DROVER_PROBE_CAPTURE";
 
 /// Entry point for `drover hook …` (argv after the program name). Parses its
 /// own arguments so that no argument mistake can make it exit non-zero.
@@ -98,12 +100,19 @@ fn relay(
         Ok(record) => record,
         Err(error) => fallback_record(run_dir, cli, native, payload, error),
     };
-    let record = HookRecord {
+    let mut record = HookRecord {
         v: 1,
         ts: now_ns(),
         task: task.to_string(),
         ..record
     };
+    // probe-adapter needs every payload's bytes to reduce them to shapes;
+    // they stay in its temporary run dir.
+    if record.payload.is_none() && std::env::var_os(ENV_PROBE_CAPTURE).is_some() {
+        record.payload = Some(
+            String::from_utf8_lossy(&payload[..payload.len().min(RAW_PAYLOAD_MAX)]).into_owned(),
+        );
+    }
     publish(run_dir, &record)
 }
 

@@ -364,3 +364,86 @@ fn journal_records_transitions_once() {
         "{states:?}"
     );
 }
+
+fn interrupt_tears_the_seat_down(ws: &str) {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let p = project(ws);
+    let mut child = p
+        .drover()
+        .args([
+            "run",
+            "--json",
+            "--cli",
+            "scripted",
+            "--workspace",
+            ws,
+            "--teardown-grace",
+            "2s",
+            "work @hang",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("drover run");
+    let runs = p.path().join(".drover/runs");
+    let until = Instant::now() + Duration::from_secs(30);
+    loop {
+        let working = std::fs::read_dir(&runs)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(Result::ok)
+            .is_some_and(|e| {
+                std::fs::read_to_string(e.path().join("events.jsonl"))
+                    .is_ok_and(|t| t.contains("\"working\""))
+            });
+        if working {
+            break;
+        }
+        assert!(Instant::now() < until, "the session never started working");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().expect("exit");
+    assert_eq!(out.status.code(), Some(130));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("the verdict is still printed");
+    assert_eq!(status(&doc), "crashed", "{doc:#}");
+    assert!(
+        doc["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("interrupted")),
+        "{doc:#}"
+    );
+    let process: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            p.run_dir(doc["run_id"].as_str().unwrap_or_default())
+                .join("tasks/scripted/process.json"),
+        )
+        .unwrap_or_default(),
+    )
+    .unwrap_or_default();
+    if ws == HEADLESS {
+        let pid = process["pid"].as_u64().expect("pid") as u32;
+        let start = process["identity"]["start"].as_u64().expect("start");
+        assert!(
+            !drover::workspace::process::alive(drover::workspace::process::Identity { pid, start }),
+            "the turn outlived the interrupt"
+        );
+    } else {
+        let socket = drover::workspace::tmux::socket_for(p.path());
+        let panes = std::process::Command::new("tmux")
+            .args(["-L", &socket, "list-panes", "-a", "-F", "#{window_name}"])
+            .output()
+            .expect("tmux");
+        assert!(
+            !String::from_utf8_lossy(&panes.stdout)
+                .lines()
+                .any(|w| w == "scripted"),
+            "the seat's window survived the interrupt"
+        );
+    }
+}
+both!(interrupt, interrupt_tears_the_seat_down);

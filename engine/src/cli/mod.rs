@@ -68,10 +68,27 @@ enum Command {
     ProbeAdapter(probe::Args),
 }
 
-/// What a command decided: success or a reported failure (exit 1).
+/// What a command decided: success, a reported failure (exit 1), or an
+/// interruption by SIGINT/SIGTERM (exit 130).
 pub enum Outcome {
     Ok,
     Failed,
+    Interrupted,
+}
+
+/// A flag SIGINT and SIGTERM set, for long commands to stop cleanly (tear
+/// down a seat, remove temp dirs). A second signal exits at once.
+pub fn interrupt_flag() -> anyhow::Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            130,
+            std::sync::Arc::clone(&flag),
+        )?;
+        signal_hook::flag::register(signal, std::sync::Arc::clone(&flag))?;
+    }
+    Ok(flag)
 }
 
 pub fn main() -> ExitCode {
@@ -109,6 +126,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),
+        Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(1)

@@ -38,6 +38,19 @@ pub struct Args {
     /// Seconds `--version` and `--help` may each take.
     #[arg(long, hide = true, default_value_t = probe::COMMAND_TIMEOUT.as_secs(), value_name = "SECS")]
     command_timeout: u64,
+    /// Launch one trivial turn in a temporary workspace and capture every
+    /// hook payload it fires.
+    #[arg(long)]
+    probe: bool,
+    /// Probe mode: where the turn runs (default: the selected workspace).
+    #[arg(long, value_enum, requires = "probe")]
+    workspace: Option<crate::workspace::Kind>,
+    /// Probe mode: how long the turn may take, e.g. 90s.
+    #[arg(long, value_parser = super::run::parse_duration, default_value = "90s")]
+    timeout: Duration,
+    /// Probe mode: the model to ask.
+    #[arg(long, value_name = "MODEL", requires = "probe")]
+    model: Option<String>,
     /// Probe mode: keep the raw temp data (never share it).
     #[arg(long, hide = true)]
     keep_temp: bool,
@@ -53,11 +66,8 @@ fn parse_payload(text: &str) -> Result<(String, PathBuf), String> {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
-    if args.keep_temp {
-        eprintln!(
-            "warning: --keep-temp keeps RAW, UNSANITIZED probe data on disk — DO NOT SHARE IT. \
-             (Scan mode captures nothing, so there is nothing to keep.)"
-        );
+    if args.keep_temp && !args.probe {
+        eprintln!("warning: --keep-temp only matters with --probe (scan mode captures nothing)");
     }
     let opts = ScanOptions {
         project: project.to_path_buf(),
@@ -68,7 +78,35 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         payloads: args.payload,
         command_timeout: Duration::from_secs(args.command_timeout.max(1)),
     };
-    let (report, sanitizer) = probe::scan(&opts, &Identity::from_env())?;
+    let identity = Identity::from_env();
+    let (report, sanitizer) = if args.probe {
+        let workspace = crate::workspace::select(project, args.workspace)?.kind;
+        let probe_opts = probe::live::ProbeOptions {
+            scan: opts,
+            workspace,
+            timeout: args.timeout,
+            model: args.model,
+            keep_temp: args.keep_temp,
+            cancel: super::interrupt_flag()?,
+        };
+        let cancel = std::sync::Arc::clone(&probe_opts.cancel);
+        let (report, sanitizer, kept) = probe::live::probe(&probe_opts, &identity)?;
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!(
+                "interrupted: the probe turn was stopped and its temporary workspace removed"
+            );
+            return Ok(Outcome::Interrupted);
+        }
+        if let Some(dir) = kept {
+            eprintln!(
+                "WARNING: --keep-temp: RAW, UNSANITIZED probe data (hook payloads, logs) is kept at {} — DO NOT SHARE IT; delete it when done.",
+                dir.display()
+            );
+        }
+        (report, sanitizer)
+    } else {
+        probe::scan(&opts, &identity)?
+    };
     let format = if args.json.json {
         Format::Json
     } else {
@@ -111,7 +149,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             let mut stdout = std::io::stdout().lock();
             stdout.write_all(text.as_bytes())?;
             stdout.flush()?;
-            eprintln!("  ok: scan {kind} ({} warning(s))", report.warnings());
+            let mode = if args.probe { "probe" } else { "scan" };
+            eprintln!("  ok: {mode} {kind} ({} warning(s))", report.warnings());
         }
     }
     Ok(Outcome::Ok)

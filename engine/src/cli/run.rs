@@ -248,6 +248,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             run.root().join("logs").display()
         );
     }
+    let interrupted = super::interrupt_flag()?;
+    spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let ctx = Context::new(project.clone(), run, profile, adapter);
     let result = match selection.kind {
         Kind::Headless => headless::run(&ctx, &spec),
@@ -258,7 +260,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     } else {
         print_summary(&result);
     }
-    Ok(if result.status == Status::Completed {
+    Ok(if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        Outcome::Interrupted
+    } else if result.status == Status::Completed {
         Outcome::Ok
     } else {
         Outcome::Failed

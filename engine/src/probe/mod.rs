@@ -7,6 +7,7 @@
 
 mod binary;
 mod discover;
+pub mod live;
 pub mod report;
 pub mod sanitize;
 mod scan;

@@ -64,11 +64,13 @@ impl Seen {
     }
 }
 
+#[derive(Default)]
 struct TurnRun {
     exit_code: Option<i32>,
     timed_out: Option<&'static str>,
     stalled: bool,
     over_budget: bool,
+    cancelled: bool,
 }
 
 pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
@@ -237,6 +239,24 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     None,
                     None,
                     Some(which),
+                    &budget,
+                ),
+            );
+        }
+        if turn.cancelled {
+            ctx.state(task, "unknown", None, "interrupted");
+            return conclude(
+                ctx,
+                spec,
+                finish(
+                    Status::Crashed,
+                    "interrupted: drover was asked to stop".to_string(),
+                    &seen,
+                    None,
+                    total_usage,
+                    None,
+                    None,
+                    None,
                     &budget,
                 ),
             );
@@ -536,10 +556,18 @@ fn run_turn(
                     timed_out: None,
                     stalled: false,
                     over_budget: false,
+                    cancelled: false,
                 });
             }
             Ok(None) => {}
             Err(e) => return Err(format!("cannot wait for {program}: {e}")),
+        }
+        if spec.cancelled() {
+            stop(&mut child, identity, spec.teardown_grace);
+            return Ok(TurnRun {
+                cancelled: true,
+                ..TurnRun::default()
+            });
         }
         if let Some(which) = deadline.expired() {
             stop(&mut child, identity, spec.teardown_grace);
@@ -548,6 +576,7 @@ fn run_turn(
                 timed_out: Some(which),
                 stalled: false,
                 over_budget: false,
+                cancelled: false,
             });
         }
         if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
@@ -560,6 +589,7 @@ fn run_turn(
                     timed_out: None,
                     stalled: false,
                     over_budget: true,
+                    cancelled: false,
                 });
             }
         }
@@ -570,6 +600,7 @@ fn run_turn(
                 timed_out: None,
                 stalled: false,
                 over_budget: true,
+                cancelled: false,
             });
         }
         let sizes = (len_of(&out_path), len_of(&err_path));
@@ -586,6 +617,7 @@ fn run_turn(
                 timed_out: None,
                 stalled: true,
                 over_budget: false,
+                cancelled: false,
             });
         }
         for event in watcher

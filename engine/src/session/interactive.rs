@@ -157,6 +157,22 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     // Wait for the CLI to be ready for input.
     let ready_since = Instant::now();
     loop {
+        if spec.cancelled() {
+            return conclude(
+                ctx,
+                spec,
+                Some(&tmux),
+                Some(&pane),
+                make(
+                    Status::Crashed,
+                    "interrupted: drover was asked to stop".to_string(),
+                    &st,
+                    None,
+                    None,
+                    &budget,
+                ),
+            );
+        }
         if let Some(which) = deadline.expired() {
             return conclude(
                 ctx,
@@ -306,6 +322,22 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let mut activity = log_key(&log);
     let mut last_activity = Instant::now();
     loop {
+        if spec.cancelled() {
+            return conclude(
+                ctx,
+                spec,
+                Some(&tmux),
+                Some(&pane),
+                make(
+                    Status::Crashed,
+                    "interrupted: drover was asked to stop".to_string(),
+                    &st,
+                    None,
+                    None,
+                    &budget,
+                ),
+            );
+        }
         if let Some(which) = deadline.expired() {
             ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
             return conclude(

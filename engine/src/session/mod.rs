@@ -11,6 +11,7 @@ pub mod clock;
 mod context;
 pub mod conversations;
 mod faults;
+pub use faults::tail_lines;
 pub mod headless;
 pub mod interactive;
 pub mod recover;
@@ -18,6 +19,8 @@ mod result_file;
 pub mod usage;
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -110,9 +113,18 @@ pub struct SessionSpec {
     pub teardown_grace: Duration,
     /// tmux: leave the pane running after the session (for a human).
     pub keep: bool,
+    /// Set (by a signal handler) to stop the session early: the seat is
+    /// torn down and the verdict is `crashed` ("interrupted").
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl SessionSpec {
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
     /// A spec with drover's defaults (bmad-loop's constants where it has one).
     pub fn new(task: &str, prompt: &str, cwd: PathBuf) -> SessionSpec {
         SessionSpec {
@@ -136,6 +148,7 @@ impl SessionSpec {
             heartbeat: Duration::from_secs(30),
             teardown_grace: Duration::from_secs(20),
             keep: false,
+            cancel: None,
         }
     }
 }

@@ -21,7 +21,8 @@
 //! (write `{"ok":true}` to PATH, relative to the cwd), `@write-after-nudge=PATH`
 //! (write it only on a later turn), `@quiet=MS` (print nothing while working),
 //! `@usage-first` (write the turn's usage to the transcript before working),
-//! `@end-session` (fire SessionEnd and exit after the turn's work).
+//! `@end-session` (fire SessionEnd and exit after the turn's work),
+//! `@reply=X` (reply X whatever the prompt says).
 //! `@write` happens before `@crash`, so a crash can leave a result behind.
 
 use std::io::{BufRead, Read, Write};
@@ -146,7 +147,11 @@ struct Script {
     end_session: bool,
 }
 
+/// Directives from the prompt, plus any in `SCRIPTED_CLI_DIRECTIVES` (for
+/// callers that cannot choose the prompt, like probe-adapter).
 fn script(prompt: &str) -> Script {
+    let extra = std::env::var("SCRIPTED_CLI_DIRECTIVES").unwrap_or_default();
+    let prompt = &format!("{prompt} {extra}");
     let mut s = Script {
         reply: "OK".to_string(),
         sleep: Duration::from_millis(200),
@@ -172,6 +177,7 @@ fn script(prompt: &str) -> Script {
             "write" => s.write = Some(PathBuf::from(value)),
             "write-after-nudge" => s.write_after_nudge = Some(PathBuf::from(value)),
             "quiet" => s.quiet = Some(ms(value)),
+            "reply" => s.reply = value.to_string(),
             "usage-first" => s.usage_first = true,
             "end-session" => s.end_session = true,
             _ => {}
