@@ -145,7 +145,7 @@ fn an_interrupted_probe_removes_its_workspace() {
     let p = Project::new();
     let tmp = p.path().join("tmp");
     std::fs::create_dir_all(&tmp).expect("tmp");
-    let mut child = p
+    let child = p
         .drover()
         .args(["probe-adapter", "--probe", "scripted", "--timeout", "120s"])
         .env("TMPDIR", &tmp)

@@ -369,7 +369,7 @@ fn interrupt_tears_the_seat_down(ws: &str) {
     use std::process::Stdio;
     use std::time::{Duration, Instant};
     let p = project(ws);
-    let mut child = p
+    let child = p
         .drover()
         .args([
             "run",
