@@ -126,7 +126,9 @@ impl Sandbox {
                 component: builtin.name.to_string(),
                 reason: root_cause(&e),
             })?;
-        Ok((self.prepare(builtin.name, &component, limits)?, outcome))
+        let mut adapter = self.prepare(builtin.name, &component, limits)?;
+        adapter.builtin = true;
+        Ok((adapter, outcome))
     }
 
     fn prepare(
@@ -147,6 +149,7 @@ impl Sandbox {
             pre,
             limits,
             live: Mutex::new(None),
+            builtin: false,
         })
     }
 }
@@ -181,9 +184,16 @@ pub struct Adapter {
     pre: AdapterPre<HostState>,
     limits: Limits,
     live: Mutex<Option<Live>>,
+    builtin: bool,
 }
 
 impl Adapter {
+    /// Whether this is a component compiled into drover (trusted to write
+    /// hook configs as it likes; others' edits are checked).
+    pub fn is_builtin(&self) -> bool {
+        self.builtin
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -184,6 +184,23 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 );
             }
         };
+        if let Err(refusal) = super::guard::check_command(&ctx.profile, &command) {
+            return conclude(
+                ctx,
+                spec,
+                finish(
+                    Status::Crashed,
+                    refusal,
+                    &seen,
+                    None,
+                    total_usage,
+                    None,
+                    None,
+                    None,
+                    &budget,
+                ),
+            );
+        }
         ctx.state(
             task,
             "working",

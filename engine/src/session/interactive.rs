@@ -676,9 +676,7 @@ fn launch(ctx: &Context, spec: &SessionSpec, tmux: &Tmux) -> Result<Pane, String
         }
         Err(e) => return Err(format!("the adapter failed: {e}")),
     };
-    if command.argv.is_empty() {
-        return Err("the adapter returned an empty command".to_string());
-    }
+    super::guard::check_command(&ctx.profile, &command)?;
     // The pane gets drover's environment (a tmux server keeps the one it
     // started with), then the profile's, the command's and the session's.
     let mut env: Vec<(String, String)> = std::env::vars()

@@ -11,6 +11,7 @@ pub mod clock;
 mod context;
 pub mod conversations;
 mod faults;
+pub mod guard;
 pub use faults::tail_lines;
 pub mod headless;
 pub mod interactive;
