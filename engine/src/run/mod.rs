@@ -16,6 +16,7 @@
 
 mod hook_record;
 mod journal;
+pub mod status;
 mod watch;
 
 use std::fs;

@@ -8,10 +8,8 @@
 //! done after a successful turn, blocked when the turn stopped to ask for
 //! something, unknown after a failed or unreadable one.
 
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, Verdict};
@@ -24,7 +22,7 @@ use super::{
 use crate::relay::{ENV_RUN_DIR, ENV_TASK_ID};
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
-use crate::workspace::process::{self, Identity};
+use crate::workspace::{self, Workspace};
 
 /// Bytes of each output stream handed to the adapter (the tail).
 const OUTPUT_MAX: u64 = 16 << 20;
@@ -500,58 +498,56 @@ fn run_turn(
     launched: u64,
 ) -> Result<TurnRun, String> {
     let task = spec.task.as_str();
-    let Some((program, args)) = command.argv.split_first() else {
-        return Err("the adapter returned an empty command".to_string());
-    };
+    let program = command.argv.first().cloned().unwrap_or_default();
     let out_path = ctx.run.stdout_log(task);
     let err_path = ctx.run.stderr_log(task);
-    let open = |p: &PathBuf| {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(p)
-            .map_err(|e| format!("cannot open {}: {e}", p.display()))
-    };
-    let stdout = open(&out_path)?;
-    let stderr = open(&err_path)?;
-    let out_start = stdout.metadata().map(|m| m.len()).unwrap_or(0);
-    let err_start = stderr.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(&spec.cwd)
-        .envs(ctx.profile.env.iter())
-        .envs(ctx.profile.turn.env.iter())
-        .envs(command.env.iter().map(|(k, v)| (k, v)))
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .env(ENV_RUN_DIR, ctx.run.root())
-        .env(ENV_TASK_ID, task)
-        .stdout(stdout)
-        .stderr(stderr)
-        .stdin(if command.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        // Its own process group, so the whole tree can be stopped.
-        .process_group(0);
+    let mut env: Vec<(String, String)> = ctx
+        .profile
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    env.extend(
+        ctx.profile
+            .turn
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone())),
+    );
+    env.extend(command.env.iter().cloned());
+    env.extend(spec.env.iter().cloned());
+    env.push((
+        ENV_RUN_DIR.to_string(),
+        ctx.run.root().to_string_lossy().into_owned(),
+    ));
+    env.push((ENV_TASK_ID.to_string(), task.to_string()));
     if let Some(path) = &spec.result_file {
-        cmd.env("DROVER_RESULT_FILE", path);
+        env.push((
+            "DROVER_RESULT_FILE".to_string(),
+            path.to_string_lossy().into_owned(),
+        ));
     }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start {program}: {e}"))?;
-    if let (Some(text), Some(mut pipe)) = (&command.stdin, child.stdin.take()) {
-        let _ = pipe.write_all(text.as_bytes());
-    }
-    let identity = process::identity(child.id());
+    let backend: &dyn Workspace = &workspace::Headless;
+    let mut child = backend
+        .run_turn(&workspace::headless::TurnLaunch {
+            argv: &command.argv,
+            cwd: &spec.cwd,
+            env,
+            stdin: command.stdin.as_deref(),
+            stdout: out_path.clone(),
+            stderr: err_path.clone(),
+        })
+        .map_err(|e| e.to_string())?;
+    let identity = child.identity;
+    let (out_start, err_start) = (child.stdout_offset, child.stderr_offset);
     let _ = crate::run::write_json_atomic(
         &ctx.run.task_dir(task).join("process.json"),
-        &serde_json::json!({"pid": child.id(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
+        &serde_json::json!({"pid": child.pid(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
     );
     ctx.run.lifecycle(
         task,
         "spawned",
-        serde_json::json!({"pid": child.id(), "argv0": program}),
+        serde_json::json!({"pid": child.pid(), "argv0": program}),
     );
 
     let mut last_heartbeat: Option<Instant> = None;
@@ -580,14 +576,14 @@ fn run_turn(
             Err(e) => return Err(format!("cannot wait for {program}: {e}")),
         }
         if spec.cancelled() {
-            stop(&mut child, identity, spec.teardown_grace);
+            child.stop(spec.teardown_grace);
             return Ok(TurnRun {
                 cancelled: true,
                 ..TurnRun::default()
             });
         }
         if let Some(which) = deadline.expired() {
-            stop(&mut child, identity, spec.teardown_grace);
+            child.stop(spec.teardown_grace);
             return Ok(TurnRun {
                 exit_code: None,
                 timed_out: Some(which),
@@ -600,7 +596,7 @@ fn run_turn(
             last_heartbeat = Some(Instant::now());
             heartbeat(ctx, spec, deadline);
             if let Verdict::OverBudget = budget.sample(ctx, spec, seen.transcript_path.as_deref()) {
-                stop(&mut child, identity, spec.teardown_grace);
+                child.stop(spec.teardown_grace);
                 return Ok(TurnRun {
                     exit_code: None,
                     timed_out: None,
@@ -611,7 +607,7 @@ fn run_turn(
             }
         }
         if budget.expired() {
-            stop(&mut child, identity, spec.teardown_grace);
+            child.stop(spec.teardown_grace);
             return Ok(TurnRun {
                 exit_code: None,
                 timed_out: None,
@@ -628,7 +624,7 @@ fn run_turn(
             .stall_grace
             .is_some_and(|g| last_activity.elapsed() >= g)
         {
-            stop(&mut child, identity, spec.teardown_grace);
+            child.stop(spec.teardown_grace);
             return Ok(TurnRun {
                 exit_code: None,
                 timed_out: None,
@@ -656,31 +652,6 @@ pub fn heartbeat(ctx: &Context, spec: &SessionSpec, deadline: &Deadline) {
         &ctx.run.task_dir(&spec.task).join("heartbeat.json"),
         &serde_json::json!({"ts": now_ns(), "remaining_s": deadline.remaining().as_secs_f64(), "pid": std::process::id()}),
     );
-}
-
-/// Stops a turn: SIGTERM to its process group, then SIGKILL after the grace
-/// (only to processes that are still the ones it started).
-fn stop(child: &mut Child, identity: Option<Identity>, grace: Duration) {
-    let tree = identity.map(|id| process::tree(id.pid)).unwrap_or_default();
-    let pgid = child.id() as i32;
-    if pgid > 0 && identity.is_some_and(process::alive) {
-        // SAFETY: signalling our own child's process group (pgid = its pid).
-        unsafe {
-            libc::killpg(pgid, libc::SIGTERM);
-        }
-    }
-    let until = Instant::now() + grace.min(Duration::from_secs(5));
-    while Instant::now() < until {
-        if matches!(child.try_wait(), Ok(Some(_))) && tree.iter().all(|p| !process::alive(*p)) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    for member in &tree {
-        process::force_kill(*member);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// Reads the turn's output (from this turn's offsets) and asks the adapter.

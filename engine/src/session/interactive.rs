@@ -26,8 +26,8 @@ use super::{Context, SessionResult, SessionSpec, Status, Timings, conversations,
 use crate::relay::{ENV_RUN_DIR, ENV_TASK_ID};
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
-use crate::workspace::process;
 use crate::workspace::tmux::{Pane, Tmux};
+use crate::workspace::{PaneLaunch, Workspace};
 
 const TICK: Duration = Duration::from_millis(250);
 const SCREEN_EVERY: Duration = Duration::from_millis(750);
@@ -137,6 +137,9 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             );
         }
     };
+    // The event floor is taken before the CLI starts: its first hooks
+    // (SessionStart) can land before the pane is even labelled.
+    let launched = now_ns();
     let pane = match launch(ctx, spec, &tmux) {
         Ok(p) => p,
         Err(reason) => {
@@ -149,7 +152,6 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             );
         }
     };
-    let launched = now_ns();
     let mut watcher = EventWatcher::new(ctx.run.events_dir());
     let profile = ctx.profile.to_wit();
     ctx.state(task, "unknown", None, "launch");
@@ -189,7 +191,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 ),
             );
         }
-        if let Ok(false) = tmux.alive(&pane) {
+        if let Ok(false) = ws(&tmux).pane_alive(&pane) {
             let found = result_file.as_ref().and_then(ResultFile::read);
             let status = if found.is_some() {
                 Status::Completed
@@ -296,7 +298,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             );
         }
     };
-    if let Err(e) = tmux.type_text(&pane, &rendered) {
+    if let Err(e) = ws(&tmux).type_text(&pane, &rendered, false) {
         return conclude(
             ctx,
             spec,
@@ -363,7 +365,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             heartbeat(ctx, spec, &deadline);
             match budget.sample(ctx, spec, st.transcript_path.as_deref()) {
                 Verdict::Nudge => {
-                    let _ = tmux.type_text(&pane, NUDGE_BUDGET);
+                    let _ = ws(&tmux).type_text(&pane, NUDGE_BUDGET, false);
                     ctx.run
                         .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
                 }
@@ -387,7 +389,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             }
         }
         if budget.expired() {
-            let dead = matches!(tmux.alive(&pane), Ok(false));
+            let dead = matches!(ws(&tmux).pane_alive(&pane), Ok(false));
             let status = if dead {
                 Status::Crashed
             } else {
@@ -438,7 +440,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                         ),
                     );
                 };
-                let alive = || !matches!(tmux.alive(&pane), Ok(false));
+                let alive = || !matches!(ws(&tmux).pane_alive(&pane), Ok(false));
                 if let Some(found) = result_file.wait(spec.result_wait, alive) {
                     return conclude(
                         ctx,
@@ -490,7 +492,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     super::headless::NUDGE_RESULT,
                     result_file.path().display()
                 );
-                if let Err(e) = tmux.type_text(&pane, &text) {
+                if let Err(e) = ws(&tmux).type_text(&pane, &text, false) {
                     ctx.run.lifecycle(
                         task,
                         "nudge-failed",
@@ -536,7 +538,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             Event::Nothing => {}
         }
 
-        match tmux.alive(&pane) {
+        match ws(&tmux).pane_alive(&pane) {
             Ok(false) => {
                 let found = result_file.as_ref().and_then(ResultFile::read);
                 let status = if found.is_some() {
@@ -605,10 +607,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     "nudge",
                     serde_json::json!({"why": "stall", "left": stall_nudges_left}),
                 );
-                let _ = tmux.type_text(&pane, NUDGE_STALL);
+                let _ = ws(&tmux).type_text(&pane, NUDGE_STALL, false);
                 last_activity = Instant::now();
             } else {
-                let dead = matches!(tmux.alive(&pane), Ok(false));
+                let dead = matches!(ws(&tmux).pane_alive(&pane), Ok(false));
                 if dead {
                     let found = result_file.as_ref().and_then(ResultFile::read);
                     let status = if found.is_some() {
@@ -655,11 +657,9 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
 fn launch(ctx: &Context, spec: &SessionSpec, tmux: &Tmux) -> Result<Pane, String> {
     let task = spec.task.as_str();
     let session = session_name(ctx.run.id());
-    let has = tmux.has_session(&session).map_err(|e| e.to_string())?;
-    if !has {
-        tmux.new_session(&session, &spec.cwd)
-            .map_err(|e| e.to_string())?;
-    }
+    ws(tmux)
+        .ensure_session(&session, &spec.cwd)
+        .map_err(|e| e.to_string())?;
     let request = wit::LaunchRequest {
         prompt: String::new(),
         model: spec.model.clone(),
@@ -696,21 +696,21 @@ fn launch(ctx: &Context, spec: &SessionSpec, tmux: &Tmux) -> Result<Pane, String
             path.to_string_lossy().into_owned(),
         ));
     }
-    let pane = tmux
-        .new_window(&session, task, &spec.cwd, &env, &command.argv)
+    let log = ctx.run.log(task);
+    let launch = PaneLaunch {
+        cwd: &spec.cwd,
+        env: &env,
+        argv: &command.argv,
+        log: &log,
+    };
+    let pane = ws(tmux)
+        .create_pane(&session, task, &launch)
         .map_err(|e| e.to_string())?;
     let _ = crate::run::write_json_atomic(
         &ctx.run.task_dir(task).join("pane.json"),
         &serde_json::json!({"socket": tmux.socket(), "pane": pane}),
     );
-    if let Err(e) = tmux.pipe_pane(&pane, &ctx.run.log(task)) {
-        ctx.run.lifecycle(
-            task,
-            "pipe-pane-failed",
-            serde_json::json!({"error": e.to_string()}),
-        );
-    }
-    let _ = tmux.label(&pane, &format!("{} · {task}", ctx.profile.name));
+    let _ = ws(tmux).label_pane(&pane, &format!("{} · {task}", ctx.profile.name));
     ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.pane, "window": pane.window, "argv0": command.argv.first()}));
     Ok(pane)
 }
@@ -783,9 +783,7 @@ fn read_screen(
     pane: &Pane,
     profile: &wit::Profile,
 ) -> Option<wit::ScreenReading> {
-    let text = tmux.capture(pane).ok()?;
-    let title = tmux.title(pane).unwrap_or_default();
-    let screen = crate::workspace::screen_of(text.as_bytes(), &title);
+    let screen = ws(tmux).read_pane(pane).ok()?;
     ctx.adapter.read_screen(profile, &screen).ok()
 }
 
@@ -794,42 +792,19 @@ fn log_key(path: &Path) -> Option<(u64, std::time::SystemTime)> {
     Some((meta.len(), meta.modified().ok()?))
 }
 
-/// Stops a seat: record its process tree first, kill the window, wait for
-/// it to go, then force-kill only processes that are still the ones seen.
+/// Stops a seat (`pane.close`), noting any process that had to be
+/// force-killed.
 pub fn teardown(ctx: &Context, task: &str, tmux: &Tmux, pane: &Pane, grace: Duration) {
-    let tree = tmux.pane_pid(pane).map(process::tree).unwrap_or_default();
-    tmux.kill_window(pane);
-    let until = Instant::now() + grace;
-    loop {
-        let window_gone = matches!(tmux.alive(pane), Ok(false));
-        let survivors: Vec<_> = tree
-            .iter()
-            .copied()
-            .filter(|p| process::alive(*p))
-            .collect();
-        if window_gone && survivors.is_empty() {
-            return;
-        }
-        if Instant::now() >= until {
-            if !survivors.is_empty() {
-                ctx.run.lifecycle(task, "kill-escalated", serde_json::json!({"pids": survivors.iter().map(|p| p.pid).collect::<Vec<_>>()}));
-                for p in &survivors {
-                    process::force_kill(*p);
-                }
-            }
-            if !window_gone {
-                tmux.kill_window(pane);
-            }
-            return;
-        }
-        // Ask politely once the window is gone but children linger.
-        if window_gone {
-            for p in &survivors {
-                process::terminate(*p);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(100));
+    let forced = ws(tmux).close_pane(pane, grace);
+    if !forced.is_empty() {
+        ctx.run
+            .lifecycle(task, "kill-escalated", serde_json::json!({"pids": forced}));
     }
+}
+
+/// The tmux backend through the workspace contract.
+fn ws(tmux: &Tmux) -> &dyn Workspace {
+    tmux
 }
 
 fn conclude(

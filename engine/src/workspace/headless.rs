@@ -1,0 +1,118 @@
+//! The headless backend: `turn.run` — one non-interactive process per
+//! message, in its own process group, with stdout and stderr going to files
+//! (so a restarted drover can still read a turn that outlived it).
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use super::process::{self, Identity};
+
+/// What to start.
+pub struct TurnLaunch<'a> {
+    pub argv: &'a [String],
+    pub cwd: &'a Path,
+    pub env: Vec<(String, String)>,
+    pub stdin: Option<&'a str>,
+    /// Appended to, so every turn of a seat lands in the same two files.
+    pub stdout: PathBuf,
+    pub stderr: PathBuf,
+}
+
+/// A running turn.
+pub struct TurnProcess {
+    child: Child,
+    pub identity: Option<Identity>,
+    /// Where this turn's output starts in the (shared, appended) files.
+    pub stdout_offset: u64,
+    pub stderr_offset: u64,
+}
+
+fn open_append(path: &Path) -> Result<std::fs::File, String> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))
+}
+
+/// Starts a turn.
+pub fn start(launch: &TurnLaunch<'_>) -> Result<TurnProcess, String> {
+    let Some((program, args)) = launch.argv.split_first() else {
+        return Err("the adapter returned an empty command".to_string());
+    };
+    let stdout = open_append(&launch.stdout)?;
+    let stderr = open_append(&launch.stderr)?;
+    let stdout_offset = stdout.metadata().map(|m| m.len()).unwrap_or(0);
+    let stderr_offset = stderr.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(launch.cwd)
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
+        .stdout(stdout)
+        .stderr(stderr)
+        .stdin(if launch.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        // Its own process group, so the whole tree can be stopped.
+        .process_group(0);
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start {program}: {e}"))?;
+    if let (Some(text), Some(mut pipe)) = (launch.stdin, child.stdin.take()) {
+        let _ = pipe.write_all(text.as_bytes());
+    }
+    let identity = process::identity(child.id());
+    Ok(TurnProcess {
+        child,
+        identity,
+        stdout_offset,
+        stderr_offset,
+    })
+}
+
+impl TurnProcess {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        self.child.try_wait()
+    }
+
+    /// SIGTERM to the process group, then SIGKILL after `grace` (at most
+    /// 5 s) to the recorded tree — only to processes that are still the
+    /// ones it started.
+    pub fn stop(&mut self, grace: Duration) {
+        let tree = self
+            .identity
+            .map(|id| process::tree(id.pid))
+            .unwrap_or_default();
+        let pgid = self.child.id() as i32;
+        if pgid > 0 && self.identity.is_some_and(process::alive) {
+            // SAFETY: signalling our own child's process group (pgid = its pid).
+            unsafe {
+                libc::killpg(pgid, libc::SIGTERM);
+            }
+        }
+        let until = Instant::now() + grace.min(Duration::from_secs(5));
+        while Instant::now() < until {
+            if matches!(self.child.try_wait(), Ok(Some(_)))
+                && tree.iter().all(|p| !process::alive(*p))
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        for member in &tree {
+            process::force_kill(*member);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
