@@ -15,7 +15,7 @@
 //!
 //! A tmux failure is never read as a crash: liveness unknown skips the tick.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, Verdict};
@@ -57,599 +57,568 @@ enum Event {
     Nothing,
 }
 
-pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
-    let started = now_ns();
-    let clock = Instant::now();
-    let task = spec.task.as_str();
-    let deadline = Deadline::after(spec.timeout);
-    let _ = std::fs::create_dir_all(ctx.run.task_dir(task));
-    let _ = std::fs::write(
-        ctx.run.task_dir(task).join("prompt.txt"),
-        format!("{}\n", spec.prompt),
-    );
-    let log = ctx.run.log(task);
-    let _ = std::fs::remove_file(&log);
-    let _ = std::fs::File::create(&log);
-    let mut st = State {
-        session_id: None,
-        transcript_path: None,
-        blocked: None,
-        stop_seen: false,
-        reply: None,
-    };
-    let mut budget = Budget::new();
-    let result_file = spec
-        .result_file
-        .as_ref()
-        .map(|p| ResultFile::before_launch(p.clone()));
+/// A CLI running in a pane.
+pub struct Seat {
+    pub tmux: Tmux,
+    pub pane: Pane,
+}
 
-    let make = |status: Status,
-                reason: String,
-                st: &State,
-                result: Option<serde_json::Value>,
-                timeout_clock: Option<&str>,
-                budget: &Budget| SessionResult {
-        status,
-        run_id: ctx.run.id().to_string(),
-        task: task.to_string(),
-        cli: ctx.profile.name.clone(),
-        workspace: "tmux".to_string(),
-        reason,
-        session_id: st.session_id.clone(),
-        transcript_path: st.transcript_path.clone(),
-        reply: st.reply.clone(),
-        usage: None,
-        fault: None,
-        blocked: if status == Status::Completed {
-            None
-        } else {
-            st.blocked
-        },
-        stop_seen: st.stop_seen,
-        result,
-        exit_code: None,
-        budget_weighted: budget.weighted,
-        timings: Timings {
-            started_ns: started,
-            ended_ns: now_ns(),
-            duration_ms: clock.elapsed().as_millis() as u64,
-            timeout_clock: timeout_clock.map(str::to_string),
-        },
-        logs: vec![log.clone()],
-    };
+/// One session's (or one turn's) bookkeeping on a seat.
+struct Driver<'a> {
+    ctx: &'a Context,
+    spec: &'a SessionSpec,
+    started: u64,
+    clock: Instant,
+    deadline: Deadline,
+    log: PathBuf,
+    st: State,
+    budget: Budget,
+    result_file: Option<ResultFile>,
+    watcher: EventWatcher,
+    /// Events older than this are a previous turn's.
+    since: u64,
+    profile: wit::Profile,
+}
 
-    let tmux = match Tmux::for_project(&ctx.project) {
-        Ok(t) => t,
-        Err(e) => {
-            return conclude(
-                ctx,
-                spec,
-                None,
-                None,
-                make(
-                    Status::Crashed,
-                    format!("cannot use tmux: {e}"),
-                    &st,
-                    None,
-                    None,
-                    &budget,
-                ),
-            );
-        }
-    };
-    // The event floor is taken before the CLI starts: its first hooks
-    // (SessionStart) can land before the pane is even labelled.
-    let launched = now_ns();
-    let pane = match launch(ctx, spec, &tmux) {
-        Ok(p) => p,
-        Err(reason) => {
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                None,
-                make(Status::Crashed, reason, &st, None, None, &budget),
-            );
-        }
-    };
-    let mut watcher = EventWatcher::new(ctx.run.events_dir());
-    let profile = ctx.profile.to_wit();
-    ctx.state(task, "unknown", None, "launch");
-
-    // Wait for the CLI to be ready for input.
-    let ready_since = Instant::now();
-    loop {
-        if spec.cancelled() {
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
-                    Status::Crashed,
-                    "interrupted: drover was asked to stop".to_string(),
-                    &st,
-                    None,
-                    None,
-                    &budget,
-                ),
-            );
-        }
-        if let Some(which) = deadline.expired() {
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
-                    Status::Timeout,
-                    format!("the CLI never became ready before the deadline ({which} clock)"),
-                    &st,
-                    None,
-                    Some(which),
-                    &budget,
-                ),
-            );
-        }
-        if let Ok(false) = ws(&tmux).pane_alive(&pane) {
-            let found = result_file.as_ref().and_then(ResultFile::read);
-            let status = if found.is_some() {
-                Status::Completed
-            } else {
-                Status::Crashed
-            };
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
-                    status,
-                    "the CLI exited before it was ready".to_string(),
-                    &st,
-                    found,
-                    None,
-                    &budget,
-                ),
-            );
-        }
-        for event in relevant(&mut watcher, task, launched, TICK) {
-            absorb(ctx, task, &event, &mut st);
-        }
-        let reading = read_screen(ctx, &tmux, &pane, &profile);
-        match reading.as_ref().map(|r| r.state) {
-            Some(wit::SeatState::Idle) => {
-                ctx.state(
-                    task,
-                    "idle",
-                    None,
-                    &format!(
-                        "screen:{}",
-                        reading.as_ref().map_or("", |r| r.rule.as_str())
-                    ),
-                );
-                break;
-            }
-            Some(wit::SeatState::Blocked) => {
-                let kind = reading
-                    .as_ref()
-                    .and_then(|r| r.prompt_kind)
-                    .unwrap_or(wit::PromptKind::Other);
-                if st.blocked != Some(kind) {
-                    ctx.notify(&format!(
-                        "task {task} is blocked on a {kind} prompt before its first turn"
-                    ));
-                }
-                st.blocked = Some(kind);
-                ctx.state(
-                    task,
-                    "blocked",
-                    Some(kind.as_str()),
-                    &format!(
-                        "screen:{}",
-                        reading.as_ref().map_or("", |r| r.rule.as_str())
-                    ),
-                );
-            }
-            _ if ready_since.elapsed() >= READY_TIMEOUT && st.blocked.is_none() => {
-                ctx.run.lifecycle(
-                    task,
-                    "typed-without-ready-screen",
-                    serde_json::json!({"waited_s": READY_TIMEOUT.as_secs()}),
-                );
-                break;
-            }
-            _ => {}
-        }
-    }
-
-    let rendered = match ctx.adapter.render_prompt(&profile, &spec.prompt) {
-        Ok(Ok(text)) => text,
-        Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
-                    Status::Crashed,
-                    format!("the adapter cannot render the prompt: {m}"),
-                    &st,
-                    None,
-                    None,
-                    &budget,
-                ),
-            );
-        }
-        Err(e) => {
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
-                    Status::Crashed,
-                    format!("the adapter failed rendering the prompt: {e}"),
-                    &st,
-                    None,
-                    None,
-                    &budget,
-                ),
-            );
-        }
-    };
-    if let Err(e) = ws(&tmux).type_text(&pane, &rendered, false) {
-        return conclude(
+impl<'a> Driver<'a> {
+    fn new(ctx: &'a Context, spec: &'a SessionSpec, since: u64) -> Driver<'a> {
+        Driver {
             ctx,
             spec,
-            Some(&tmux),
-            Some(&pane),
-            make(
+            started: now_ns(),
+            clock: Instant::now(),
+            deadline: Deadline::after(spec.timeout),
+            log: ctx.run.log(&spec.task),
+            st: State {
+                session_id: None,
+                transcript_path: None,
+                blocked: None,
+                stop_seen: false,
+                reply: None,
+            },
+            budget: Budget::new(),
+            result_file: spec
+                .result_file
+                .as_ref()
+                .map(|p| ResultFile::before_launch(p.clone())),
+            watcher: EventWatcher::new(ctx.run.events_dir()),
+            since,
+            profile: ctx.profile.to_wit(),
+        }
+    }
+
+    fn task(&self) -> &'a str {
+        self.spec.task.as_str()
+    }
+
+    fn result(
+        &self,
+        status: Status,
+        reason: String,
+        result: Option<serde_json::Value>,
+        timeout_clock: Option<&str>,
+    ) -> SessionResult {
+        SessionResult {
+            status,
+            run_id: self.ctx.run.id().to_string(),
+            task: self.task().to_string(),
+            cli: self.ctx.profile.name.clone(),
+            workspace: "tmux".to_string(),
+            reason,
+            session_id: self.st.session_id.clone(),
+            transcript_path: self.st.transcript_path.clone(),
+            reply: self.st.reply.clone(),
+            usage: None,
+            fault: None,
+            blocked: if status == Status::Completed {
+                None
+            } else {
+                self.st.blocked
+            },
+            stop_seen: self.st.stop_seen,
+            result,
+            exit_code: None,
+            budget_weighted: self.budget.weighted,
+            timings: Timings {
+                started_ns: self.started,
+                ended_ns: now_ns(),
+                duration_ms: self.clock.elapsed().as_millis() as u64,
+                timeout_clock: timeout_clock.map(str::to_string),
+            },
+            logs: vec![self.log.clone()],
+        }
+    }
+
+    /// The pane is gone: completed if the result file is there, else crashed.
+    fn gone(&self, reason: &str) -> SessionResult {
+        let found = self.result_file.as_ref().and_then(ResultFile::read);
+        let status = if found.is_some() {
+            Status::Completed
+        } else {
+            Status::Crashed
+        };
+        self.result(status, reason.to_string(), found, None)
+    }
+
+    fn interrupted(&self) -> Option<SessionResult> {
+        self.spec.cancelled().then(|| {
+            self.result(
+                Status::Crashed,
+                "interrupted: drover was asked to stop".to_string(),
+                None,
+                None,
+            )
+        })
+    }
+
+    fn events(&mut self, wait: Duration) -> Vec<HookRecord> {
+        let task = self.task();
+        let since = self.since;
+        self.watcher
+            .wait(wait)
+            .into_iter()
+            .filter(|e| e.task == task && e.ts >= since)
+            .collect()
+    }
+
+    fn read_screen(&self, seat: &Seat) -> Option<wit::ScreenReading> {
+        let screen = ws(&seat.tmux).read_pane(&seat.pane).ok()?;
+        self.ctx.adapter.read_screen(&self.profile, &screen).ok()
+    }
+
+    fn blocked(&mut self, kind: wit::PromptKind, source: &str, before_first_turn: bool) {
+        let task = self.task();
+        if self.st.blocked != Some(kind) {
+            let when = if before_first_turn {
+                " before its first turn"
+            } else {
+                ""
+            };
+            self.ctx
+                .notify(&format!("task {task} is blocked on a {kind} prompt{when}"));
+        }
+        self.st.blocked = Some(kind);
+        self.ctx.state(task, "blocked", Some(kind.as_str()), source);
+    }
+
+    /// Waits until the screen reads ready (or the ready timeout passes).
+    fn wait_ready(&mut self, seat: &Seat) -> Result<(), SessionResult> {
+        let task = self.task();
+        let ready_since = Instant::now();
+        loop {
+            if let Some(r) = self.interrupted() {
+                return Err(r);
+            }
+            if let Some(which) = self.deadline.expired() {
+                return Err(self.result(
+                    Status::Timeout,
+                    format!("the CLI never became ready before the deadline ({which} clock)"),
+                    None,
+                    Some(which),
+                ));
+            }
+            if let Ok(false) = ws(&seat.tmux).pane_alive(&seat.pane) {
+                return Err(self.gone("the CLI exited before it was ready"));
+            }
+            for event in self.events(TICK) {
+                self.absorb(&event);
+            }
+            let reading = self.read_screen(seat);
+            let source = format!(
+                "screen:{}",
+                reading.as_ref().map_or("", |r| r.rule.as_str())
+            );
+            match reading.as_ref().map(|r| r.state) {
+                Some(wit::SeatState::Idle) => {
+                    self.ctx.state(task, "idle", None, &source);
+                    return Ok(());
+                }
+                Some(wit::SeatState::Blocked) => {
+                    let kind = reading
+                        .as_ref()
+                        .and_then(|r| r.prompt_kind)
+                        .unwrap_or(wit::PromptKind::Other);
+                    self.blocked(kind, &source, true);
+                }
+                _ if ready_since.elapsed() >= READY_TIMEOUT && self.st.blocked.is_none() => {
+                    self.ctx.run.lifecycle(
+                        task,
+                        "typed-without-ready-screen",
+                        serde_json::json!({"waited_s": READY_TIMEOUT.as_secs()}),
+                    );
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Renders and types the prompt, then waits for the turn's verdict.
+    fn turn(&mut self, seat: &Seat, human: bool) -> SessionResult {
+        let task = self.task();
+        let rendered = match self
+            .ctx
+            .adapter
+            .render_prompt(&self.profile, &self.spec.prompt)
+        {
+            Ok(Ok(text)) => text,
+            Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
+                return self.result(
+                    Status::Crashed,
+                    format!("the adapter cannot render the prompt: {m}"),
+                    None,
+                    None,
+                );
+            }
+            Err(e) => {
+                return self.result(
+                    Status::Crashed,
+                    format!("the adapter failed rendering the prompt: {e}"),
+                    None,
+                    None,
+                );
+            }
+        };
+        if let Err(e) = ws(&seat.tmux).type_text(&seat.pane, &rendered, human) {
+            return self.result(
                 Status::Crashed,
                 format!("cannot type the prompt: {e}"),
-                &st,
                 None,
                 None,
-                &budget,
-            ),
-        );
-    }
-    st.blocked = None;
-    ctx.state(task, "working", None, "prompt-typed");
-
-    let mut nudges_left = spec.stop_nudges;
-    let mut stall_nudges_left = spec.stall_nudges;
-    let mut last_heartbeat: Option<Instant> = None;
-    let mut last_screen = Instant::now();
-    let mut activity = log_key(&log);
-    let mut last_activity = Instant::now();
-    loop {
-        if spec.cancelled() {
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
-                    Status::Crashed,
-                    "interrupted: drover was asked to stop".to_string(),
-                    &st,
-                    None,
-                    None,
-                    &budget,
-                ),
             );
         }
-        if let Some(which) = deadline.expired() {
-            ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
+        self.st.blocked = None;
+        self.ctx.state(task, "working", None, "prompt-typed");
+        self.wait_turn(seat)
+    }
+
+    /// The verdict machine, from a typed prompt to the turn's end.
+    fn wait_turn(&mut self, seat: &Seat) -> SessionResult {
+        let task = self.task();
+        let spec = self.spec;
+        let ctx = self.ctx;
+        let typer = |text: &str| ws(&seat.tmux).type_text(&seat.pane, text, false);
+        let mut nudges_left = spec.stop_nudges;
+        let mut stall_nudges_left = spec.stall_nudges;
+        let mut last_heartbeat: Option<Instant> = None;
+        let mut last_screen = Instant::now();
+        let mut activity = log_key(&self.log);
+        let mut last_activity = Instant::now();
+        loop {
+            if let Some(r) = self.interrupted() {
+                return r;
+            }
+            if let Some(which) = self.deadline.expired() {
+                ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
+                return self.result(
                     Status::Timeout,
                     format!(
                         "the session deadline of {} passed ({which} clock)",
                         humanize(spec.timeout)
                     ),
-                    &st,
                     None,
                     Some(which),
-                    &budget,
-                ),
-            );
-        }
-        if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
-            last_heartbeat = Some(Instant::now());
-            heartbeat(ctx, spec, &deadline);
-            match budget.sample(ctx, spec, st.transcript_path.as_deref()) {
-                Verdict::Nudge => {
-                    let _ = ws(&tmux).type_text(&pane, NUDGE_BUDGET, false);
-                    ctx.run
-                        .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
-                }
-                Verdict::OverBudget => {
-                    return conclude(
-                        ctx,
-                        spec,
-                        Some(&tmux),
-                        Some(&pane),
-                        make(
+                );
+            }
+            if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
+                last_heartbeat = Some(Instant::now());
+                heartbeat(ctx, spec, &self.deadline);
+                match self
+                    .budget
+                    .sample(ctx, spec, self.st.transcript_path.as_deref())
+                {
+                    Verdict::Nudge => {
+                        let _ = typer(NUDGE_BUDGET);
+                        ctx.run
+                            .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
+                    }
+                    Verdict::OverBudget => {
+                        return self.result(
                             Status::OverBudget,
                             "the token budget was exceeded".to_string(),
-                            &st,
                             None,
                             None,
-                            &budget,
-                        ),
-                    );
+                        );
+                    }
+                    Verdict::Fine => {}
                 }
-                Verdict::Fine => {}
             }
-        }
-        if budget.expired() {
-            let dead = matches!(ws(&tmux).pane_alive(&pane), Ok(false));
-            let status = if dead {
-                Status::Crashed
-            } else {
-                Status::OverBudget
-            };
-            return conclude(
-                ctx,
-                spec,
-                Some(&tmux),
-                Some(&pane),
-                make(
+            if self.budget.expired() {
+                let dead = matches!(ws(&seat.tmux).pane_alive(&seat.pane), Ok(false));
+                let status = if dead {
+                    Status::Crashed
+                } else {
+                    Status::OverBudget
+                };
+                return self.result(
                     status,
                     "the token budget was exceeded and its grace ran out".to_string(),
-                    &st,
                     None,
                     None,
-                    &budget,
-                ),
-            );
-        }
-
-        let mut outcome = Event::Nothing;
-        for event in relevant(&mut watcher, task, launched, TICK.min(deadline.remaining())) {
-            let kind = absorb(ctx, task, &event, &mut st);
-            if !matches!(kind, Event::Nothing) {
-                outcome = kind;
-                break;
+                );
             }
-        }
-        match outcome {
-            Event::Stop => {
-                st.stop_seen = true;
-                st.blocked = None;
-                ctx.state(task, "done", None, "hook:Stop");
-                let Some(result_file) = &result_file else {
-                    return conclude(
-                        ctx,
-                        spec,
-                        Some(&tmux),
-                        Some(&pane),
-                        make(
+
+            let mut outcome = Event::Nothing;
+            for event in self.events(TICK.min(self.deadline.remaining())) {
+                let kind = self.absorb(&event);
+                if !matches!(kind, Event::Nothing) {
+                    outcome = kind;
+                    break;
+                }
+            }
+            match outcome {
+                Event::Stop => {
+                    self.st.stop_seen = true;
+                    self.st.blocked = None;
+                    ctx.state(task, "done", None, "hook:Stop");
+                    let Some(result_file) = &self.result_file else {
+                        return self.result(
                             Status::Completed,
                             "the turn finished (Stop hook)".to_string(),
-                            &st,
                             None,
                             None,
-                            &budget,
-                        ),
-                    );
-                };
-                let alive = || !matches!(ws(&tmux).pane_alive(&pane), Ok(false));
-                if let Some(found) = result_file.wait(spec.result_wait, alive) {
-                    return conclude(
-                        ctx,
-                        spec,
-                        Some(&tmux),
-                        Some(&pane),
-                        make(
+                        );
+                    };
+                    let alive = || !matches!(ws(&seat.tmux).pane_alive(&seat.pane), Ok(false));
+                    if let Some(found) = result_file.wait(spec.result_wait, alive) {
+                        return self.result(
                             Status::Completed,
                             "the turn finished and wrote the result file".to_string(),
-                            &st,
                             Some(found),
                             None,
-                            &budget,
-                        ),
-                    );
-                }
-                ctx.run.lifecycle(
-                    task,
-                    "resultless-stop",
-                    serde_json::json!({"path": result_file.path(), "nudges_left": nudges_left}),
-                );
-                if nudges_left == 0 {
-                    return conclude(
-                        ctx,
-                        spec,
-                        Some(&tmux),
-                        Some(&pane),
-                        make(
-                            Status::Stalled,
-                            format!(
-                                "the turn finished without writing {}",
-                                result_file.path().display()
-                            ),
-                            &st,
-                            None,
-                            None,
-                            &budget,
-                        ),
-                    );
-                }
-                nudges_left -= 1;
-                ctx.run.lifecycle(
-                    task,
-                    "nudge",
-                    serde_json::json!({"why": "result-file", "left": nudges_left}),
-                );
-                let text = format!(
-                    "{} ({})",
-                    super::headless::NUDGE_RESULT,
-                    result_file.path().display()
-                );
-                if let Err(e) = ws(&tmux).type_text(&pane, &text, false) {
+                        );
+                    }
                     ctx.run.lifecycle(
                         task,
-                        "nudge-failed",
-                        serde_json::json!({"error": e.to_string()}),
+                        "resultless-stop",
+                        serde_json::json!({"path": result_file.path(), "nudges_left": nudges_left}),
                     );
-                }
-                ctx.state(task, "working", None, "nudge");
-                continue;
-            }
-            Event::Failure(reason) => {
-                ctx.state(task, "unknown", None, "hook:StopFailure");
-                let why = reason.map_or_else(
-                    || "the turn failed (StopFailure)".to_string(),
-                    |r| format!("the turn failed: {r}"),
-                );
-                return conclude(
-                    ctx,
-                    spec,
-                    Some(&tmux),
-                    Some(&pane),
-                    make(Status::Stalled, why, &st, None, None, &budget),
-                );
-            }
-            Event::End(reason) => {
-                let found = result_file.as_ref().and_then(ResultFile::read);
-                let status = if found.is_some() {
-                    Status::Completed
-                } else {
-                    Status::Crashed
-                };
-                let why = format!(
-                    "the CLI ended its session{}",
-                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
-                );
-                return conclude(
-                    ctx,
-                    spec,
-                    Some(&tmux),
-                    Some(&pane),
-                    make(status, why, &st, found, None, &budget),
-                );
-            }
-            Event::Nothing => {}
-        }
-
-        match ws(&tmux).pane_alive(&pane) {
-            Ok(false) => {
-                let found = result_file.as_ref().and_then(ResultFile::read);
-                let status = if found.is_some() {
-                    Status::Completed
-                } else {
-                    Status::Crashed
-                };
-                return conclude(
-                    ctx,
-                    spec,
-                    Some(&tmux),
-                    Some(&pane),
-                    make(
-                        status,
-                        "the CLI's pane is gone (it exited)".to_string(),
-                        &st,
-                        found,
-                        None,
-                        &budget,
-                    ),
-                );
-            }
-            Ok(true) => {}
-            // Could not ask: not a crash. The deadline bounds a lasting failure.
-            Err(e) => ctx.run.lifecycle(
-                task,
-                "mux-unavailable",
-                serde_json::json!({"error": e.to_string()}),
-            ),
-        }
-
-        if last_screen.elapsed() >= SCREEN_EVERY {
-            last_screen = Instant::now();
-            if let Some(reading) = read_screen(ctx, &tmux, &pane, &profile) {
-                let source = format!("screen:{}", reading.rule);
-                match reading.state {
-                    wit::SeatState::Blocked => {
-                        let kind = reading.prompt_kind.unwrap_or(wit::PromptKind::Other);
-                        if st.blocked != Some(kind) {
-                            ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
-                        }
-                        st.blocked = Some(kind);
-                        ctx.state(task, "blocked", Some(kind.as_str()), &source);
+                    if nudges_left == 0 {
+                        let reason = format!(
+                            "the turn finished without writing {}",
+                            result_file.path().display()
+                        );
+                        return self.result(Status::Stalled, reason, None, None);
                     }
-                    wit::SeatState::Working => {
-                        st.blocked = None;
-                        ctx.state(task, "working", None, &source);
+                    nudges_left -= 1;
+                    ctx.run.lifecycle(
+                        task,
+                        "nudge",
+                        serde_json::json!({"why": "result-file", "left": nudges_left}),
+                    );
+                    let text = format!(
+                        "{} ({})",
+                        super::headless::NUDGE_RESULT,
+                        result_file.path().display()
+                    );
+                    if let Err(e) = typer(&text) {
+                        ctx.run.lifecycle(
+                            task,
+                            "nudge-failed",
+                            serde_json::json!({"error": e.to_string()}),
+                        );
                     }
-                    _ => {}
+                    ctx.state(task, "working", None, "nudge");
+                    continue;
                 }
+                Event::Failure(reason) => {
+                    ctx.state(task, "unknown", None, "hook:StopFailure");
+                    let why = reason.map_or_else(
+                        || "the turn failed (StopFailure)".to_string(),
+                        |r| format!("the turn failed: {r}"),
+                    );
+                    return self.result(Status::Stalled, why, None, None);
+                }
+                Event::End(reason) => {
+                    let why = format!(
+                        "the CLI ended its session{}",
+                        reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                    );
+                    return self.gone(&why);
+                }
+                Event::Nothing => {}
             }
-        }
 
-        let key = log_key(&log);
-        if key != activity {
-            activity = key;
-            last_activity = Instant::now();
-        } else if let Some(grace) = spec.stall_grace
-            && last_activity.elapsed() >= grace
-            && st.blocked.is_none()
-        {
-            if stall_nudges_left > 0 {
-                stall_nudges_left -= 1;
-                ctx.run.lifecycle(
+            match ws(&seat.tmux).pane_alive(&seat.pane) {
+                Ok(false) => return self.gone("the CLI's pane is gone (it exited)"),
+                Ok(true) => {}
+                // Could not ask: not a crash. The deadline bounds a lasting failure.
+                Err(e) => ctx.run.lifecycle(
                     task,
-                    "nudge",
-                    serde_json::json!({"why": "stall", "left": stall_nudges_left}),
-                );
-                let _ = ws(&tmux).type_text(&pane, NUDGE_STALL, false);
-                last_activity = Instant::now();
-            } else {
-                let dead = matches!(ws(&tmux).pane_alive(&pane), Ok(false));
-                if dead {
-                    let found = result_file.as_ref().and_then(ResultFile::read);
-                    let status = if found.is_some() {
-                        Status::Completed
-                    } else {
-                        Status::Crashed
-                    };
-                    return conclude(
-                        ctx,
-                        spec,
-                        Some(&tmux),
-                        Some(&pane),
-                        make(
-                            status,
-                            "the CLI's pane is gone (it exited)".to_string(),
-                            &st,
-                            found,
-                            None,
-                            &budget,
+                    "mux-unavailable",
+                    serde_json::json!({"error": e.to_string()}),
+                ),
+            }
+
+            if last_screen.elapsed() >= SCREEN_EVERY {
+                last_screen = Instant::now();
+                if let Some(reading) = self.read_screen(seat) {
+                    let source = format!("screen:{}", reading.rule);
+                    match reading.state {
+                        wit::SeatState::Blocked => self.blocked(
+                            reading.prompt_kind.unwrap_or(wit::PromptKind::Other),
+                            &source,
+                            false,
                         ),
-                    );
+                        wit::SeatState::Working => {
+                            self.st.blocked = None;
+                            ctx.state(task, "working", None, &source);
+                        }
+                        _ => {}
+                    }
                 }
-                // A live pane's artifact is not trusted: the work may be mid-write.
-                return conclude(
-                    ctx,
-                    spec,
-                    Some(&tmux),
-                    Some(&pane),
-                    make(
+            }
+
+            let key = log_key(&self.log);
+            if key != activity {
+                activity = key;
+                last_activity = Instant::now();
+            } else if let Some(grace) = spec.stall_grace
+                && last_activity.elapsed() >= grace
+                && self.st.blocked.is_none()
+            {
+                if stall_nudges_left > 0 {
+                    stall_nudges_left -= 1;
+                    ctx.run.lifecycle(
+                        task,
+                        "nudge",
+                        serde_json::json!({"why": "stall", "left": stall_nudges_left}),
+                    );
+                    let _ = typer(NUDGE_STALL);
+                    last_activity = Instant::now();
+                } else {
+                    if matches!(ws(&seat.tmux).pane_alive(&seat.pane), Ok(false)) {
+                        return self.gone("the CLI's pane is gone (it exited)");
+                    }
+                    // A live pane's artifact is not trusted: the work may be mid-write.
+                    return self.result(
                         Status::Stalled,
                         format!("no activity for {}", humanize(grace)),
-                        &st,
                         None,
                         None,
-                        &budget,
-                    ),
-                );
+                    );
+                }
             }
         }
+    }
+
+    /// Applies one hook event; returns what it means for the turn.
+    fn absorb(&mut self, event: &HookRecord) -> Event {
+        let (ctx, task) = (self.ctx, self.task());
+        // A subagent's stop without a transcript (Copilot) says nothing about
+        // the seat, not even its session id.
+        let transcriptless = event.transcript_path.as_deref().is_none_or(str::is_empty);
+        if event.kind == wit::CanonicalEvent::Stop
+            && ctx.profile.subagent_stop_without_transcript
+            && transcriptless
+        {
+            ctx.run.lifecycle(
+                task,
+                "subagent-stop-ignored",
+                serde_json::json!({"native": event.native}),
+            );
+            return Event::Nothing;
+        }
+        if let Some(id) = event.session_id.as_ref().filter(|s| !s.is_empty()) {
+            self.st.session_id = Some(id.clone());
+        }
+        if let Some(path) = event.transcript_path.as_ref().filter(|s| !s.is_empty()) {
+            self.st.transcript_path = Some(path.clone());
+        }
+        let source = format!("hook:{}", event.native);
+        match event.kind {
+            wit::CanonicalEvent::Stop if event.subagent => Event::Nothing,
+            wit::CanonicalEvent::Stop => {
+                if event.last_message.is_some() {
+                    self.st.reply = event.last_message.clone();
+                }
+                Event::Stop
+            }
+            wit::CanonicalEvent::StopFailure => Event::Failure(event.reason.clone()),
+            wit::CanonicalEvent::SessionEnd => Event::End(event.reason.clone()),
+            wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
+                if let Some(kind) = event.prompt_kind {
+                    self.blocked(kind, &source, false);
+                }
+                Event::Nothing
+            }
+            wit::CanonicalEvent::PromptSubmit
+            | wit::CanonicalEvent::ToolStart
+            | wit::CanonicalEvent::ToolEnd => {
+                self.st.blocked = None;
+                ctx.state(task, "working", None, &source);
+                Event::Nothing
+            }
+            _ => Event::Nothing,
+        }
+    }
+}
+
+/// One session: launch, wait until ready, type the prompt, decide, tear down.
+pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
+    prepare(ctx, spec);
+    // The event floor is taken before the CLI starts: its first hooks
+    // (SessionStart) can land before the pane is even labelled.
+    let mut driver = Driver::new(ctx, spec, now_ns());
+    let seat = match start(ctx, spec, &mut driver) {
+        Ok(seat) => seat,
+        Err((seat, result)) => return conclude(ctx, spec, seat.as_ref(), result),
+    };
+    let result = driver.turn(&seat, false);
+    conclude(ctx, spec, Some(&seat), result)
+}
+
+/// `drover up`: launch a seat and wait until it is ready (or reads blocked,
+/// for a human to answer); the pane keeps running.
+pub fn up(ctx: &Context, spec: &SessionSpec) -> Result<Seat, SessionResult> {
+    prepare(ctx, spec);
+    let mut driver = Driver::new(ctx, spec, now_ns());
+    start(ctx, spec, &mut driver)
+        .map_err(|(seat, result)| conclude(ctx, spec, seat.as_ref(), result))
+}
+
+/// `drover send`: one turn on a running seat. A human seat is never typed
+/// into. The seat keeps running afterwards unless `spec.keep` is false.
+pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> SessionResult {
+    let _ = std::fs::write(
+        ctx.run.task_dir(&spec.task).join("prompt.txt"),
+        format!("{}\n", spec.prompt),
+    );
+    let mut driver = Driver::new(ctx, spec, now_ns());
+    let result = driver.turn(seat, human);
+    conclude(ctx, spec, Some(seat), result)
+}
+
+fn prepare(ctx: &Context, spec: &SessionSpec) {
+    let task_dir = ctx.run.task_dir(&spec.task);
+    let _ = std::fs::create_dir_all(&task_dir);
+    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    let log = ctx.run.log(&spec.task);
+    let _ = std::fs::remove_file(&log);
+    let _ = std::fs::File::create(&log);
+}
+
+/// Launches the CLI and waits for it to be ready.
+fn start(
+    ctx: &Context,
+    spec: &SessionSpec,
+    driver: &mut Driver<'_>,
+) -> Result<Seat, (Option<Seat>, SessionResult)> {
+    let tmux = Tmux::for_project(&ctx.project).map_err(|e| {
+        (
+            None,
+            driver.result(Status::Crashed, format!("cannot use tmux: {e}"), None, None),
+        )
+    })?;
+    let pane = match launch(ctx, spec, &tmux) {
+        Ok(p) => p,
+        Err(reason) => return Err((None, driver.result(Status::Crashed, reason, None, None))),
+    };
+    ctx.state(&spec.task, "unknown", None, "launch");
+    let seat = Seat { tmux, pane };
+    match driver.wait_ready(&seat) {
+        Ok(()) => Ok(seat),
+        Err(result) => Err((Some(seat), result)),
     }
 }
 
@@ -715,78 +684,6 @@ fn launch(ctx: &Context, spec: &SessionSpec, tmux: &Tmux) -> Result<Pane, String
     Ok(pane)
 }
 
-fn relevant(watcher: &mut EventWatcher, task: &str, since: u64, wait: Duration) -> Vec<HookRecord> {
-    watcher
-        .wait(wait)
-        .into_iter()
-        .filter(|e| e.task == task && e.ts >= since)
-        .collect()
-}
-
-/// Applies one hook event; returns what it means for the turn.
-fn absorb(ctx: &Context, task: &str, event: &HookRecord, st: &mut State) -> Event {
-    // A subagent's stop without a transcript (Copilot) says nothing about
-    // the seat, not even its session id.
-    let transcriptless = event.transcript_path.as_deref().is_none_or(str::is_empty);
-    if event.kind == wit::CanonicalEvent::Stop
-        && ctx.profile.subagent_stop_without_transcript
-        && transcriptless
-    {
-        ctx.run.lifecycle(
-            task,
-            "subagent-stop-ignored",
-            serde_json::json!({"native": event.native}),
-        );
-        return Event::Nothing;
-    }
-    if let Some(id) = event.session_id.as_ref().filter(|s| !s.is_empty()) {
-        st.session_id = Some(id.clone());
-    }
-    if let Some(path) = event.transcript_path.as_ref().filter(|s| !s.is_empty()) {
-        st.transcript_path = Some(path.clone());
-    }
-    let source = format!("hook:{}", event.native);
-    match event.kind {
-        wit::CanonicalEvent::Stop if event.subagent => Event::Nothing,
-        wit::CanonicalEvent::Stop => {
-            if event.last_message.is_some() {
-                st.reply = event.last_message.clone();
-            }
-            Event::Stop
-        }
-        wit::CanonicalEvent::StopFailure => Event::Failure(event.reason.clone()),
-        wit::CanonicalEvent::SessionEnd => Event::End(event.reason.clone()),
-        wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
-            if let Some(kind) = event.prompt_kind {
-                if st.blocked != Some(kind) {
-                    ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
-                }
-                st.blocked = Some(kind);
-                ctx.state(task, "blocked", Some(kind.as_str()), &source);
-            }
-            Event::Nothing
-        }
-        wit::CanonicalEvent::PromptSubmit
-        | wit::CanonicalEvent::ToolStart
-        | wit::CanonicalEvent::ToolEnd => {
-            st.blocked = None;
-            ctx.state(task, "working", None, &source);
-            Event::Nothing
-        }
-        _ => Event::Nothing,
-    }
-}
-
-fn read_screen(
-    ctx: &Context,
-    tmux: &Tmux,
-    pane: &Pane,
-    profile: &wit::Profile,
-) -> Option<wit::ScreenReading> {
-    let screen = ws(tmux).read_pane(pane).ok()?;
-    ctx.adapter.read_screen(profile, &screen).ok()
-}
-
 fn log_key(path: &Path) -> Option<(u64, std::time::SystemTime)> {
     let meta = std::fs::metadata(path).ok()?;
     Some((meta.len(), meta.modified().ok()?))
@@ -810,15 +707,14 @@ fn ws(tmux: &Tmux) -> &dyn Workspace {
 fn conclude(
     ctx: &Context,
     spec: &SessionSpec,
-    tmux: Option<&Tmux>,
-    pane: Option<&Pane>,
+    seat: Option<&Seat>,
     mut result: SessionResult,
 ) -> SessionResult {
     let task = spec.task.as_str();
-    if let (Some(tmux), Some(pane)) = (tmux, pane)
+    if let Some(seat) = seat
         && !spec.keep
     {
-        teardown(ctx, task, tmux, pane, spec.teardown_grace);
+        teardown(ctx, task, &seat.tmux, &seat.pane, spec.teardown_grace);
     }
     match result.status {
         Status::Completed => ctx.state(task, "done", None, "verdict"),
