@@ -10,5 +10,6 @@ pub mod registry;
 pub mod relay;
 pub mod run;
 pub mod sandbox;
+pub mod seats;
 pub mod session;
 pub mod workspace;

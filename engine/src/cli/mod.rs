@@ -12,6 +12,7 @@ mod output;
 mod probe;
 mod profiles;
 mod run;
+mod seats;
 mod status;
 mod validate;
 
@@ -57,6 +58,16 @@ enum Command {
     Mux(mux::Args),
     /// What this machine and project offer, and what each adapter cannot tell apart.
     Doctor(doctor::Args),
+    /// Start a named seat (a long-lived CLI conversation with a role).
+    Up(seats::UpArgs),
+    /// Send a message to a seat and wait for its turn to end.
+    Send(seats::SendArgs),
+    /// Attach this terminal to a seat's pane.
+    Attach { nick: String },
+    /// Stop seats.
+    Down(seats::DownArgs),
+    /// The seats on record and their states.
+    Seats(seats::ListArgs),
     /// The hook relay a CLI's hook config runs (payload on stdin).
     Hook {
         #[arg(long = "cli", value_name = "NAME")]
@@ -119,6 +130,11 @@ pub fn main() -> ExitCode {
         Command::Status(args) => status::run(&project, args),
         Command::Mux(args) => mux::run(&project, args),
         Command::Doctor(args) => doctor::run(&project, args),
+        Command::Up(args) => seats::up(&project, args),
+        Command::Send(args) => seats::send(&project, args),
+        Command::Attach { nick } => seats::attach(&project, &nick),
+        Command::Down(args) => seats::down(&project, args),
+        Command::Seats(args) => seats::list(&project, args),
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
