@@ -202,23 +202,23 @@ impl<'a> Driver<'a> {
     }
 
     /// Waits until the screen reads ready (or the ready timeout passes).
-    fn wait_ready(&mut self, seat: &Seat) -> Result<(), SessionResult> {
+    fn wait_ready(&mut self, seat: &Seat) -> Result<(), Box<SessionResult>> {
         let task = self.task();
         let ready_since = Instant::now();
         loop {
             if let Some(r) = self.interrupted() {
-                return Err(r);
+                return Err(Box::new(r));
             }
             if let Some(which) = self.deadline.expired() {
-                return Err(self.result(
+                return Err(Box::new(self.result(
                     Status::Timeout,
                     format!("the CLI never became ready before the deadline ({which} clock)"),
                     None,
                     Some(which),
-                ));
+                )));
             }
             if let Ok(false) = ws(&seat.tmux).pane_alive(&seat.pane) {
-                return Err(self.gone("the CLI exited before it was ready"));
+                return Err(Box::new(self.gone("the CLI exited before it was ready")));
             }
             for event in self.events(TICK) {
                 self.absorb(&event);
@@ -562,7 +562,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let mut driver = Driver::new(ctx, spec, now_ns());
     let seat = match start(ctx, spec, &mut driver) {
         Ok(seat) => seat,
-        Err((seat, result)) => return conclude(ctx, spec, seat.as_ref(), result),
+        Err(failure) => {
+            let (seat, result) = *failure;
+            return conclude(ctx, spec, seat.as_ref(), result);
+        }
     };
     let result = driver.turn(&seat, false);
     conclude(ctx, spec, Some(&seat), result)
@@ -570,11 +573,13 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
 
 /// `drover up`: launch a seat and wait until it is ready (or reads blocked,
 /// for a human to answer); the pane keeps running.
-pub fn up(ctx: &Context, spec: &SessionSpec) -> Result<Seat, SessionResult> {
+pub fn up(ctx: &Context, spec: &SessionSpec) -> Result<Seat, Box<SessionResult>> {
     prepare(ctx, spec);
     let mut driver = Driver::new(ctx, spec, now_ns());
-    start(ctx, spec, &mut driver)
-        .map_err(|(seat, result)| conclude(ctx, spec, seat.as_ref(), result))
+    start(ctx, spec, &mut driver).map_err(|failure| {
+        let (seat, result) = *failure;
+        Box::new(conclude(ctx, spec, seat.as_ref(), result))
+    })
 }
 
 /// `drover send`: one turn on a running seat. A human seat is never typed
@@ -603,22 +608,27 @@ fn start(
     ctx: &Context,
     spec: &SessionSpec,
     driver: &mut Driver<'_>,
-) -> Result<Seat, (Option<Seat>, SessionResult)> {
-    let tmux = Tmux::for_project(&ctx.project).map_err(|e| {
-        (
-            None,
-            driver.result(Status::Crashed, format!("cannot use tmux: {e}"), None, None),
-        )
-    })?;
+) -> Result<Seat, Box<(Option<Seat>, SessionResult)>> {
+    let tmux = match Tmux::for_project(&ctx.project) {
+        Ok(t) => t,
+        Err(e) => {
+            let result =
+                driver.result(Status::Crashed, format!("cannot use tmux: {e}"), None, None);
+            return Err(Box::new((None, result)));
+        }
+    };
     let pane = match launch(ctx, spec, &tmux) {
         Ok(p) => p,
-        Err(reason) => return Err((None, driver.result(Status::Crashed, reason, None, None))),
+        Err(reason) => {
+            let result = driver.result(Status::Crashed, reason, None, None);
+            return Err(Box::new((None, result)));
+        }
     };
     ctx.state(&spec.task, "unknown", None, "launch");
     let seat = Seat { tmux, pane };
     match driver.wait_ready(&seat) {
         Ok(()) => Ok(seat),
-        Err(result) => Err((Some(seat), result)),
+        Err(result) => Err(Box::new((Some(seat), *result))),
     }
 }
 
