@@ -7,3 +7,4 @@ pub mod hooks;
 pub mod profile;
 pub mod registry;
 pub mod sandbox;
+pub mod usage;

@@ -4,6 +4,7 @@
 mod adapter;
 mod output;
 mod profiles;
+mod usage;
 mod validate;
 
 use std::path::PathBuf;
@@ -35,6 +36,8 @@ enum Command {
     /// Work with adapter components.
     #[command(subcommand)]
     Adapter(adapter::Command),
+    /// Token usage from the CLIs' transcripts.
+    Usage(usage::Args),
 }
 
 /// What a command decided: success or a reported failure (exit 1).
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Profiles(args) => profiles::run(&project, args),
         Command::Validate(args) => validate::run(&project, args),
         Command::Adapter(command) => adapter::run(&project, command),
+        Command::Usage(args) => usage::run(&project, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
