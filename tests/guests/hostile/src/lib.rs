@@ -4,11 +4,16 @@
 //! `env` lists the environment, `huge:<MiB>` returns a string that large,
 //! `stderr:<KiB>` writes that much to stderr; anything else is echoed, so a
 //! test can check the engine still answers after each misdeed.
+//!
+//! Its `hostile-lines` usage parser (files `<cwd>/hostile-logs/*.log`) counts
+//! `count <n>` lines as n input tokens, panics on a `panic` line and spins on
+//! a `loop` line, for `drover usage`'s tests of failing files.
 
+use drover_kit::usage::{Ledger, RowParser};
 use drover_kit::{
-    AdapterError, Command, Description, Fault, Guest, HookEdit, HookEvent, HookInstall, HookStatus,
-    LaunchRequest, LocationContext, Profile, Screen, ScreenReading, SeatState, TranscriptGlob,
-    TurnOutput, TurnResult, unsupported,
+    AdapterError, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent, HookInstall,
+    HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading, SeatState,
+    TranscriptGlob, TurnOutput, TurnResult, Usage, UsageParser, unsupported,
 };
 
 struct Hostile;
@@ -18,7 +23,7 @@ fn number(text: &str) -> usize {
 }
 
 impl Guest for Hostile {
-    type Tally = drover_kit::usage::ChunkedTally<NoParsers>;
+    type Tally = drover_kit::usage::ChunkedTally<HostileParsers>;
 
     fn describe() -> Description {
         Description {
@@ -27,7 +32,10 @@ impl Guest for Hostile {
             wit_version: drover_kit::WIT_VERSION.to_string(),
             capabilities: vec![drover_kit::Capability::Prompt],
             dialects: vec![],
-            usage_parsers: vec![],
+            usage_parsers: vec![UsageParser {
+                name: "hostile-lines".to_string(),
+                needles: vec!["count".to_string(), "panic".to_string(), "loop".to_string()],
+            }],
             location_env: vec![],
             limitations: vec![],
         }
@@ -101,7 +109,12 @@ impl Guest for Hostile {
         panic!("hostile parse-hook refused {native}")
     }
     fn transcript_locations(_: Profile, _: LocationContext) -> Vec<TranscriptGlob> {
-        Vec::new()
+        vec![TranscriptGlob {
+            base: GlobBase::Cwd,
+            pattern: "hostile-logs/*.log".to_string(),
+            format: "jsonl".to_string(),
+            parser: "hostile-lines".to_string(),
+        }]
     }
     fn classify_fault(_: Profile, _: Vec<String>) -> Option<Fault> {
         None
@@ -116,10 +129,34 @@ impl Guest for Hostile {
     }
 }
 
-pub struct NoParsers;
-impl drover_kit::usage::ParserSet for NoParsers {
-    fn make(_: &str) -> Option<Box<dyn drover_kit::usage::RowParser>> {
-        None
+pub struct HostileParsers;
+impl drover_kit::usage::ParserSet for HostileParsers {
+    fn make(name: &str) -> Option<Box<dyn RowParser>> {
+        (name == "hostile-lines").then(|| Box::new(Lines) as Box<dyn RowParser>)
+    }
+}
+
+struct Lines;
+impl RowParser for Lines {
+    fn row(&mut self, line: &[u8], ledger: &mut Ledger) {
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim();
+        if line == "panic" {
+            panic!("hostile-lines met a panic line");
+        }
+        if line == "loop" {
+            loop {
+                std::hint::black_box(());
+            }
+        }
+        if let Some(n) = line.strip_prefix("count ").and_then(|n| n.parse().ok()) {
+            let usage = Usage {
+                input: n,
+                requests: 1,
+                ..Usage::ZERO
+            };
+            ledger.add("h", "2026-11-30", "hostile", &usage);
+        }
     }
 }
 
