@@ -36,67 +36,79 @@ chmod +x "$CCUSAGE"
 BENCH_OUT=$(mktemp)
 # Warm the page cache: every tool reads a hot corpus.
 cat "$CORPUS"/projects/*/*.jsonl >/dev/null
-(cd "$ROOT" && CARGO_TARGET_DIR=$TARGET DROVER_BENCH_CORPUS=$CORPUS DROVER_BENCH_RUNS=$RUNS \
+(cd "$ROOT" && CARGO_TARGET_DIR=$TARGET DROVER_BENCH_CORPUS=$CORPUS DROVER_BENCH_RUNS=$RUNS DROVER_BENCH_WORKERS=${DROVER_BENCH_WORKERS:-1,$(nproc)} \
   cargo bench -j"$JOBS" -p drover --bench usage 2>/dev/null >"$BENCH_OUT")
 
 python3 - "$CORPUS" "$TARGET/release/drover" "$CCUSAGE" "$RUNS" "$BENCH_OUT" <<'EOF'
-import json, os, shutil, subprocess, sys, tempfile, time
+import json, os, resource, shutil, subprocess, sys, tempfile, time
 
 corpus, drover, ccusage, runs, bench_out = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 truth = json.load(open(os.path.join(corpus, "truth.json")))
 mb = truth["bytes"] / 1e6
 keys = ["input", "output", "cache_read", "cache_write", "requests"]
-
-def best_of(argv, env_extra, fresh_dir=None):
-    best, out = None, None
-    for _ in range(runs):
-        env = {"PATH": os.environ["PATH"], "TZ": "UTC", **env_extra}
-        if fresh_dir:
-            shutil.rmtree(fresh_dir, ignore_errors=True)
-            os.makedirs(fresh_dir)
-        start = time.perf_counter()
-        proc = subprocess.run(argv, env=env, capture_output=True, check=True)
-        elapsed = time.perf_counter() - start
-        if best is None or elapsed < best:
-            best, out = elapsed, proc.stdout
-    return best, json.loads(out)
-
 home = tempfile.mkdtemp(prefix="drover-bench-home-")
-cache = os.path.join(home, "cache")
-rows = []
+cache = os.path.join(home, "xdg-cache")
 
-t, doc = best_of([drover, "usage", "--cli", "claude", "--json"],
-                 {"HOME": home, "CLAUDE_CONFIG_DIR": corpus, "DROVER_CACHE_DIR": os.path.join(home, "drover-cache")})
-got = {k: doc["totals"][k] for k in keys}
-rows.append(("drover usage (sandboxed, CLI)", t, got))
-
-for line in open(bench_out):
-    r = json.loads(line)
-    rows.append((f"in-process {r['config']} ({r['workers']} workers)", r["seconds"], {k: r["totals"][k] for k in keys}))
+def drover_totals(doc):
+    return {k: doc["totals"][k] for k in keys}
 
 def ccusage_totals(doc):
     t = doc["totals"]
     return {"input": t["inputTokens"], "output": t["outputTokens"], "cache_read": t["cacheReadTokens"],
             "cache_write": t["cacheCreationTokens"], "requests": None}
 
-for sub in ["daily", "session"]:
-    # A fresh XDG cache per run: ccusage keeps parsed entries in
-    # $XDG_CACHE_HOME/ccusage/cache.db, and a warm cache skips parsing.
-    t, doc = best_of([ccusage, "claude", sub, "--json", "--offline", "--mode", "display"],
-                     {"HOME": home, "XDG_CACHE_HOME": cache, "CLAUDE_CONFIG_DIR": corpus}, fresh_dir=cache)
-    rows.append((f"ccusage 20.0.24 claude {sub} (cold cache)", t, ccusage_totals(doc)))
-t, doc = best_of([ccusage, "claude", "daily", "--json", "--offline", "--mode", "display"],
-                 {"HOME": home, "XDG_CACHE_HOME": cache, "CLAUDE_CONFIG_DIR": corpus})
-rows.append(("ccusage 20.0.24 claude daily (warm cache)", t, ccusage_totals(doc)))
+base = {"PATH": os.environ["PATH"], "TZ": "UTC", "HOME": home, "CLAUDE_CONFIG_DIR": corpus}
+ccu = [ccusage, "claude"]
+ccu_flags = ["--json", "--offline", "--mode", "display"]
+# (name, argv, extra env, fresh ccusage cache per run, totals reader)
+tools = [
+    ("drover usage (sandboxed, default workers)", [drover, "usage", "--cli", "claude", "--json"], {}, False, drover_totals),
+    ("drover usage --jobs 1", [drover, "usage", "--cli", "claude", "--json", "--jobs", "1"], {}, False, drover_totals),
+    # ccusage keeps parsed entries in $XDG_CACHE_HOME/ccusage/cache.db and a
+    # warm cache skips parsing: cold runs get a fresh cache directory.
+    ("ccusage claude session (cold cache)", ccu + ["session"] + ccu_flags, {"XDG_CACHE_HOME": cache}, True, ccusage_totals),
+    ("ccusage claude daily (cold cache)", ccu + ["daily"] + ccu_flags, {"XDG_CACHE_HOME": cache}, True, ccusage_totals),
+    ("ccusage claude daily (warm cache)", ccu + ["daily"] + ccu_flags, {"XDG_CACHE_HOME": cache + "-warm"}, False, ccusage_totals),
+]
+best = {}
+# Round-robin, so load from other processes hits every tool alike; the
+# first round warms caches and is not counted.
+for round_ in range(runs + 1):
+    for name, argv, extra, fresh, reader in tools:
+        if fresh:
+            shutil.rmtree(cache, ignore_errors=True)
+            os.makedirs(cache)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run(argv, env={**base, **extra}, capture_output=True, check=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if round_ == 0:
+            continue
+        old = best.get(name)
+        best[name] = (min(wall, old[0]) if old else wall, min(cpu, old[1]) if old else cpu,
+                      reader(json.loads(proc.stdout)))
+
+rows = [(name, *best[name]) for name, *_ in tools]
+for line in open(bench_out):
+    r = json.loads(line)
+    rows.append((f"in-process {r['config']} ({r['workers']} workers)", r["seconds"], None,
+                 {k: r["totals"][k] for k in keys}))
 
 want = truth["totals"]
-print(f"corpus: {mb:.0f} MB, {truth['files']} files in {truth['projects']} projects; best of {runs} runs, hot page cache\n")
-print("| reader | seconds | MB/s | totals correct? |")
-print("|---|---:|---:|---|")
-for name, secs, got in rows:
+print(f"corpus: {mb:.0f} MB, {truth['files']} files in {truth['projects']} projects; best of {runs} "
+      f"interleaved runs after a warm-up round, hot page cache\n")
+print("| reader | wall s | MB/s | CPU s | MB per CPU-s | totals correct? |")
+print("|---|---:|---:|---:|---:|---|")
+for name, wall, cpu, got in rows:
     wrong = [k for k in keys if got.get(k) is not None and got[k] != want[k]]
-    verdict = "yes" if not wrong else "no: " + ", ".join(f"{k} {got[k]:,} (true {want[k]:,})" for k in wrong)
-    print(f"| {name} | {secs:.3f} | {mb / secs:,.0f} | {verdict} |")
+    verdict = "yes" if not wrong else "no: " + ", ".join(f"{k} {got[k]:,}" for k in wrong)
+    if "prefilter only" in name:
+        verdict = "n/a (counts nothing)"
+
+    cpu_cells = f"{cpu:.3f} | {mb / cpu:,.0f}" if cpu else "- | -"
+    print(f"| {name} | {wall:.3f} | {mb / wall:,.0f} | {cpu_cells} | {verdict} |")
 print()
 print("true totals:", json.dumps(want))
 print("ccusage's rules predict:", json.dumps(truth["ccusage_expected"]))
