@@ -419,7 +419,10 @@ fn paths_are_attributed_by_their_shape_or_by_cli() {
     let report = w.json(&[dir.to_str().expect("utf8")], &[]);
     assert_eq!(fields(&report["totals"]), CLAUDE_TOTAL);
     let warned = warnings(&report).join("\n");
-    assert!(warned.contains("1 files here match no"), "{warned}");
+    assert!(
+        warned.contains("1 files look like no selected CLI"),
+        "{warned}"
+    );
 
     // A bare file: no CLI claims it until --cli says which.
     let bare = component_fixture("qwen", "chat.jsonl");

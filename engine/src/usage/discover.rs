@@ -420,12 +420,23 @@ fn explicit(
                     Attribution::Unknown => unknown += 1,
                 }
             }
-            if unknown + ambiguous > 0 {
+            let mut skipped = Vec::new();
+            if unknown > 0 {
+                skipped.push(format!(
+                    "{unknown} files look like no selected CLI's transcripts"
+                ));
+            }
+            if ambiguous > 0 {
+                skipped.push(format!(
+                    "{ambiguous} files look like several CLIs' transcripts"
+                ));
+            }
+            if !skipped.is_empty() {
                 warnings.push(Warning::file(
                     arg,
                     format!(
-                        "{} files here match no selected CLI's transcript names and {} match several; they are not read (name the CLI with --cli)",
-                        unknown, ambiguous
+                        "{}; they are not read (say which CLI with --cli)",
+                        skipped.join(" and ")
                     ),
                 ));
             }
