@@ -136,7 +136,7 @@ fn warnings(report: &Value) -> Vec<String> {
 
 const CLAUDE_TOTAL: [u64; 6] = [305, 96, 4103, 1342, 0, 3];
 
-fn opencode_db(world: &World, at: &Path) {
+fn opencode_db(at: &Path) {
     std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
     let db = rusqlite::Connection::open(at).expect("db");
     db.execute_batch(
@@ -158,7 +158,6 @@ fn opencode_db(world: &World, at: &Path) {
         )
         .expect("insert");
     }
-    let _ = world;
 }
 
 #[test]
@@ -181,7 +180,7 @@ fn every_cli_is_read_where_it_keeps_transcripts() {
         ".copilot/session-state/s1/events.jsonl",
         &component_fixture("copilot", "events-cumulative.jsonl"),
     );
-    opencode_db(&w, &w.home().join(".local/share/opencode/opencode.db"));
+    opencode_db(&w.home().join(".local/share/opencode/opencode.db"));
 
     let report = w.json(&[], &[]);
     assert_eq!(warnings(&report), Vec::<String>::new());
@@ -400,7 +399,7 @@ fn location_variables_move_the_search() {
     assert_eq!(report["files"], 1);
 
     let data = w.home().join("xdg-data");
-    opencode_db(&w, &data.join("opencode/opencode.db"));
+    opencode_db(&data.join("opencode/opencode.db"));
     let report = w.json(&["--cli", "opencode"], &[("XDG_DATA_HOME", &data)]);
     assert_eq!(fields(&report["totals"])[5], 3);
 }
