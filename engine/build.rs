@@ -140,6 +140,13 @@ fn build_workspace(workspace: &Path, wasm_dir: &Path) {
         .arg("--target-dir")
         .arg(wasm_dir);
     // Flags meant for the host build must not leak into the guest build.
+    // wasm SIMD (wasmtime enables it by default) lets memchr, which the
+    // usage tallies use to split lines and find needles, scan 16 bytes at a
+    // time instead of 4: about 10% of `drover usage`'s CPU.
+    command.env(
+        "CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS",
+        "-C target-feature=+simd128",
+    );
     for var in [
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",

@@ -12,4 +12,5 @@ pub mod run;
 pub mod sandbox;
 pub mod seats;
 pub mod session;
+pub mod usage;
 pub mod workspace;

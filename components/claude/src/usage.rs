@@ -3,18 +3,20 @@
 //! Counting rules (each one a way transcripts over-count when rows are just
 //! summed):
 //! - One API request can be written as several rows (one per content block:
-//!   text, tool_use), and whole rows are copied by sidechain replays and
-//!   `/btw`. Rows sharing `message.id` + `requestId` are one request; when a
-//!   later copy reports more output (streaming), the difference is added.
+//!   text, tool_use), whole rows are copied by resumed sessions, and `/btw`
+//!   sidechain logs replay a parent's message under a new `requestId`
+//!   (ccusage#913). `message.id` is the API's id for one response, so rows
+//!   sharing it are one request whatever their request id; rows without one
+//!   fall back to `requestId` (or `requestRef`). When a later copy reports
+//!   more output (streaming), the difference is added.
+//! - Claude Code 2.1.332 writes `requestRef` (the id of its `api-request`
+//!   row) instead of `requestId` on assistant rows; those rows are per-request
+//!   usage like any other (tests/fixtures/real/claude/transcript*.jsonl).
 //! - Synthetic API-error rows (`isApiErrorMessage`, model `<synthetic>`)
 //!   count zero.
-//! - Claude Code 2.1.332 writes no `requestId` on assistant rows: it writes
-//!   an `api-request` row per call and points at it with `requestRef` (the
-//!   api-request row's `id`). `requestRef` keys the request the way
-//!   `requestId` does (tests/fixtures/real/claude).
 //! - Cumulative snapshot rows are never summed: `cost-state` rows (which
 //!   Claude Code 2.1.332 sometimes repeats unchanged; their `modelUsage` is
-//!   the session's running total).
+//!   the session's running total), `summary` and `result` rows.
 //! - Cache writes come from `cache_creation_input_tokens`; the per-TTL
 //!   breakdown object is used only when that field is absent.
 //!
@@ -144,12 +146,13 @@ impl RowParser for ClaudeJsonl {
             reasoning: 0,
             requests: 1,
         };
-        let request = row.request_id.as_deref().or(row.request_ref.as_deref());
-        let key = match (message_id.as_deref(), request) {
-            (Some(m), Some(r)) => Some(key_of(&[m, r])),
-            (Some(m), None) => Some(key_of(&[m, ""])),
-            (None, Some(r)) => Some(key_of(&["", r])),
-            (None, None) => None,
+        let key = match (
+            message_id.as_deref().filter(|m| !m.is_empty()),
+            row.request_id.as_deref().or(row.request_ref.as_deref()),
+        ) {
+            (Some(m), _) => Some(key_of(&[m, ""])),
+            (None, Some(r)) if !r.is_empty() => Some(key_of(&["", r])),
+            _ => None,
         };
         if let Some(key) = key
             && let Some((cell, counted)) = self.seen.get_mut(&key)
@@ -231,6 +234,53 @@ mod tests {
         assert_eq!((total.input, total.output, total.requests), (1, 2, 1));
         // Only a synthetic row: usage is tracked, and zero.
         assert_eq!(tally(synthetic).map(|r| r.total()), Some(Usage::ZERO));
+    }
+
+    /// An assistant row as Claude Code 2.1.332 writes it (trimmed from
+    /// tests/fixtures/real/claude/transcript-tool.jsonl): `requestRef`, no
+    /// `requestId`, an all-zero cache breakdown beside the real total.
+    fn row_2_1_332(id: &str, reference: &str, block: &str, sidechain: bool) -> String {
+        format!(
+            r#"{{"parentUuid":"617c69d3","isSidechain":{sidechain},"message":{{"content":[{block}],"id":"{id}","model":"claude-opus-5-5","role":"assistant","stop_reason":"end_turn","stop_sequence":null,"type":"message","usage":{{"input_tokens":1201,"cache_creation_input_tokens":1302,"cache_read_input_tokens":1403,"output_tokens":57,"output_tokens_details":{{"thinking_tokens":0}},"service_tier":"standard","cache_creation":{{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":0}},"inference_geo":"","iterations":[],"speed":"standard","fallback_credit":null}},"stop_details":null}},"apiBlockIndex":0,"requestRef":"{reference}","requestedModel":"claude-opus-5-5","type":"assistant","uuid":"53db6624","timestamp":"2026-11-30T17:01:16.831Z","sessionId":"8d7bc014","version":"2.1.332","gitBranch":"master"}}"#
+        )
+    }
+
+    #[test]
+    fn request_ref_rows_count_once_per_message() {
+        let tool =
+            r#"{"id":"toolu_1","input":{"command":"echo hi"},"name":"Bash","type":"tool_use"}"#;
+        let text = r#"{"text":"TOOLDONE","type":"text"}"#;
+        let rows = [
+            row_2_1_332("msg_6", "ref-a", tool, false),
+            row_2_1_332("msg_7", "ref-b", text, false),
+            // A second content block of msg_7, and a /btw sidechain replay
+            // of msg_6 under another request reference.
+            row_2_1_332("msg_7", "ref-b", tool, false),
+            row_2_1_332("msg_6", "ref-z", tool, true),
+        ]
+        .join("\n");
+        let total = tally(&rows).expect("usage").total();
+        assert_eq!(
+            (
+                total.input,
+                total.output,
+                total.cache_read,
+                total.cache_write,
+                total.requests
+            ),
+            (2402, 114, 2806, 2604, 2)
+        );
+    }
+
+    #[test]
+    fn a_sidechain_replay_with_a_new_request_id_is_the_same_request() {
+        let text = [
+            row("msg_1", "req_1", 10, 20, ""),
+            row("msg_1", "req_btw", 10, 20, r#","isSidechain":true"#),
+        ]
+        .join("\n");
+        let total = tally(&text).expect("usage").total();
+        assert_eq!((total.input, total.output, total.requests), (10, 20, 1));
     }
 
     #[test]

@@ -106,7 +106,7 @@ impl Lines {
         mut each: impl FnMut(&[u8], &mut Ledger),
     ) {
         let mut rest = chunk;
-        while let Some(pos) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(pos) = memchr::memchr(b'\n', rest) {
             let (head, tail) = rest.split_at(pos);
             rest = &tail[1..];
             if self.skipping {
@@ -312,7 +312,7 @@ pub fn count(value: Option<&serde_json::Value>) -> u64 {
 
 /// Whether the line contains `needle` (cheap prefilter before parsing).
 pub fn contains(line: &[u8], needle: &[u8]) -> bool {
-    line.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(line, needle).is_some()
 }
 
 #[cfg(test)]

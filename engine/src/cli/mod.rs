@@ -14,6 +14,7 @@ mod profiles;
 mod run;
 mod seats;
 mod status;
+mod usage;
 mod validate;
 
 use std::path::PathBuf;
@@ -77,6 +78,8 @@ enum Command {
     },
     /// Report, sanitized for sharing, what a CLI and its adapter look like here.
     ProbeAdapter(probe::Args),
+    /// Token usage from the CLIs' transcripts.
+    Usage(usage::Args),
 }
 
 /// What a command decided: success, a reported failure (exit 1), or an
@@ -138,6 +141,7 @@ pub fn main() -> ExitCode {
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
+        Command::Usage(args) => usage::run(&project, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

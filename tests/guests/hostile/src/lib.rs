@@ -11,6 +11,11 @@
 //! `hooks = "panic"` for `detect-hooks`; the usage parsers `echo-panic` and
 //! `loop` panic with (or spin on) the bytes they are fed. Every panic message
 //! repeats what the guest was given, so a test can prove it is never shown.
+//!
+//! Its `hostile-lines` usage parser (files `<cwd>/hostile-logs/*.log`, the
+//! default transcript location) counts `count <n>` lines as n input tokens,
+//! panics on a `panic` line and spins on a `loop` line, for `drover usage`'s
+//! tests of failing files.
 
 use drover_kit::{
     AdapterError, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent, HookInstall,
@@ -40,6 +45,10 @@ impl Guest for Hostile {
                     name: name.to_string(),
                     needles: vec![],
                 })
+                .chain([drover_kit::UsageParser {
+                    name: "hostile-lines".to_string(),
+                    needles: vec!["count".to_string(), "panic".to_string(), "loop".to_string()],
+                }])
                 .collect(),
             location_env: vec![],
             limitations: vec![],
@@ -178,7 +187,12 @@ impl Guest for Hostile {
                 "jsonl",
                 &profile.usage_parser,
             )],
-            _ => Vec::new(),
+            _ => vec![glob(
+                GlobBase::Cwd,
+                "hostile-logs/*.log".to_string(),
+                "jsonl",
+                "hostile-lines",
+            )],
         }
     }
     fn classify_fault(_: Profile, _: Vec<String>) -> Option<Fault> {
@@ -200,6 +214,7 @@ impl drover_kit::usage::ParserSet for NoParsers {
         match name {
             "echo-panic" => Some(Box::new(EchoPanic)),
             "loop" => Some(Box::new(Spin)),
+            "hostile-lines" => Some(Box::new(Lines)),
             _ => None,
         }
     }
@@ -223,3 +238,28 @@ impl drover_kit::usage::RowParser for Spin {
 }
 
 drover_kit::export!(Hostile);
+
+/// `count <n>` adds n input tokens; `panic` and `loop` misbehave.
+struct Lines;
+impl drover_kit::usage::RowParser for Lines {
+    fn row(&mut self, line: &[u8], ledger: &mut drover_kit::usage::Ledger) {
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim();
+        if line == "panic" {
+            panic!("hostile-lines met a panic line");
+        }
+        if line == "loop" {
+            loop {
+                std::hint::black_box(());
+            }
+        }
+        if let Some(n) = line.strip_prefix("count ").and_then(|n| n.parse().ok()) {
+            let usage = drover_kit::Usage {
+                input: n,
+                requests: 1,
+                ..drover_kit::Usage::ZERO
+            };
+            ledger.add("h", "2026-11-30", "hostile", &usage);
+        }
+    }
+}

@@ -1,0 +1,552 @@
+//! Which files to read, with which component and parser, grouped into
+//! tallies.
+//!
+//! Without PATH arguments each selected profile's component says where its
+//! CLI keeps transcripts (`transcript-locations`, given home, the project
+//! as cwd, and only the environment variables it lists in `location-env`);
+//! the engine expands the globs. PATH arguments are matched against the
+//! same globs to tell which CLI wrote them; `--cli` settles the rest.
+//!
+//! Grouping: a CLI repeats rows across the files of one project (Claude's
+//! resumed and branched sessions copy earlier requests into the new file),
+//! and a parser only dedupes within one tally. So every file found under the
+//! same first directory below a glob's literal root (Claude: one project
+//! folder under `projects/`) is read by the same tally, in path order.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::glob::{self, Found};
+use super::prefilter::Prefilter;
+use super::stream::{Format, Input, Job};
+use super::{UsageError, Warning};
+use crate::profile::{Catalog, Profile};
+use crate::registry;
+use crate::sandbox::{Adapter, Sandbox, wit};
+
+/// A profile whose component is loaded.
+pub struct Loaded {
+    pub profile: Profile,
+    pub adapter: Adapter,
+    pub description: wit::Description,
+}
+
+impl Loaded {
+    fn needles(&self, parser: &str) -> Option<&[String]> {
+        self.description
+            .usage_parsers
+            .iter()
+            .find(|p| p.name == parser)
+            .map(|p| p.needles.as_slice())
+    }
+}
+
+/// Everything `drover usage` will read.
+pub struct Plan {
+    pub components: Vec<Loaded>,
+    pub jobs: Vec<Job>,
+    pub warnings: Vec<Warning>,
+}
+
+/// One file, attributed.
+struct Pick {
+    component: usize,
+    parser: String,
+    format: Format,
+    path: PathBuf,
+    group: PathBuf,
+}
+
+pub fn plan(
+    sandbox: &Sandbox,
+    project: &Path,
+    clis: &[String],
+    paths: &[PathBuf],
+) -> Result<Plan, UsageError> {
+    let mut warnings = Vec::new();
+    let catalog = Catalog::load(project);
+    for error in catalog.errors() {
+        warnings.push(Warning::general(format!("profile {error}")));
+    }
+    let mut selected: Vec<&Profile> = Vec::new();
+    if clis.is_empty() {
+        // Profiles that share a component, parser and settings read the same
+        // transcripts (the `scripted` stand-in uses claude's): keep one, the
+        // one named after the component when there is one, so nothing is
+        // counted twice or called ambiguous.
+        let same = |a: &Profile, b: &Profile| {
+            a.component == b.component
+                && a.usage_parser == b.usage_parser
+                && a.adapter_settings == b.adapter_settings
+        };
+        let named_after_component = |p: &Profile| p.component.to_string() == p.name;
+        for profile in catalog
+            .profiles()
+            .iter()
+            .filter(|p| p.usage_parser != "none")
+        {
+            match selected.iter().position(|kept| same(kept, profile)) {
+                Some(at)
+                    if named_after_component(profile) && !named_after_component(selected[at]) =>
+                {
+                    selected[at] = profile;
+                }
+                Some(_) => {}
+                None => selected.push(profile),
+            }
+        }
+    } else {
+        for name in clis {
+            let Some(profile) = catalog.find(name) else {
+                return Err(UsageError::UnknownCli {
+                    name: name.clone(),
+                    available: catalog
+                        .profiles()
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            };
+            if profile.usage_parser == "none" {
+                warnings.push(Warning::general(format!(
+                    "{}: its transcripts carry no token counts (usage_parser = \"none\")",
+                    profile.name
+                )));
+                continue;
+            }
+            if !selected.iter().any(|p| p.name == profile.name) {
+                selected.push(profile);
+            }
+        }
+    }
+    let mut components = Vec::new();
+    for profile in selected {
+        match load(sandbox, profile, project) {
+            Ok(loaded) => components.push(loaded),
+            Err(e) => warnings.push(Warning::general(format!("{}: {e}", profile.name))),
+        }
+    }
+    let context = Context::new(project);
+    let picks = if paths.is_empty() {
+        discover(&components, &context, &mut warnings)
+    } else {
+        explicit(
+            &components,
+            &context,
+            paths,
+            !clis.is_empty(),
+            &mut warnings,
+        )?
+    };
+    let jobs = group(&components, picks);
+    Ok(Plan {
+        components,
+        jobs,
+        warnings,
+    })
+}
+
+fn load(sandbox: &Sandbox, profile: &Profile, project: &Path) -> Result<Loaded, String> {
+    let (adapter, _, _) =
+        registry::load(sandbox, profile, project).map_err(|e| format!("{e:#}"))?;
+    let description = adapter.describe().map_err(|e| e.to_string())?;
+    Ok(Loaded {
+        profile: profile.clone(),
+        adapter,
+        description,
+    })
+}
+
+/// What `location-context` is built from.
+struct Context {
+    home: Option<PathBuf>,
+    cwd: PathBuf,
+}
+
+impl Context {
+    fn new(project: &Path) -> Context {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .or_else(std::env::home_dir);
+        let cwd = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+        Context { home, cwd }
+    }
+
+    /// The context for one component: only the variables it asked for.
+    /// `with_env = false` gives the conventions' defaults (for recognizing
+    /// copied trees).
+    fn for_component(&self, loaded: &Loaded, with_env: bool) -> wit::LocationContext {
+        let env = if with_env {
+            loaded
+                .description
+                .location_env
+                .iter()
+                .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        wit::LocationContext {
+            home: self
+                .home
+                .as_ref()
+                .map(|h| h.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            cwd: self.cwd.to_string_lossy().into_owned(),
+            env,
+        }
+    }
+
+    fn base(&self, base: wit::GlobBase) -> Option<PathBuf> {
+        match base {
+            wit::GlobBase::Home => self.home.clone(),
+            wit::GlobBase::Cwd => Some(self.cwd.clone()),
+            wit::GlobBase::Absolute => Some(PathBuf::from("/")),
+        }
+    }
+}
+
+fn format_of(glob: &wit::TranscriptGlob) -> Format {
+    if glob.format == "sqlite" {
+        Format::Sqlite
+    } else {
+        Format::Lines
+    }
+}
+
+fn locations(
+    loaded: &Loaded,
+    context: &Context,
+    with_env: bool,
+    warnings: &mut Vec<Warning>,
+) -> Vec<wit::TranscriptGlob> {
+    let wit_profile = loaded.profile.to_wit();
+    match loaded
+        .adapter
+        .transcript_locations(&wit_profile, &context.for_component(loaded, with_env))
+    {
+        Ok(globs) => globs
+            .into_iter()
+            .filter(|g| g.parser != "none")
+            .filter(|g| {
+                let known = loaded.needles(&g.parser).is_some();
+                if !known && with_env {
+                    warnings.push(Warning::general(format!(
+                        "{}: the component names a parser it does not describe ('{}'); {} is not read",
+                        loaded.profile.name, g.parser, g.pattern
+                    )));
+                }
+                known
+            })
+            .collect(),
+        Err(e) => {
+            if with_env {
+                warnings.push(Warning::general(format!("{}: {e}", loaded.profile.name)));
+            }
+            Vec::new()
+        }
+    }
+}
+
+fn discover(components: &[Loaded], context: &Context, warnings: &mut Vec<Warning>) -> Vec<Pick> {
+    let mut picks = Vec::new();
+    for (index, loaded) in components.iter().enumerate() {
+        for glob in locations(loaded, context, true, warnings) {
+            let Some(base) = context.base(glob.base) else {
+                warnings.push(Warning::general(format!(
+                    "{}: no home directory, so {} is not searched",
+                    loaded.profile.name, glob.pattern
+                )));
+                continue;
+            };
+            let mut warn =
+                |path: &Path, message: String| warnings.push(Warning::file(path, message));
+            for Found { path, root } in glob::expand(&base, &glob.pattern, &mut warn) {
+                picks.push(Pick {
+                    component: index,
+                    parser: glob.parser.clone(),
+                    format: format_of(&glob),
+                    group: group_dir(&path, &root),
+                    path,
+                });
+            }
+        }
+    }
+    picks
+}
+
+/// The tally group of a file found under `root`: the first directory below
+/// the root that holds it, or the root itself for files directly in it.
+fn group_dir(path: &Path, root: &Path) -> PathBuf {
+    match path.strip_prefix(root) {
+        Ok(rest) => {
+            let mut parts = rest.components();
+            match (parts.next(), parts.next()) {
+                (Some(first), Some(_)) => root.join(first),
+                _ => root.to_path_buf(),
+            }
+        }
+        Err(_) => path
+            .parent()
+            .map_or_else(|| root.to_path_buf(), Path::to_path_buf),
+    }
+}
+
+/// Every glob a component knows, with and without its environment.
+struct Patterns {
+    by_component: Vec<Vec<wit::TranscriptGlob>>,
+}
+
+impl Patterns {
+    fn new(components: &[Loaded], context: &Context, warnings: &mut Vec<Warning>) -> Patterns {
+        let by_component = components
+            .iter()
+            .map(|loaded| {
+                let mut globs = locations(loaded, context, true, warnings);
+                for g in locations(loaded, context, false, warnings) {
+                    if !globs.iter().any(|h| h.pattern == g.pattern) {
+                        globs.push(g);
+                    }
+                }
+                globs
+            })
+            .collect();
+        Patterns { by_component }
+    }
+
+    /// Components one of whose globs matches the path's trailing segments
+    /// (`by_name`: only the file name against the glob's last segment).
+    fn matching(&self, path: &Path, by_name: bool) -> Vec<(usize, &wit::TranscriptGlob)> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut out: Vec<(usize, &wit::TranscriptGlob)> = Vec::new();
+        for (index, globs) in self.by_component.iter().enumerate() {
+            let hit = globs.iter().find(|g| {
+                if by_name {
+                    glob::segments(&g.pattern)
+                        .last()
+                        .is_some_and(|last| glob::match_segment(last, &name))
+                } else {
+                    glob::suffix_matches(&g.pattern, path)
+                }
+            });
+            if let Some(g) = hit {
+                out.push((index, g));
+            }
+        }
+        out
+    }
+}
+
+enum Attribution {
+    One(usize, String, Format),
+    Ambiguous(Vec<usize>),
+    Unknown,
+}
+
+fn attribute(
+    components: &[Loaded],
+    patterns: &Patterns,
+    path: &Path,
+    named: bool,
+    explicit: bool,
+) -> Attribution {
+    let pick = |hits: Vec<(usize, &wit::TranscriptGlob)>| match hits.as_slice() {
+        [] => None,
+        [(index, g)] => Some(Attribution::One(*index, g.parser.clone(), format_of(g))),
+        more => Some(Attribution::Ambiguous(
+            more.iter().map(|(i, _)| *i).collect(),
+        )),
+    };
+    if let Some(found) = pick(patterns.matching(path, false)) {
+        return found;
+    }
+    if !named {
+        return Attribution::Unknown;
+    }
+    if let Some(found) = pick(patterns.matching(path, true)) {
+        return found;
+    }
+    match components {
+        // A file named on the command line with one --cli: read it with
+        // that profile's parser, whatever its name.
+        [only] if explicit => Attribution::One(
+            0,
+            only.profile.usage_parser.clone(),
+            if looks_like_sqlite(path) {
+                Format::Sqlite
+            } else {
+                Format::Lines
+            },
+        ),
+        _ => Attribution::Unknown,
+    }
+}
+
+fn looks_like_sqlite(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0")
+}
+
+fn names(components: &[Loaded], indexes: &[usize]) -> String {
+    indexes
+        .iter()
+        .filter_map(|&i| components.get(i))
+        .map(|c| c.profile.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn explicit(
+    components: &[Loaded],
+    context: &Context,
+    paths: &[PathBuf],
+    named: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Pick>, UsageError> {
+    let patterns = Patterns::new(components, context, warnings);
+    let mut picks = Vec::new();
+    for arg in paths {
+        let metadata = match std::fs::metadata(arg) {
+            Ok(m) => m,
+            Err(e) => {
+                warnings.push(Warning::file(arg, format!("cannot read: {e}")));
+                continue;
+            }
+        };
+        if metadata.is_dir() {
+            let mut warn =
+                |path: &Path, message: String| warnings.push(Warning::file(path, message));
+            let files = glob::walk_dir(arg, &mut warn);
+            let (mut unknown, mut ambiguous) = (0usize, 0usize);
+            for path in files {
+                match attribute(components, &patterns, &path, named, false) {
+                    Attribution::One(component, parser, format) => picks.push(Pick {
+                        component,
+                        parser,
+                        format,
+                        group: group_dir(&path, arg),
+                        path,
+                    }),
+                    Attribution::Ambiguous(_) => ambiguous += 1,
+                    Attribution::Unknown => unknown += 1,
+                }
+            }
+            let mut skipped = Vec::new();
+            if unknown > 0 {
+                skipped.push(format!(
+                    "{unknown} files look like no selected CLI's transcripts"
+                ));
+            }
+            if ambiguous > 0 {
+                skipped.push(format!(
+                    "{ambiguous} files look like several CLIs' transcripts"
+                ));
+            }
+            if !skipped.is_empty() {
+                warnings.push(Warning::file(
+                    arg,
+                    format!(
+                        "{}; they are not read (say which CLI with --cli)",
+                        skipped.join(" and ")
+                    ),
+                ));
+            }
+            continue;
+        }
+        match attribute(components, &patterns, arg, named, true) {
+            Attribution::One(component, parser, format) => picks.push(Pick {
+                component,
+                parser,
+                format,
+                group: arg
+                    .parent()
+                    .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+                path: arg.clone(),
+            }),
+            Attribution::Ambiguous(which) => {
+                return Err(UsageError::Ambiguous {
+                    path: arg.clone(),
+                    clis: names(components, &which),
+                });
+            }
+            Attribution::Unknown => {
+                return Err(UsageError::Unrecognized { path: arg.clone() });
+            }
+        }
+    }
+    Ok(picks)
+}
+
+/// Dedupes files (the same file reached twice, e.g. through a symlinked
+/// config dir) and groups them into jobs.
+fn group(components: &[Loaded], picks: Vec<Pick>) -> Vec<Job> {
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut groups: BTreeMap<(usize, String, PathBuf), Vec<Input>> = BTreeMap::new();
+    for pick in picks {
+        let canonical = std::fs::canonicalize(&pick.path).unwrap_or_else(|_| pick.path.clone());
+        if !seen.insert(canonical) {
+            continue;
+        }
+        let bytes = std::fs::metadata(&pick.path).map_or(0, |m| m.len());
+        groups
+            .entry((pick.component, pick.parser, pick.group))
+            .or_default()
+            .push(Input {
+                path: pick.path,
+                format: pick.format,
+                bytes,
+            });
+    }
+    let mut filters: HashMap<(usize, String), Arc<Prefilter>> = HashMap::new();
+    groups
+        .into_iter()
+        .map(|((component, parser, _), mut inputs)| {
+            inputs.sort_by(|a, b| a.path.cmp(&b.path));
+            let loaded = &components[component];
+            let prefilter = filters
+                .entry((component, parser.clone()))
+                .or_insert_with(|| Arc::new(Prefilter::new(loaded.needles(&parser).unwrap_or(&[]))))
+                .clone();
+            Job {
+                cli: loaded.profile.name.clone(),
+                component,
+                parser,
+                prefilter,
+                inputs,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_are_the_first_directory_below_the_root() {
+        let root = Path::new("/h/.claude/projects");
+        assert_eq!(
+            group_dir(Path::new("/h/.claude/projects/-w-a/s1.jsonl"), root),
+            PathBuf::from("/h/.claude/projects/-w-a")
+        );
+        assert_eq!(
+            group_dir(
+                Path::new("/h/.claude/projects/-w-a/s1/subagents/x.jsonl"),
+                root
+            ),
+            PathBuf::from("/h/.claude/projects/-w-a")
+        );
+        assert_eq!(
+            group_dir(Path::new("/h/.claude/projects/top.jsonl"), root),
+            root.to_path_buf()
+        );
+    }
+}

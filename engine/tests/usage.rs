@@ -1,0 +1,448 @@
+//! `drover usage` end to end: the real binary against a temporary HOME that
+//! holds fixture transcripts where each CLI keeps them. Expected totals are
+//! worked out by hand from the fixtures' documented numbers
+//! (tests/fixtures/usage/README.md and components/*/fixtures/README.md).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const CLAUDE_A: &str = "11111111-aaaa-4aaa-8aaa-000000000001";
+const CLAUDE_B: &str = "22222222-bbbb-4bbb-8bbb-000000000002";
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn component_fixture(component: &str, file: &str) -> PathBuf {
+    fixture(&format!("../components/{component}/fixtures/{file}"))
+}
+
+fn claude_fixture(session: &str) -> PathBuf {
+    fixture(&format!("tests/fixtures/usage/claude-{session}.jsonl"))
+}
+
+/// A temporary HOME and project, and a compile cache shared by all tests.
+struct World {
+    home: tempfile::TempDir,
+    project: tempfile::TempDir,
+}
+
+impl World {
+    fn new() -> World {
+        World {
+            home: tempfile::tempdir().expect("home"),
+            project: tempfile::tempdir().expect("project"),
+        }
+    }
+
+    fn home(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Copies `from` to `<home>/<to>`.
+    fn put(&self, to: &str, from: &Path) -> PathBuf {
+        let path = self.home().join(to);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(from, &path).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+        path
+    }
+
+    fn claude(&self) {
+        for session in [CLAUDE_A, CLAUDE_B] {
+            self.put(
+                &format!(".claude/projects/-w-app/{session}.jsonl"),
+                &claude_fixture(session),
+            );
+        }
+    }
+
+    fn drover(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_drover"));
+        command
+            .arg("--project")
+            .arg(self.project.path())
+            .args(args)
+            .env_clear()
+            .env("HOME", self.home())
+            .env(
+                "DROVER_CACHE_DIR",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("usage-compile-cache"),
+            );
+        if let Some(path) = std::env::var_os("PATH") {
+            command.env("PATH", path);
+        }
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        command.output().expect("runs drover")
+    }
+
+    /// Runs with `--json`, expects exit 0 and exactly one JSON document.
+    fn json(&self, args: &[&str], env: &[(&str, &Path)]) -> Value {
+        let mut all = vec!["usage", "--json"];
+        all.extend_from_slice(args);
+        let out = self.drover(&all, env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one JSON document ({e}):\n{}\nstderr: {stderr}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+}
+
+/// (input, output, cache_read, cache_write, reasoning, requests) of a
+/// JSON usage object.
+fn fields(v: &Value) -> [u64; 6] {
+    [
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "reasoning",
+        "requests",
+    ]
+    .map(|k| {
+        v[k].as_u64()
+            .unwrap_or_else(|| panic!("{k} missing in {v}"))
+    })
+}
+
+/// The sum of the sessions of one CLI.
+fn cli_total(report: &Value, cli: &str) -> [u64; 6] {
+    let mut total = [0u64; 6];
+    for s in report["sessions"].as_array().expect("sessions") {
+        if s["cli"] == cli {
+            for (t, f) in total.iter_mut().zip(fields(s)) {
+                *t += f;
+            }
+        }
+    }
+    total
+}
+
+fn warnings(report: &Value) -> Vec<String> {
+    report["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .map(|w| format!("{}: {}", w["path"].as_str().unwrap_or("-"), w["message"]))
+        .collect()
+}
+
+const CLAUDE_TOTAL: [u64; 6] = [305, 96, 4103, 1342, 0, 3];
+
+fn opencode_db(at: &Path) {
+    std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+    let db = rusqlite::Connection::open(at).expect("db");
+    db.execute_batch(
+        "CREATE TABLE `message` (`id` text PRIMARY KEY, `session_id` text NOT NULL, \
+         `time_created` integer NOT NULL, `time_updated` integer NOT NULL, `data` text NOT NULL);",
+    )
+    .expect("schema");
+    let rows = std::fs::read_to_string(component_fixture("opencode", "db-messages.jsonl"))
+        .expect("fixture");
+    for line in rows.lines() {
+        let row: Value = serde_json::from_str(line).expect("json");
+        db.execute(
+            "INSERT OR REPLACE INTO message VALUES (?1, ?2, 0, 0, ?3)",
+            (
+                row["id"].as_str().expect("id"),
+                row["session_id"].as_str().expect("session"),
+                row["data"].to_string(),
+            ),
+        )
+        .expect("insert");
+    }
+}
+
+#[test]
+fn every_cli_is_read_where_it_keeps_transcripts() {
+    let w = World::new();
+    w.claude();
+    w.put(
+        ".codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl",
+        &component_fixture("codex", "rollout-resumed.jsonl"),
+    );
+    w.put(
+        ".gemini/tmp/app/chats/session-2026-11-30T10-00-7c0e5d2a.jsonl",
+        &component_fixture("gemini", "chat-session.jsonl"),
+    );
+    w.put(
+        ".qwen/projects/-w-app/chats/4f1c2a9e-0000-4000-8000-00000000a001.jsonl",
+        &component_fixture("qwen", "chat.jsonl"),
+    );
+    w.put(
+        ".copilot/session-state/s1/events.jsonl",
+        &component_fixture("copilot", "events-cumulative.jsonl"),
+    );
+    opencode_db(&w.home().join(".local/share/opencode/opencode.db"));
+
+    let report = w.json(&[], &[]);
+    assert_eq!(warnings(&report), Vec::<String>::new());
+    assert_eq!(cli_total(&report, "claude"), CLAUDE_TOTAL);
+    // Codex: two requests of 2101 in (1000 cached) / 67 out (5 reasoning).
+    assert_eq!(
+        cli_total(&report, "codex"),
+        [2 * 1101, 2 * 67, 2 * 1000, 0, 2 * 5, 2]
+    );
+    // Gemini: three messages of 4101 in (400 cached) / 87 out + 9 thoughts.
+    assert_eq!(
+        cli_total(&report, "gemini"),
+        [3 * 3701, 3 * 96, 3 * 400, 0, 3 * 9, 3]
+    );
+    // Qwen: two calls of prompt 3101 (300 cached) / 77 out.
+    assert_eq!(cli_total(&report, "qwen"), [2 * 2801, 2 * 77, 600, 0, 0, 2]);
+    // opencode: two such calls, plus a reasoner call stored as input 1101,
+    // output 62 + reasoning 5, cache read 1000, cache write 12.
+    assert_eq!(
+        cli_total(&report, "opencode"),
+        [2 * 2801 + 1101, 2 * 77 + 67, 600 + 1000, 12, 5, 3]
+    );
+    // Copilot: last snapshot 120000 in (90000 read, 26000 write), 950 out,
+    // 275 reasoning, 4 requests.
+    assert_eq!(
+        cli_total(&report, "copilot"),
+        [4000, 950, 90000, 26000, 275, 4]
+    );
+    let totals = fields(&report["totals"]);
+    let mut sum = [0u64; 6];
+    for cli in ["claude", "codex", "gemini", "qwen", "opencode", "copilot"] {
+        for (s, v) in sum.iter_mut().zip(cli_total(&report, cli)) {
+            *s += v;
+        }
+    }
+    assert_eq!(totals, sum);
+    assert_eq!(report["files"], 7);
+}
+
+#[test]
+fn the_json_document_has_the_documented_shape() {
+    let w = World::new();
+    w.claude();
+    let report = w.json(&["--cli", "claude"], &[]);
+    let keys: Vec<&str> = report
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for key in [
+        "totals",
+        "sessions",
+        "by",
+        "groups",
+        "files",
+        "rejected_rows",
+        "warnings",
+    ] {
+        assert!(keys.contains(&key), "{key} missing: {keys:?}");
+    }
+    assert_eq!(fields(&report["totals"]), CLAUDE_TOTAL);
+    assert_eq!(report["by"], "session");
+    assert_eq!(report["files"], 2);
+    let sessions = report["sessions"].as_array().expect("sessions");
+    assert_eq!(sessions.len(), 2);
+    let a = &sessions[0];
+    assert_eq!(a["cli"], "claude");
+    assert_eq!(a["session"], CLAUDE_A);
+    assert_eq!(a["first_day"], "2026-11-29");
+    assert_eq!(a["last_day"], "2026-11-30");
+    assert_eq!(a["models"], serde_json::json!(["claude-opus-5-5"]));
+    assert_eq!(fields(a), [300, 87, 3403, 1302, 0, 2]);
+    let b = &sessions[1];
+    assert_eq!(
+        (b["session"].as_str(), b["first_day"].as_str()),
+        (Some(CLAUDE_B), Some("2026-12-01"))
+    );
+    assert_eq!(report["groups"], report["sessions"]);
+}
+
+#[test]
+fn since_and_by_cut_and_group() {
+    let w = World::new();
+    w.claude();
+    let by_day = w.json(
+        &["--cli", "claude", "--since", "2026-11-30", "--by", "day"],
+        &[],
+    );
+    // msg_A1 (2026-11-29) is before the cut.
+    assert_eq!(fields(&by_day["totals"]), [205, 39, 2700, 40, 0, 2]);
+    let days: Vec<&str> = by_day["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| g["day"].as_str().expect("day"))
+        .collect();
+    assert_eq!(days, ["2026-11-30", "2026-12-01"]);
+    assert_eq!(by_day["by"], "day");
+
+    let by_model = w.json(&["--cli", "claude", "--by", "model"], &[]);
+    let models: Vec<(String, [u64; 6])> = by_model["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| (g["model"].as_str().expect("model").to_string(), fields(g)))
+        .collect();
+    assert_eq!(
+        models,
+        [
+            ("claude-opus-5-5".to_string(), [300, 87, 3403, 1302, 0, 2]),
+            ("claude-sonnet-5-1".to_string(), [5, 9, 700, 40, 0, 1]),
+        ]
+    );
+
+    let text = w.drover(&["usage", "--cli", "claude", "--by", "day"], &[]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(text.status.code(), Some(0));
+    assert!(
+        stdout.contains("2026-11-29") && stdout.contains("TOTAL"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1,342"), "cache write total: {stdout}");
+
+    let bad = w.drover(&["usage", "--since", "30/11/2026"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(bad.stdout.is_empty());
+}
+
+#[test]
+fn a_broken_file_is_a_warning_and_the_rest_still_counts() {
+    let w = World::new();
+    w.claude();
+    let dir = w.home().join(".claude/projects/-w-app");
+    std::os::unix::fs::symlink("/nonexistent/target.jsonl", dir.join("dangling.jsonl"))
+        .expect("symlink");
+    let mut garbage: Vec<u8> = b"{\"usage\": not json\n\xff\xfe\"usage\" \x00\x01\n".to_vec();
+    garbage.extend(std::iter::repeat_n(b'x', 100_000));
+    std::fs::write(dir.join("garbage.jsonl"), garbage).expect("write");
+
+    let report = w.json(&["--cli", "claude"], &[]);
+    assert_eq!(fields(&report["totals"]), CLAUDE_TOTAL);
+    let warned = warnings(&report);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert!(warned[0].contains("dangling.jsonl"), "{warned:?}");
+    assert!(report["rejected_rows"].as_u64().expect("n") >= 2);
+    assert_eq!(report["files"], 3);
+}
+
+/// A project profile backed by the hostile test guest, whose parser panics
+/// on a `panic` line and spins on a `loop` line.
+fn hostile_project(w: &World) {
+    let wasm = Path::new(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let profiles = w.project.path().join(".drover/profiles");
+    std::fs::create_dir_all(&profiles).expect("mkdir");
+    std::fs::write(
+        profiles.join("hostile.toml"),
+        format!(
+            "name = \"hostile\"\nbinary = \"hostile-cli\"\ncomponent = \"{}\"\nusage_parser = \"hostile-lines\"\n[sandbox]\ncall_timeout_ms = 300\n[hooks]\ndialect = \"none\"\n",
+            wasm.display()
+        ),
+    )
+    .expect("profile");
+    let logs = w.project.path().join("hostile-logs");
+    std::fs::create_dir_all(&logs).expect("mkdir");
+    for (name, text) in [
+        ("a.log", "count 5\n"),
+        ("b.log", "count 100\npanic\n"),
+        ("c.log", "count 7\n"),
+        ("d.log", "count 1000\nloop\n"),
+        ("e.log", "count 30"),
+    ] {
+        std::fs::write(logs.join(name), text).expect("write");
+    }
+}
+
+#[test]
+fn a_file_that_kills_the_component_is_left_out_and_the_rest_counts() {
+    let w = World::new();
+    hostile_project(&w);
+    let report = w.json(&["--cli", "hostile"], &[]);
+    assert_eq!(fields(&report["totals"])[0], 5 + 7 + 30, "{report:#}");
+    let warned = warnings(&report).join("\n");
+    assert!(
+        warned.contains("b.log") && warned.contains("panic"),
+        "{warned}"
+    );
+    assert!(
+        warned.contains("d.log") && warned.contains("time limit"),
+        "{warned}"
+    );
+    assert!(
+        !warned.contains("a.log") && !warned.contains("c.log"),
+        "{warned}"
+    );
+}
+
+#[test]
+fn location_variables_move_the_search() {
+    let w = World::new();
+    // Files in the default place must not be read when CLAUDE_CONFIG_DIR
+    // points elsewhere.
+    w.put(
+        ".claude/projects/-w-app/ignored.jsonl",
+        &claude_fixture(CLAUDE_A),
+    );
+    let config = w.home().join("elsewhere/claude-config");
+    w.put(
+        &format!("elsewhere/claude-config/projects/-w-app/{CLAUDE_B}.jsonl"),
+        &claude_fixture(CLAUDE_B),
+    );
+    let report = w.json(&["--cli", "claude"], &[("CLAUDE_CONFIG_DIR", &config)]);
+    // Without session A's own file, its copied msg_A1 row and the sidechain
+    // replay of msg_A2 are the only record of those requests: both count.
+    assert_eq!(fields(&report["totals"]), [305, 96, 4103, 1342, 0, 3]);
+    assert_eq!(report["files"], 1);
+
+    let data = w.home().join("xdg-data");
+    opencode_db(&data.join("opencode/opencode.db"));
+    let report = w.json(&["--cli", "opencode"], &[("XDG_DATA_HOME", &data)]);
+    assert_eq!(fields(&report["totals"])[5], 3);
+}
+
+#[test]
+fn paths_are_attributed_by_their_shape_or_by_cli() {
+    let w = World::new();
+    // A copy of a Claude tree kept somewhere else still reads as Claude.
+    let backup = w.home().join("backup/.claude/projects/-w-app");
+    std::fs::create_dir_all(&backup).expect("mkdir");
+    for s in [CLAUDE_A, CLAUDE_B] {
+        std::fs::copy(claude_fixture(s), backup.join(format!("{s}.jsonl"))).expect("copy");
+    }
+    std::fs::write(backup.join("notes.txt"), "not a transcript").expect("write");
+    let dir = w.home().join("backup");
+    let report = w.json(&[dir.to_str().expect("utf8")], &[]);
+    assert_eq!(fields(&report["totals"]), CLAUDE_TOTAL);
+    let warned = warnings(&report).join("\n");
+    assert!(
+        warned.contains("1 files look like no selected CLI"),
+        "{warned}"
+    );
+
+    // A bare file: no CLI claims it until --cli says which.
+    let bare = component_fixture("qwen", "chat.jsonl");
+    let bare = bare.to_str().expect("utf8");
+    let refused = w.drover(&["usage", "--json", bare], &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(refused.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--cli"));
+    let report = w.json(&["--cli", "qwen", bare], &[]);
+    assert_eq!(fields(&report["totals"]), [2 * 2801, 2 * 77, 600, 0, 0, 2]);
+
+    let unknown = w.drover(&["usage", "--cli", "nope"], &[]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(unknown.stdout.is_empty());
+}
+
+#[test]
+fn nothing_to_read_is_an_empty_report() {
+    let w = World::new();
+    let report = w.json(&[], &[]);
+    assert_eq!(fields(&report["totals"]), [0; 6]);
+    assert_eq!(report["files"], 0);
+    assert_eq!(report["sessions"], serde_json::json!([]));
+}
