@@ -55,6 +55,26 @@ fn a_tmux_seat_serves_several_messages_and_goes_down() {
     assert_eq!(second["reply"], "TWO", "{second:#}");
     // The same CLI process answered both: one conversation.
     assert_eq!(first["session_id"], second["session_id"]);
+    // `drover status` between messages shows the last turn's verdict and
+    // settles nothing (a seat has no driver between messages by design).
+    let status: Value = serde_json::from_str(&ok(&p, &["status", "--json"])).expect("status");
+    let task = &status["runs"][0]["tasks"][0];
+    assert_eq!(
+        (task["verdict"].as_str(), task["reconciled"].as_bool()),
+        (Some("completed"), Some(false)),
+        "{status:#}"
+    );
+    let verdicts = std::fs::read_dir(p.path().join(".drover/runs"))
+        .expect("runs")
+        .filter_map(Result::ok)
+        .map(|e| {
+            std::fs::read_to_string(e.path().join("events.jsonl"))
+                .unwrap_or_default()
+                .matches("\"verdict\"")
+                .count()
+        })
+        .sum::<usize>();
+    assert_eq!(verdicts, 2, "one verdict per message");
     let listed = seats(&p);
     assert_eq!(listed["seats"][0]["nick"], "dev");
     assert_eq!(listed["seats"][0]["state"], "done");

@@ -1,7 +1,8 @@
-//! `events.jsonl`: one line per seat state transition (and one per verdict),
-//! never a repeat for a poll that saw no change. Reopening a journal reads
-//! its last state per task, so a restarted drover continues it without
-//! writing a duplicate.
+//! `events.jsonl`: one line per seat state transition (and one verdict per
+//! turn), never a repeat for a poll that saw no change. Reopening a journal
+//! reads its last state per task, so a restarted drover continues it without
+//! writing a duplicate. A verdict settles a task until its state changes
+//! again (a seat's next message), so a turn gets exactly one verdict.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,8 @@ pub struct Journal {
     path: PathBuf,
     last: HashMap<String, (String, Option<String>)>,
     verdicts: HashMap<String, String>,
+    /// Tasks whose last line is a verdict.
+    settled: std::collections::HashSet<String>,
 }
 
 /// Every line of a journal that parses; a torn last line is skipped.
@@ -49,16 +52,19 @@ impl Journal {
             path,
             last: HashMap::new(),
             verdicts: HashMap::new(),
+            settled: std::collections::HashSet::new(),
         };
         for t in read_transitions(&journal.path) {
             match t.kind.as_str() {
                 "verdict" => {
                     journal.verdicts.insert(t.task.clone(), t.state.clone());
+                    journal.settled.insert(t.task.clone());
                 }
                 _ => {
                     journal
                         .last
                         .insert(t.task.clone(), (t.state.clone(), t.prompt_kind.clone()));
+                    journal.settled.remove(&t.task);
                 }
             }
         }
@@ -99,10 +105,11 @@ impl Journal {
         };
         self.write(&line);
         self.last.insert(task.to_string(), key);
+        self.settled.remove(task);
         true
     }
 
-    /// Records a session's verdict once.
+    /// Records a turn's verdict: once, until the task's state changes again.
     pub fn verdict_once(
         &mut self,
         task: &str,
@@ -110,7 +117,7 @@ impl Journal {
         source: &str,
         detail: serde_json::Value,
     ) -> bool {
-        if self.verdicts.contains_key(task) {
+        if self.settled.contains(task) {
             return false;
         }
         let line = Transition {
@@ -124,6 +131,7 @@ impl Journal {
         };
         self.write(&line);
         self.verdicts.insert(task.to_string(), status.to_string());
+        self.settled.insert(task.to_string());
         true
     }
 
@@ -165,10 +173,22 @@ mod tests {
         assert!(!again.record("t", "blocked", Some("question"), "poll", Value::Null));
         assert!(again.verdict_once("t", "completed", "hook:Stop", Value::Null));
         assert!(!Journal::open(path.clone()).verdict_once("t", "completed", "again", Value::Null));
+        // A later turn (a state change) gets its own verdict; a repeat does not.
+        let mut next = Journal::open(path.clone());
+        assert!(next.record("t", "working", None, "send", Value::Null));
+        assert!(next.verdict_once("t", "stalled", "session", Value::Null));
+        assert!(!next.verdict_once("t", "stalled", "again", Value::Null));
         let lines = read_transitions(&path);
         assert_eq!(
             lines.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
-            ["working", "blocked", "blocked", "completed"]
+            [
+                "working",
+                "blocked",
+                "blocked",
+                "completed",
+                "working",
+                "stalled"
+            ]
         );
     }
 

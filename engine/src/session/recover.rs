@@ -80,7 +80,8 @@ pub fn status(run: &RunDir, load: impl Fn(&str) -> Option<Context>) -> std::io::
                 .map(|r| r.reason),
             reconciled: false,
         };
-        if status.verdict.is_none() && !alive {
+        // A seat's run has no driver between messages by design: nothing to settle.
+        if status.verdict.is_none() && !alive && !is_seat_run(&info) {
             if context.is_none() {
                 context = load(&info.cli);
             }
@@ -105,6 +106,11 @@ pub fn status(run: &RunDir, load: impl Fn(&str) -> Option<Context>) -> std::io::
         driver_alive: alive,
         tasks,
     })
+}
+
+/// Runs `drover up` made (`seat-<nick>-…`).
+pub fn is_seat_run(info: &RunInfo) -> bool {
+    info.run_id.starts_with("seat-")
 }
 
 fn last_prompt_kind(run: &RunDir, task: &str) -> Option<String> {
