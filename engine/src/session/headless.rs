@@ -62,6 +62,49 @@ impl Seen {
     }
 }
 
+/// How a session ends, before the bookkeeping every ending shares.
+struct Ending {
+    status: Status,
+    reason: String,
+    reply: Option<String>,
+    result: Option<serde_json::Value>,
+    exit_code: Option<i32>,
+    clock: Option<&'static str>,
+}
+
+impl Ending {
+    fn new(status: Status, reason: impl Into<String>) -> Ending {
+        Ending {
+            status,
+            reason: reason.into(),
+            reply: None,
+            result: None,
+            exit_code: None,
+            clock: None,
+        }
+    }
+
+    fn reply(mut self, reply: Option<String>) -> Ending {
+        self.reply = reply;
+        self
+    }
+
+    fn result(mut self, result: Option<serde_json::Value>) -> Ending {
+        self.result = result;
+        self
+    }
+
+    fn exit_code(mut self, code: Option<i32>) -> Ending {
+        self.exit_code = code;
+        self
+    }
+
+    fn clock(mut self, which: Option<&'static str>) -> Ending {
+        self.clock = which;
+        self
+    }
+}
+
 #[derive(Default)]
 struct TurnRun {
     exit_code: Option<i32>,
@@ -92,46 +135,39 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let mut total_usage: Option<Tokens> = None;
     let mut turn_number = 0u32;
 
-    let finish = |status: Status,
-                  reason: String,
-                  seen: &Seen,
-                  reply: Option<String>,
-                  usage: Option<Tokens>,
-                  result: Option<serde_json::Value>,
-                  exit_code: Option<i32>,
-                  timeout_clock: Option<&str>,
-                  budget: &Budget|
-     -> SessionResult {
-        SessionResult {
-            status,
-            run_id: ctx.run.id().to_string(),
-            task: task.to_string(),
-            cli: ctx.profile.name.clone(),
-            workspace: "headless".to_string(),
-            reason,
-            session_id: seen.session_id.clone(),
-            transcript_path: seen.transcript_path.clone(),
-            reply,
-            usage,
-            fault: None,
-            blocked: if status == Status::Completed {
-                None
-            } else {
-                seen.blocked
-            },
-            stop_seen: seen.stop,
-            result,
-            exit_code,
-            budget_weighted: budget.weighted,
-            timings: Timings {
-                started_ns: started,
-                ended_ns: now_ns(),
-                duration_ms: clock.elapsed().as_millis() as u64,
-                timeout_clock: timeout_clock.map(str::to_string),
-            },
-            logs: vec![ctx.run.stdout_log(task), ctx.run.stderr_log(task)],
-        }
-    };
+    let finish =
+        |ending: Ending, seen: &Seen, usage: Option<Tokens>, budget: &Budget| -> SessionResult {
+            let status = ending.status;
+            SessionResult {
+                status,
+                run_id: ctx.run.id().to_string(),
+                task: task.to_string(),
+                cli: ctx.profile.name.clone(),
+                workspace: "headless".to_string(),
+                reason: ending.reason,
+                session_id: seen.session_id.clone(),
+                transcript_path: seen.transcript_path.clone(),
+                reply: ending.reply,
+                usage,
+                fault: None,
+                blocked: if status == Status::Completed {
+                    None
+                } else {
+                    seen.blocked
+                },
+                stop_seen: seen.stop,
+                result: ending.result,
+                exit_code: ending.exit_code,
+                budget_weighted: budget.weighted,
+                timings: Timings {
+                    started_ns: started,
+                    ended_ns: now_ns(),
+                    duration_ms: clock.elapsed().as_millis() as u64,
+                    timeout_clock: ending.clock.map(str::to_string),
+                },
+                logs: vec![ctx.run.stdout_log(task), ctx.run.stderr_log(task)],
+            }
+        };
 
     loop {
         turn_number += 1;
@@ -152,14 +188,12 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     ctx,
                     spec,
                     finish(
-                        Status::Crashed,
-                        format!("the adapter cannot build a headless turn: {message}"),
+                        Ending::new(
+                            Status::Crashed,
+                            format!("the adapter cannot build a headless turn: {message}"),
+                        ),
                         &seen,
-                        None,
                         total_usage,
-                        None,
-                        None,
-                        None,
                         &budget,
                     ),
                 );
@@ -169,14 +203,9 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     ctx,
                     spec,
                     finish(
-                        Status::Crashed,
-                        format!("the adapter failed: {e}"),
+                        Ending::new(Status::Crashed, format!("the adapter failed: {e}")),
                         &seen,
-                        None,
                         total_usage,
-                        None,
-                        None,
-                        None,
                         &budget,
                     ),
                 );
@@ -187,14 +216,9 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 ctx,
                 spec,
                 finish(
-                    Status::Crashed,
-                    refusal,
+                    Ending::new(Status::Crashed, refusal),
                     &seen,
-                    None,
                     total_usage,
-                    None,
-                    None,
-                    None,
                     &budget,
                 ),
             );
@@ -223,14 +247,9 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     ctx,
                     spec,
                     finish(
-                        Status::Crashed,
-                        reason,
+                        Ending::new(Status::Crashed, reason),
                         &seen,
-                        None,
                         total_usage,
-                        None,
-                        None,
-                        None,
                         &budget,
                     ),
                 );
@@ -243,17 +262,16 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 ctx,
                 spec,
                 finish(
-                    Status::Timeout,
-                    format!(
-                        "the session deadline of {} passed ({which} clock)",
-                        humanize(spec.timeout)
-                    ),
+                    Ending::new(
+                        Status::Timeout,
+                        format!(
+                            "the session deadline of {} passed ({which} clock)",
+                            humanize(spec.timeout)
+                        ),
+                    )
+                    .clock(Some(which)),
                     &seen,
-                    None,
                     total_usage,
-                    None,
-                    None,
-                    Some(which),
                     &budget,
                 ),
             );
@@ -264,14 +282,12 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 ctx,
                 spec,
                 finish(
-                    Status::Crashed,
-                    "interrupted: drover was asked to stop".to_string(),
+                    Ending::new(
+                        Status::Crashed,
+                        "interrupted: drover was asked to stop".to_string(),
+                    ),
                     &seen,
-                    None,
                     total_usage,
-                    None,
-                    None,
-                    None,
                     &budget,
                 ),
             );
@@ -282,14 +298,13 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 ctx,
                 spec,
                 finish(
-                    Status::OverBudget,
-                    "the token budget was exceeded and its grace ran out".to_string(),
+                    Ending::new(
+                        Status::OverBudget,
+                        "the token budget was exceeded and its grace ran out".to_string(),
+                    )
+                    .exit_code(turn.exit_code),
                     &seen,
-                    None,
                     total_usage,
-                    None,
-                    turn.exit_code,
-                    None,
                     &budget,
                 ),
             );
@@ -300,14 +315,13 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 ctx,
                 spec,
                 finish(
-                    Status::Stalled,
-                    "no output for the stall window".to_string(),
+                    Ending::new(
+                        Status::Stalled,
+                        "no output for the stall window".to_string(),
+                    )
+                    .exit_code(turn.exit_code),
                     &seen,
-                    None,
                     total_usage,
-                    None,
-                    turn.exit_code,
-                    None,
                     &budget,
                 ),
             );
@@ -351,14 +365,11 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                         ctx,
                         spec,
                         finish(
-                            Status::Completed,
-                            "the turn finished".to_string(),
+                            Ending::new(Status::Completed, "the turn finished".to_string())
+                                .reply(outcome.reply)
+                                .exit_code(turn.exit_code),
                             &seen,
-                            outcome.reply,
                             total_usage,
-                            None,
-                            turn.exit_code,
-                            None,
                             &budget,
                         ),
                     );
@@ -369,14 +380,15 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                         ctx,
                         spec,
                         finish(
-                            Status::Completed,
-                            "the turn finished and wrote the result file".to_string(),
+                            Ending::new(
+                                Status::Completed,
+                                "the turn finished and wrote the result file".to_string(),
+                            )
+                            .reply(outcome.reply)
+                            .result(Some(found))
+                            .exit_code(turn.exit_code),
                             &seen,
-                            outcome.reply,
                             total_usage,
-                            Some(found),
-                            turn.exit_code,
-                            None,
                             &budget,
                         ),
                     );
@@ -392,17 +404,17 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                         ctx,
                         spec,
                         finish(
-                            Status::Stalled,
-                            format!(
-                                "the turn finished without writing {}",
-                                result_file.path().display()
-                            ),
+                            Ending::new(
+                                Status::Stalled,
+                                format!(
+                                    "the turn finished without writing {}",
+                                    result_file.path().display()
+                                ),
+                            )
+                            .reply(outcome.reply)
+                            .exit_code(turn.exit_code),
                             &seen,
-                            outcome.reply,
                             total_usage,
-                            None,
-                            turn.exit_code,
-                            None,
                             &budget,
                         ),
                     );
@@ -428,14 +440,14 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     ctx,
                     spec,
                     finish(
-                        Status::Stalled,
-                        format!("the turn stopped at a {kind} prompt"),
+                        Ending::new(
+                            Status::Stalled,
+                            format!("the turn stopped at a {kind} prompt"),
+                        )
+                        .reply(outcome.reply)
+                        .exit_code(turn.exit_code),
                         &seen,
-                        outcome.reply,
                         total_usage,
-                        None,
-                        turn.exit_code,
-                        None,
                         &budget,
                     ),
                 );
@@ -451,14 +463,9 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     ),
                 };
                 let mut result = finish(
-                    Status::Crashed,
-                    reason,
+                    Ending::new(Status::Crashed, reason).exit_code(turn.exit_code),
                     &seen,
-                    None,
                     total_usage,
-                    None,
-                    turn.exit_code,
-                    None,
                     &budget,
                 );
                 result.fault = classify_turn(ctx, task, outcome.error.as_deref());
