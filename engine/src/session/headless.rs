@@ -19,7 +19,6 @@ use super::{
     Context, FaultReport, SessionResult, SessionSpec, Status, Timings, Tokens, conversations,
     faults,
 };
-use crate::relay::{ENV_RUN_DIR, ENV_TASK_ID};
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
 use crate::workspace::{self, Workspace};
@@ -508,32 +507,7 @@ fn run_turn(
     let program = command.argv.first().cloned().unwrap_or_default();
     let out_path = ctx.run.stdout_log(task);
     let err_path = ctx.run.stderr_log(task);
-    let mut env: Vec<(String, String)> = ctx
-        .profile
-        .env
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    env.extend(
-        ctx.profile
-            .turn
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone())),
-    );
-    env.extend(command.env.iter().cloned());
-    env.extend(spec.env.iter().cloned());
-    env.push((
-        ENV_RUN_DIR.to_string(),
-        ctx.run.root().to_string_lossy().into_owned(),
-    ));
-    env.push((ENV_TASK_ID.to_string(), task.to_string()));
-    if let Some(path) = &spec.result_file {
-        env.push((
-            "DROVER_RESULT_FILE".to_string(),
-            path.to_string_lossy().into_owned(),
-        ));
-    }
+    let env = super::seat_env(ctx, spec, command, true);
     let backend: &dyn Workspace = &workspace::Headless;
     let mut child = backend
         .run_turn(&workspace::headless::TurnLaunch {

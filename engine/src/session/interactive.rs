@@ -23,7 +23,6 @@ use super::clock::Deadline;
 use super::headless::{heartbeat, humanize};
 use super::result_file::ResultFile;
 use super::{Context, SessionResult, SessionSpec, Status, Timings, conversations, faults};
-use crate::relay::{ENV_RUN_DIR, ENV_TASK_ID};
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
 use crate::workspace::tmux::{Pane, Tmux};
@@ -661,20 +660,7 @@ fn launch(ctx: &Context, spec: &SessionSpec, tmux: &Tmux) -> Result<Pane, String
     let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| !k.starts_with("TMUX"))
         .collect();
-    env.extend(ctx.profile.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-    env.extend(command.env.iter().cloned());
-    env.extend(spec.env.iter().cloned());
-    env.push((
-        ENV_RUN_DIR.to_string(),
-        ctx.run.root().to_string_lossy().into_owned(),
-    ));
-    env.push((ENV_TASK_ID.to_string(), task.to_string()));
-    if let Some(path) = &spec.result_file {
-        env.push((
-            "DROVER_RESULT_FILE".to_string(),
-            path.to_string_lossy().into_owned(),
-        ));
-    }
+    env.extend(super::seat_env(ctx, spec, &command, false));
     let log = ctx.run.log(task);
     let launch = PaneLaunch {
         cwd: &spec.cwd,

@@ -257,6 +257,46 @@ pub struct SessionResult {
     pub logs: Vec<PathBuf>,
 }
 
+/// The environment a seat's CLI gets on top of its inherited one: the
+/// profile's (and, for headless turns, `[turn]`'s), the command's, the
+/// session's, and drover's own variables for the hook relay and the work.
+pub fn seat_env(
+    ctx: &Context,
+    spec: &SessionSpec,
+    command: &wit::Command,
+    headless: bool,
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = ctx
+        .profile
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if headless {
+        env.extend(
+            ctx.profile
+                .turn
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+    }
+    env.extend(command.env.iter().cloned());
+    env.extend(spec.env.iter().cloned());
+    env.push((
+        crate::relay::ENV_RUN_DIR.to_string(),
+        ctx.run.root().to_string_lossy().into_owned(),
+    ));
+    env.push((crate::relay::ENV_TASK_ID.to_string(), spec.task.clone()));
+    if let Some(path) = &spec.result_file {
+        env.push((
+            "DROVER_RESULT_FILE".to_string(),
+            path.to_string_lossy().into_owned(),
+        ));
+    }
+    env
+}
+
 /// Writes `tasks/<task>/session.json` and the journal's verdict line.
 pub fn record_verdict(ctx: &Context, result: &SessionResult) {
     let path = ctx.run.task_dir(&result.task).join("session.json");
