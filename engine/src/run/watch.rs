@@ -33,7 +33,11 @@ impl EventWatcher {
         let _ = std::fs::create_dir_all(&dir);
         let (tx, rx) = channel();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            if event.is_ok() {
+            // Only a change can bring an event file. Access events must not
+            // wake the loop: `poll` lists (opens and closes) this very
+            // directory, so each listing would wake the next one at once
+            // and the session loop would spin a core for the whole turn.
+            if event.is_ok_and(|e| !matches!(e.kind, notify::EventKind::Access(_))) {
                 let _ = tx.send(());
             }
         })
@@ -173,6 +177,20 @@ mod tests {
         )
         .expect("write");
         assert_eq!(w.poll().iter().map(|r| r.ts).collect::<Vec<_>>(), [30]);
+    }
+
+    #[test]
+    fn an_idle_wait_waits() {
+        // Listing the directory must not count as activity in it.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut w = EventWatcher::new(dir.path().join("events"));
+        let started = std::time::Instant::now();
+        let mut rounds = 0;
+        while started.elapsed() < Duration::from_millis(600) {
+            assert!(w.wait(Duration::from_millis(200)).is_empty());
+            rounds += 1;
+        }
+        assert!(rounds <= 4, "{rounds} waits of 200 ms in 600 ms");
     }
 
     #[test]

@@ -16,6 +16,11 @@ use wait_timeout::ChildExt;
 /// Every tmux call is bounded by this.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 pub const COLUMNS: u16 = 220;
+/// How long `type_text` waits for a paste to show on screen before it
+/// submits anyway.
+const PASTE_SHOWN: Duration = Duration::from_secs(2);
+/// The pause between a paste showing and the submitting Enter.
+const PASTE_SETTLE: Duration = Duration::from_millis(150);
 pub const ROWS: u16 = 50;
 
 #[derive(Debug, thiserror::Error)]
@@ -241,14 +246,27 @@ impl Tmux {
     /// Types `text` as one bracketed paste, then Enter.
     pub fn type_text(&self, pane: &Pane, text: &str) -> Result<(), MuxError> {
         let buffer = format!("drover-{}", pane.pane.trim_start_matches('%'));
+        let before = self.capture(pane).ok();
         self.run(&["load-buffer", "-b", &buffer, "-"], Some(text.as_bytes()))?;
         self.run(
             &["paste-buffer", "-p", "-d", "-b", &buffer, "-t", &pane.pane],
             None,
         )?;
-        // Give the TUI a moment to take the paste before the submitting key;
-        // some treat an Enter inside the same read as part of the paste.
-        std::thread::sleep(Duration::from_millis(150));
+        // Submit only after the TUI has taken the paste (its screen changed),
+        // plus a moment: some treat an Enter that arrives with or just after
+        // a paste as part of it (Gemini CLI turns an Enter within 40 ms of a
+        // paste into a newline), and a busy TUI takes a paste late. Polled
+        // with a bound, so a screen that shows no change costs PASTE_SHOWN.
+        let shown_by = std::time::Instant::now() + PASTE_SHOWN;
+        while let Some(before) = &before {
+            match self.capture(pane) {
+                Ok(now) if &now == before && std::time::Instant::now() < shown_by => {
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                _ => break,
+            }
+        }
+        std::thread::sleep(PASTE_SETTLE);
         self.run(&["send-keys", "-t", &pane.pane, "Enter"], None)
             .map(|_| ())
     }

@@ -152,3 +152,6 @@ pub fn tmux_required() {
         "tmux is required for the tmux workspace tests (CI installs it: apt-get install tmux)"
     );
 }
+
+pub mod real;
+pub mod real_scenarios;

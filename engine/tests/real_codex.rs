@@ -1,0 +1,116 @@
+//! drover against the real Codex CLI (0.171.0) and drover-model-server.
+//! Skipped (with a message) when the CLI is not provisioned, except under
+//! CI. See tests/support/real.rs for the isolation and seeding.
+
+mod support;
+
+use std::path::Path;
+
+use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+
+static CASE: Case = Case {
+    cli: "codex",
+    args: &[],
+    protocol: "responses",
+    turn_timeout_s: 60,
+    stop_event: "Stop",
+    stop_carries_reply: true,
+    // Keep the hook-trust bypass (or no hook fires), drop the approval
+    // bypass and ask on request: an escalated command then needs approval.
+    blocked_args: &[
+        "--arg",
+        "--dangerously-bypass-hook-trust",
+        "--arg",
+        "-a",
+        "--arg",
+        "on-request",
+    ],
+    tool: r#"{"name":"exec_command","args":{"cmd":"echo hi > hi.txt","sandbox_permissions":"require_escalated","justification":"Write hi.txt for the test?"},"count":1}"#,
+    faults: &[
+        Fault {
+            name: "500",
+            mode: Mode::Status(500),
+            kind: "server-error",
+            evidence: "currently experiencing high demand",
+            timeout_s: 60,
+        },
+        Fault {
+            name: "503",
+            mode: Mode::Status(503),
+            kind: "overload",
+            evidence: "unexpected status 503 Service Unavailable",
+            timeout_s: 60,
+        },
+        Fault {
+            name: "529",
+            mode: Mode::Status(529),
+            kind: "overload",
+            evidence: "unexpected status 529",
+            timeout_s: 60,
+        },
+        Fault {
+            name: "429",
+            mode: Mode::Status(429),
+            kind: "rate-limit",
+            evidence: "last status: 429 Too Many Requests",
+            timeout_s: 60,
+        },
+        Fault {
+            name: "401",
+            mode: Mode::Status(401),
+            kind: "auth",
+            evidence: "unexpected status 401 Unauthorized",
+            timeout_s: 60,
+        },
+        Fault {
+            name: "drop",
+            mode: Mode::Drop,
+            kind: "network",
+            evidence: "stream disconnected before completion",
+            timeout_s: 60,
+        },
+        // Codex never gives up on a closed port: drover's deadline ends it.
+        Fault {
+            name: "closed-port",
+            mode: Mode::ClosedPort,
+            kind: "network",
+            evidence: "Reconnecting... waiting for network",
+            timeout_s: 25,
+        },
+    ],
+    user_hooks,
+    accounted: scenario::every_request,
+};
+
+fn user_hooks(record: &Path) -> Vec<(&'static str, String)> {
+    let text = format!(
+        "{{\n  \"hooks\": {{\n    \"Stop\": [\n      {{ \"hooks\": [ {{ \"type\": \"command\", \"command\": \"echo user-stop >> {}\", \"timeout\": 10 }} ] }}\n    ]\n  }}\n}}\n",
+        record.display()
+    );
+    vec![(".codex/hooks.json", text)]
+}
+
+#[test]
+fn headless_completes_resumes_and_counts_usage() {
+    scenario::headless(&CASE);
+}
+
+#[test]
+fn tmux_completes_on_the_stop_hook() {
+    scenario::tmux(&CASE);
+}
+
+#[test]
+fn faults_carry_the_clis_sentence() {
+    scenario::faults(&CASE);
+}
+
+#[test]
+fn tmux_permission_prompt_blocks() {
+    scenario::blocked(&CASE);
+}
+
+#[test]
+fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
+    scenario::hooks(&CASE);
+}

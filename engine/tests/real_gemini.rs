@@ -1,0 +1,122 @@
+//! drover against the real Gemini CLI (0.61.0) and drover-model-server.
+//! Skipped (with a message) when the CLI is not provisioned, except under
+//! CI. See tests/support/real.rs for the isolation and seeding.
+//!
+//! Every run pins `--model gemini-2.5-pro`: without it each turn first asks
+//! a router model, whose retries ignore `general.maxAttempts`.
+
+mod support;
+
+use std::path::Path;
+
+use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+
+static CASE: Case = Case {
+    cli: "gemini",
+    args: &["--model", "gemini-2.5-pro"],
+    protocol: "gemini",
+    turn_timeout_s: 90,
+    stop_event: "AfterAgent",
+    stop_carries_reply: true,
+    blocked_args: &["--no-bypass"],
+    tool: r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#,
+    faults: &[
+        Fault {
+            name: "500",
+            mode: Mode::Status(500),
+            kind: "server-error",
+            evidence: "\"code\":500",
+            timeout_s: 90,
+        },
+        Fault {
+            name: "503",
+            mode: Mode::Status(503),
+            kind: "overload",
+            evidence: "The model is overloaded.",
+            timeout_s: 90,
+        },
+        Fault {
+            name: "529",
+            mode: Mode::Status(529),
+            kind: "overload",
+            evidence: "\"code\":529",
+            timeout_s: 90,
+        },
+        Fault {
+            name: "429",
+            mode: Mode::Status(429),
+            kind: "rate-limit",
+            evidence: "Resource has been exhausted",
+            timeout_s: 90,
+        },
+        Fault {
+            name: "401",
+            mode: Mode::Status(401),
+            kind: "auth",
+            evidence: "API key not valid",
+            timeout_s: 90,
+        },
+        Fault {
+            name: "drop",
+            mode: Mode::Drop,
+            kind: "network",
+            evidence: "fetch failed",
+            timeout_s: 90,
+        },
+        Fault {
+            name: "closed-port",
+            mode: Mode::ClosedPort,
+            kind: "network",
+            evidence: "fetch failed",
+            timeout_s: 90,
+        },
+    ],
+    user_hooks,
+    accounted: scenario::every_request,
+};
+
+fn user_hooks(record: &Path) -> Vec<(&'static str, String)> {
+    let text = format!(
+        r#"{{
+  "ui": {{ "hideTips": true }},
+  "hooks": {{
+    "AfterAgent": [
+      {{
+        "matcher": "*",
+        "hooks": [
+          {{ "type": "command", "name": "user-stop", "command": "echo user-stop >> {}", "timeout": 10000 }}
+        ]
+      }}
+    ]
+  }}
+}}
+"#,
+        record.display()
+    );
+    vec![(".gemini/settings.json", text)]
+}
+
+#[test]
+fn headless_completes_resumes_and_counts_usage() {
+    scenario::headless(&CASE);
+}
+
+#[test]
+fn tmux_completes_on_the_stop_hook() {
+    scenario::tmux(&CASE);
+}
+
+#[test]
+fn faults_carry_the_clis_sentence() {
+    scenario::faults(&CASE);
+}
+
+#[test]
+fn tmux_permission_prompt_blocks() {
+    scenario::blocked(&CASE);
+}
+
+#[test]
+fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
+    scenario::hooks(&CASE);
+}

@@ -1,0 +1,124 @@
+//! drover against the real Qwen Code (0.24.4) and drover-model-server.
+//! Skipped (with a message) when the CLI is not provisioned, except under
+//! CI. See tests/support/real.rs for the isolation and seeding.
+//!
+//! A headless turn makes two requests (the turn and a memory extractor).
+//! 5xx, 429 and connection failures are retried for 70–90 s whatever
+//! `generationConfig.maxRetries` says (7 attempts, 1.5 s doubling to 30 s),
+//! so the fault cases get a longer deadline and run side by side.
+
+mod support;
+
+use std::path::Path;
+
+use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+
+static CASE: Case = Case {
+    cli: "qwen",
+    args: &[],
+    protocol: "chat",
+    turn_timeout_s: 90,
+    stop_event: "Stop",
+    stop_carries_reply: true,
+    blocked_args: &["--arg", "--approval-mode", "--arg", "default"],
+    tool: r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#,
+    faults: &[
+        Fault {
+            name: "500",
+            mode: Mode::Status(500),
+            kind: "server-error",
+            evidence: "[API Error: 500 The server had an error",
+            timeout_s: 150,
+        },
+        Fault {
+            name: "503",
+            mode: Mode::Status(503),
+            kind: "overload",
+            evidence: "[API Error: 503 The engine is currently overloaded",
+            timeout_s: 150,
+        },
+        Fault {
+            name: "429",
+            mode: Mode::Status(429),
+            kind: "rate-limit",
+            evidence: "[API Error: 429 Rate limit reached for requests",
+            timeout_s: 150,
+        },
+        Fault {
+            name: "401",
+            mode: Mode::Status(401),
+            kind: "auth",
+            evidence: "[API Error: 401 Incorrect API key provided",
+            timeout_s: 150,
+        },
+        // A connection closed without an answer: qwen prints "Retrying
+        // provider attempt (0 buffered tool call(s) discarded)." once and
+        // retries silently for good (still going after 400 s), so there is
+        // no sentence to classify; drover's deadline ends it.
+        Fault {
+            name: "drop",
+            mode: Mode::Drop,
+            kind: "none",
+            evidence: "",
+            timeout_s: 45,
+        },
+        Fault {
+            name: "closed-port",
+            mode: Mode::ClosedPort,
+            kind: "network",
+            evidence: "Connection error",
+            timeout_s: 150,
+        },
+    ],
+    user_hooks,
+    accounted: scenario::every_request,
+};
+
+/// The user's project settings. `$version` is what Qwen Code 0.24 stamps on
+/// a settings file it has migrated; without it, qwen rewrites the file
+/// (its own formatting, `"$version": 4` appended) the first time it starts.
+fn user_hooks(record: &Path) -> Vec<(&'static str, String)> {
+    let text = format!(
+        r#"{{
+  "$version": 4,
+  "hooks": {{
+    "Stop": [
+      {{
+        "matcher": "*",
+        "hooks": [
+          {{ "type": "command", "command": "echo user-stop >> {}" }}
+        ]
+      }}
+    ]
+  }}
+}}
+"#,
+        record.display()
+    );
+    vec![(".qwen/settings.json", text)]
+}
+
+#[test]
+fn headless_completes_resumes_and_counts_usage() {
+    scenario::headless(&CASE);
+}
+
+#[test]
+fn tmux_completes_on_the_stop_hook() {
+    scenario::tmux(&CASE);
+}
+
+#[test]
+fn faults_carry_the_clis_sentence() {
+    scenario::faults(&CASE);
+}
+
+#[test]
+fn tmux_permission_prompt_blocks() {
+    scenario::blocked(&CASE);
+}
+
+#[test]
+fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
+    scenario::hooks(&CASE);
+}

@@ -1,0 +1,514 @@
+//! The scenarios every real-CLI test file runs, parameterised by a [`Case`]
+//! (what differs per CLI: its Stop-equivalent hook, its error sentences, the
+//! tool call that needs a permission, the user's own hook config).
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::real::{Bins, Real, RunOutput, expected_usage, require, wait_for};
+
+/// How the model server (or the network) fails for a fault case.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode {
+    Status(u16),
+    Drop,
+    ClosedPort,
+}
+
+#[derive(Debug)]
+pub struct Fault {
+    pub name: &'static str,
+    pub mode: Mode,
+    /// The fault kind drover must report (`network`, `overload`, …), or
+    /// `none` where the CLI prints no sentence at all and retries until
+    /// drover's deadline: then the session must time out with no fault
+    /// (rather than a guessed one).
+    pub kind: &'static str,
+    /// Text of the CLI's own sentence the evidence must contain.
+    pub evidence: &'static str,
+    /// drover's `--timeout` for this run, in seconds.
+    pub timeout_s: u64,
+}
+
+pub struct Case {
+    pub cli: &'static str,
+    /// drover args for every run (e.g. a pinned model).
+    pub args: &'static [&'static str],
+    /// The wire protocol the CLI speaks to the server.
+    pub protocol: &'static str,
+    /// drover's `--timeout` for a normal turn, in seconds.
+    pub turn_timeout_s: u64,
+    /// The CLI's own name for its turn-complete hook event.
+    pub stop_event: &'static str,
+    /// Whether that event carries the reply text.
+    pub stop_carries_reply: bool,
+    /// drover args that make the CLI ask before running a tool.
+    pub blocked_args: &'static [&'static str],
+    /// The tool call (`/__fake/tool` body) that needs a permission.
+    pub tool: &'static str,
+    pub faults: &'static [Fault],
+    /// The user's own hook config files (path in the project, text), with a
+    /// hook that appends a line to the given file when the turn ends.
+    pub user_hooks: fn(record: &Path) -> Vec<(&'static str, String)>,
+    /// Which answered requests the CLI accounts for anywhere drover can
+    /// read (all of them, except where a CLI keeps no record of a call).
+    pub accounted: fn(request: &Value) -> bool,
+}
+
+/// Every answered request is in the CLI's own usage report.
+pub fn every_request(_: &Value) -> bool {
+    true
+}
+
+impl Case {
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.turn_timeout_s)
+    }
+
+    fn args_with(&self, extra: &[&'static str]) -> Vec<&'static str> {
+        let mut args = extra.to_vec();
+        args.extend_from_slice(self.args);
+        args
+    }
+}
+
+fn context(real: &Real, out: &RunOutput) -> String {
+    format!(
+        "{:#}\ntook {:.1}s, drover stderr: {}\nstates: {:?}\nrelayed: {:?}\n{}",
+        out.doc,
+        out.elapsed.as_secs_f64(),
+        out.stderr,
+        real.states(out.run_id()),
+        real.relayed(out.run_id())
+            .iter()
+            .map(|r| r["native"].clone())
+            .collect::<Vec<_>>(),
+        real.logs(out.run_id())
+    )
+}
+
+fn timed(cli: &str, what: &str, started: Instant) {
+    eprintln!(
+        "[real {cli}] {what}: {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+// ------------------------------------------------------------- headless
+
+/// `drover run` completes with the reply, the conversation id and the
+/// usage the server sent; a second run resumes the same conversation.
+pub fn headless(case: &Case) {
+    let started = Instant::now();
+    let Some(real) = Real::new(case.cli) else {
+        return;
+    };
+    let before = real.server.last_seq();
+    let first = real.run(case.timeout(), case.args, "Reply with exactly: FIRST");
+    assert_eq!(
+        (first.status(), first.code),
+        ("completed", 0),
+        "{}",
+        context(&real, &first)
+    );
+    assert_eq!(first.doc["reply"], "FIRST", "{}", context(&real, &first));
+    let conversation = first.doc["session_id"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| panic!("no conversation id: {}", context(&real, &first)))
+        .to_string();
+    let served = real.server.answered_since(before);
+    assert!(
+        served.iter().all(|r| r["protocol"] == case.protocol),
+        "{served:?}"
+    );
+    let served: Vec<Value> = served.into_iter().filter(case.accounted).collect();
+    assert_eq!(
+        first.doc["usage"],
+        expected_usage(&served),
+        "usage of the first run vs the {} requests the server answered: {served:#?}\n{}",
+        served.len(),
+        context(&real, &first)
+    );
+    assert_eq!(
+        real.states(first.run_id()).last().map(String::as_str),
+        Some("done@exit"),
+        "{}",
+        context(&real, &first)
+    );
+
+    let mid = real.server.last_seq();
+    let mut args: Vec<&str> = case.args.to_vec();
+    args.extend(["--resume", conversation.as_str()]);
+    let second = real.run(case.timeout(), &args, "Reply with exactly: SECOND");
+    assert_eq!(
+        (second.status(), second.code),
+        ("completed", 0),
+        "{}",
+        context(&real, &second)
+    );
+    assert_eq!(second.doc["reply"], "SECOND", "{}", context(&real, &second));
+    assert_eq!(
+        second.doc["session_id"],
+        conversation.as_str(),
+        "the resumed run answered in another conversation: {}",
+        context(&real, &second)
+    );
+    let served: Vec<Value> = real
+        .server
+        .answered_since(mid)
+        .into_iter()
+        .filter(case.accounted)
+        .collect();
+    assert_eq!(
+        second.doc["usage"],
+        expected_usage(&served),
+        "usage of the resumed run vs the {} requests the server answered: {served:#?}\n{}",
+        served.len(),
+        context(&real, &second)
+    );
+    timed(case.cli, "headless", started);
+}
+
+// ----------------------------------------------------------------- tmux
+
+/// drover installs the hooks, launches the CLI in a pane, types the prompt
+/// and completes on the real Stop-equivalent hook; `drover explain` reads
+/// the pane as idle before the turn and working during it.
+pub fn tmux(case: &Case) {
+    let started = Instant::now();
+    super::tmux_required();
+    let Some(real) = Real::new(case.cli) else {
+        return;
+    };
+    let installed = real.hooks("install");
+    assert_eq!(installed["missing"], json!([]), "{installed:#}");
+    // A slow answer keeps the turn on screen long enough to read it.
+    real.server
+        .control("mode", &json!({"mode": "delay", "delay_ms": 3000}));
+    let args = case.args_with(&["--workspace", "tmux"]);
+    let spawned = Instant::now();
+    let mut child = real.spawn_run(case.timeout(), &args, "Reply with exactly: TMUXOK");
+    let mut captures: Vec<String> = Vec::new();
+    let limit = case.timeout() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().expect("wait for drover").is_some() {
+            break;
+        }
+        assert!(
+            spawned.elapsed() < limit,
+            "drover ignored its own --timeout"
+        );
+        if let Some(screen) = real
+            .seat_pane(case.cli)
+            .and_then(|pane| real.capture(&pane))
+            && captures.last() != Some(&screen)
+            && !screen.trim().is_empty()
+        {
+            captures.push(screen);
+        }
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let out = Real::finish_run(child, spawned);
+    assert_eq!(
+        (out.status(), out.code),
+        ("completed", 0),
+        "{}",
+        context(&real, &out)
+    );
+    let conversation = out.doc["session_id"].as_str().unwrap_or_default();
+    assert!(!conversation.is_empty(), "{}", context(&real, &out));
+    if case.stop_carries_reply {
+        assert_eq!(out.doc["reply"], "TMUXOK", "{}", context(&real, &out));
+    }
+    let relayed = real.relayed(out.run_id());
+    assert!(
+        relayed.iter().any(|r| r["native"] == case.stop_event),
+        "no {} hook was relayed: {}",
+        case.stop_event,
+        context(&real, &out)
+    );
+    let states = real.states(out.run_id());
+    assert!(
+        states.iter().any(|s| s == "done@hook:Stop"),
+        "{states:?}\n{}",
+        context(&real, &out)
+    );
+
+    eprintln!(
+        "[real {}] tmux usage {} (server answered {})",
+        case.cli,
+        out.doc["usage"],
+        expected_usage(&real.server.answered_since(0))
+    );
+    // What `drover explain` says about the screens the pane showed.
+    let mut readings = Vec::new();
+    let mut idle_at = None;
+    let mut working_at = None;
+    for (i, screen) in captures.iter().enumerate() {
+        let typed = screen.contains("TMUXOK");
+        if idle_at.is_some() && working_at.is_some() {
+            break;
+        }
+        if idle_at.is_none() && typed {
+            // Past the pre-turn screens without an idle reading.
+            break;
+        }
+        let reading = real.explain(&format!("capture-{i:03}"), screen);
+        let state = reading["state"].as_str().unwrap_or_default().to_string();
+        if state == "idle" && !typed && idle_at.is_none() {
+            idle_at = Some(i);
+        }
+        if state == "working" && idle_at.is_some() && working_at.is_none() {
+            working_at = Some(i);
+        }
+        readings.push(format!("#{i} {state} ({})", reading["rule"]));
+    }
+    let dump = || {
+        captures
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("--- capture #{i}:\n{c}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        idle_at.is_some(),
+        "no capture before the prompt was typed explains as idle: {readings:?}\n{}",
+        dump()
+    );
+    assert!(
+        working_at.is_some(),
+        "no capture during the turn explains as working: {readings:?}\n{}",
+        dump()
+    );
+    // drover's teardown leaves no CLI (or daemon of it) behind.
+    let left = wait_for(Duration::from_secs(10), || {
+        let left = real.cli_leftovers();
+        left.is_empty().then_some(())
+    });
+    assert!(
+        left.is_some(),
+        "processes survived the session: {:?}",
+        real.cli_leftovers()
+    );
+    timed(case.cli, "tmux", started);
+}
+
+// --------------------------------------------------------------- faults
+
+/// Each error mode (and a closed port) ends the session not completed,
+/// with the right fault kind and the CLI's own sentence as evidence. The
+/// modes run side by side, each in its own tree with its own server.
+pub fn faults(case: &'static Case) {
+    let started = Instant::now();
+    let Some(bins) = require(case.cli) else {
+        return;
+    };
+    let handles: Vec<_> = case
+        .faults
+        .iter()
+        .map(|fault| {
+            let bins = bins.clone();
+            std::thread::spawn(move || fault_one(case, bins, fault))
+        })
+        .collect();
+    let mut failures = Vec::new();
+    for handle in handles {
+        match handle.join() {
+            Ok(Ok(line)) => eprintln!("[real {}] {line}", case.cli),
+            Ok(Err(failure)) => failures.push(failure),
+            Err(panic) => failures.push(format!("panicked: {panic:?}")),
+        }
+    }
+    timed(case.cli, "faults", started);
+    assert!(
+        failures.is_empty(),
+        "{} of {} fault cases failed:\n\n{}",
+        failures.len(),
+        case.faults.len(),
+        failures.join("\n\n")
+    );
+}
+
+fn fault_one(case: &Case, bins: Bins, fault: &Fault) -> Result<String, String> {
+    let mut real = Real::with(case.cli, bins);
+    match fault.mode {
+        Mode::Status(status) => {
+            real.server
+                .control("mode", &json!({"mode": "error", "status": status}));
+        }
+        Mode::Drop => {
+            real.server
+                .control("mode", &json!({"mode": "error", "status": "drop"}));
+        }
+        Mode::ClosedPort => {
+            real.point_at_closed_port();
+        }
+    }
+    let out = real.run(
+        Duration::from_secs(fault.timeout_s),
+        case.args,
+        "Reply with exactly: OK",
+    );
+    let status = out.status().to_string();
+    let kind = out.doc["fault"]["kind"]
+        .as_str()
+        .unwrap_or("none")
+        .to_string();
+    let evidence = out.doc["fault"]["evidence"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let line = format!(
+        "{}: {status} in {:.1}s, fault {kind} ({}): {evidence}",
+        fault.name,
+        out.elapsed.as_secs_f64(),
+        out.doc["fault"]["rule"].as_str().unwrap_or("-"),
+    );
+    let ok = if fault.kind == "none" {
+        status == "timeout" && out.code == 1 && out.doc["fault"].is_null()
+    } else {
+        status != "completed"
+            && out.code == 1
+            && kind == fault.kind
+            && evidence.contains(fault.evidence)
+    };
+    if ok {
+        Ok(line)
+    } else {
+        Err(format!(
+            "{line}\n  wanted: not completed, fault {} with evidence containing {:?}\n{}",
+            fault.kind,
+            fault.evidence,
+            context(&real, &out)
+        ))
+    }
+}
+
+// -------------------------------------------------------------- blocked
+
+/// A tool call that needs a permission leaves the seat blocked on a
+/// permission prompt: the journal records `blocked:permission`. The seat
+/// then waits for a person, so the test stops drover (SIGTERM, as Ctrl-C
+/// would) and the result says what the seat was blocked on.
+pub fn blocked(case: &Case) {
+    let started = Instant::now();
+    super::tmux_required();
+    let Some(real) = Real::new(case.cli) else {
+        return;
+    };
+    real.hooks("install");
+    let tool: Value = serde_json::from_str(case.tool).expect("tool JSON");
+    real.server.control("tool", &tool);
+    let args = case.args_with(&["--workspace", "tmux"]);
+    let args: Vec<&str> = args
+        .into_iter()
+        .chain(case.blocked_args.iter().copied())
+        .collect();
+    let spawned = Instant::now();
+    let limit = Duration::from_secs(90);
+    let child = real.spawn_run(limit, &args, "Reply with exactly: TOOLDONE");
+    let seen = wait_for(limit, || {
+        let run = real.newest_run()?;
+        real.states(&run)
+            .into_iter()
+            .find(|s| s.starts_with("blocked:permission@") || s.starts_with("unknown@verdict"))
+    });
+    if seen.as_deref().is_some_and(|s| s.starts_with("blocked:")) {
+        // SAFETY: kill(2) on the drover child this test started.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGTERM);
+        }
+    }
+    let out = Real::finish_run(child, spawned);
+    let states = real.states(out.run_id());
+    assert!(
+        states.iter().any(|s| s.starts_with("blocked:permission@")),
+        "{states:?}\n{}",
+        context(&real, &out)
+    );
+    assert_ne!(out.status(), "completed", "{}", context(&real, &out));
+    assert_ne!(out.code, 0);
+    assert_eq!(out.doc["blocked"], "permission", "{}", context(&real, &out));
+    assert!(
+        !real.work.join("hi.txt").exists(),
+        "the tool ran although nobody approved it"
+    );
+    eprintln!("[real {}] blocked: {states:?}", case.cli);
+    timed(case.cli, "blocked", started);
+}
+
+// ---------------------------------------------------------------- hooks
+
+/// `drover hooks install` merges drover's relay into the user's own hook
+/// config; the real CLI accepts the result (drover's relay and the user's
+/// hook both fire); `drover hooks remove` restores the user's bytes.
+pub fn hooks(case: &Case) {
+    let started = Instant::now();
+    let Some(real) = Real::new(case.cli) else {
+        return;
+    };
+    let record = real.root.path().join("user-hook.log");
+    let files = (case.user_hooks)(&record);
+    for (rel, text) in &files {
+        let path = real.work.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write the user's config");
+    }
+    let installed = real.hooks("install");
+    assert_eq!(installed["missing"], json!([]), "{installed:#}");
+    assert_eq!(installed["change"], "written", "{installed:#}");
+    let config = real
+        .work
+        .join(installed["config_path"].as_str().unwrap_or_default());
+
+    let out = real.run(case.timeout(), case.args, "Reply with exactly: HOOKED");
+    assert_eq!(
+        (out.status(), out.code),
+        ("completed", 0),
+        "{}",
+        context(&real, &out)
+    );
+    let relayed = real.relayed(out.run_id());
+    assert!(
+        relayed
+            .iter()
+            .any(|r| r["native"] == case.stop_event && r["task"] == case.cli),
+        "the CLI did not run drover's {} hook: {}",
+        case.stop_event,
+        context(&real, &out)
+    );
+    let fired = wait_for(Duration::from_secs(10), || {
+        std::fs::read_to_string(&record)
+            .ok()
+            .filter(|t| t.contains("user-stop"))
+    });
+    assert!(
+        fired.is_some(),
+        "the user's own hook did not fire next to drover's: {}",
+        context(&real, &out)
+    );
+
+    let removed = real.hooks("remove");
+    assert_eq!(removed["registered"], json!([]), "{removed:#}");
+    for (rel, text) in &files {
+        let now = std::fs::read_to_string(real.work.join(rel)).unwrap_or_default();
+        assert_eq!(
+            &now, text,
+            "drover hooks remove did not restore {rel} byte for byte"
+        );
+    }
+    if !files.iter().any(|(rel, _)| real.work.join(rel) == config) {
+        assert!(
+            !config.exists(),
+            "{} was drover's own file and should be gone",
+            config.display()
+        );
+    }
+    timed(case.cli, "hooks", started);
+}
