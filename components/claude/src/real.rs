@@ -7,10 +7,12 @@
 //! `server-requests.jsonl` says which calls each run made (the `seq` numbers
 //! quoted below). A failed call carried no usage at all.
 
+use drover_kit::screen::rows_of as lines;
+use drover_kit::testing::{Run, hook_lines, total};
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
-    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+    TurnOutcome, TurnResult, Usage, UsageReport,
 };
 use serde_json::Value;
 
@@ -19,45 +21,24 @@ use crate::{Claude, PARSER};
 
 macro_rules! real {
     ($file:expr) => {
-        include_str!(concat!("../../../tests/fixtures/real/claude/", $file))
+        drover_kit::testing::real_fixture!("claude", $file)
     };
-}
-
-/// One headless run: its stdout, stderr, exit code and hook log.
-struct Run {
-    stdout: &'static str,
-    stderr: &'static str,
-    exit: &'static str,
-    hooks: &'static str,
 }
 
 macro_rules! run {
     ($case:literal, $ext:literal) => {
-        Run {
-            stdout: real!(concat!($case, ".stdout.", $ext)),
-            stderr: real!(concat!($case, ".stderr.txt")),
-            exit: real!(concat!($case, ".exit")),
-            hooks: real!(concat!($case, ".hooks.jsonl")),
-        }
+        drover_kit::testing::captured_run!("claude", $case, $ext)
     };
 }
 
-impl Run {
-    fn exit_code(&self) -> Option<i32> {
-        self.exit.trim().parse().ok()
-    }
+/// parse-turn over a captured run.
+trait Parse {
+    fn parse(&self, prior: Option<Usage>) -> TurnResult;
+}
 
+impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Claude::parse_turn(
-            profile(),
-            TurnOutput {
-                stdout: self.stdout.to_string(),
-                stderr: self.stderr.to_string(),
-                exit_code: self.exit_code(),
-                prior_usage: prior,
-            },
-        )
-        .expect("parses")
+        Claude::parse_turn(profile(), self.output(prior)).expect("parses")
     }
 }
 
@@ -71,10 +52,6 @@ fn anthropic(calls: u64) -> Usage {
         reasoning: 0,
         requests: calls,
     }
-}
-
-fn total(report: Option<UsageReport>) -> Usage {
-    report.expect("usage reported").total()
 }
 
 const MODEL: &str = "claude-opus-5-5";
@@ -235,10 +212,6 @@ fn every_error_mode_fails_with_the_clis_sentence_and_no_usage() {
     }
 }
 
-fn lines(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
-}
-
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
     Claude::classify_fault(profile(), lines)
 }
@@ -391,20 +364,6 @@ fn every_pane_reads_as_what_it_shows() {
     assert_eq!(idle.evidence, "❯ Resend your message to try again");
 }
 
-/// Every recorded hook line of a log: (event, payload).
-fn hook_lines(log: &str) -> Vec<(String, Value)> {
-    log.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("recorder line");
-            (
-                v["event"].as_str().expect("event").to_string(),
-                v["payload"].clone(),
-            )
-        })
-        .collect()
-}
-
 fn all_hook_logs() -> Vec<&'static str> {
     let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
     logs.extend([
@@ -550,14 +509,7 @@ fn hook_payloads_name_the_run_they_belong_to() {
 }
 
 fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-    let t = <Claude as Guest>::Tally::new(PARSER.to_string());
-    for (name, text) in files {
-        t.begin_file(name.to_string());
-        for chunk in text.as_bytes().chunks(4096) {
-            t.feed(chunk.to_vec()).expect("feeds");
-        }
-    }
-    t.finish()
+    drover_kit::testing::tally::<<Claude as Guest>::Tally>(PARSER, files, 4096)
 }
 
 const TRANSCRIPT: &str = real!("transcript.jsonl");
