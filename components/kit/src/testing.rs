@@ -2,13 +2,78 @@
 //!
 //! Adapters enable the feature from `[dev-dependencies]` only, so nothing
 //! here reaches a component build. What lives here is the same for every
-//! CLI: the layout of the real captures under `tests/fixtures/real/<cli>/`,
-//! the recorder's hook log, tally feeding.
+//! CLI: pseudo-random input, the layout of the real captures under
+//! `tests/fixtures/real/<cli>/`, the recorder's hook log, tally feeding.
 //! What a CLI is expected to print or count stays in its crate.
+
+use std::iter::StepBy;
+use std::ops::Range;
 
 use serde_json::Value;
 
 use crate::{GuestTally, TurnOutput, Usage, UsageReport};
+
+/// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
+/// dependencies, so a failing input reproduces.
+pub struct Xorshift64(u64);
+
+impl Xorshift64 {
+    /// A zero state would stay zero, so zero seeds as one.
+    pub fn new(seed: u64) -> Xorshift64 {
+        Xorshift64(seed.max(1))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// xorshift64*: like [`Xorshift64`], with a multiplied output. The state is
+/// the seed as given and must not be zero.
+pub struct Xorshift64Star(pub u64);
+
+impl Xorshift64Star {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// `len` pseudo-random bytes: the low byte of each [`Xorshift64`] step.
+pub fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut rng = Xorshift64::new(seed);
+    (0..len).map(|_| rng.next_u64() as u8).collect()
+}
+
+/// Where to cut a `len`-byte fixture to get about `count` truncations: every
+/// `len / count + 1` bytes, starting at 0.
+pub fn cuts(len: usize, count: usize) -> StepBy<Range<usize>> {
+    (0..len).step_by(len / count + 1)
+}
+
+/// 300 [`noise`] inputs of up to 700 bytes (seeds `i * 7919 + salt`), then
+/// each fixture cut short at 24 places.
+pub fn noise_and_prefixes(salt: u64, fixtures: &[&[u8]]) -> Vec<Vec<u8>> {
+    let mut inputs: Vec<Vec<u8>> = (0..300u64)
+        .map(|i| noise(i * 7919 + salt, (i as usize * 13) % 700))
+        .collect();
+    for f in fixtures {
+        for cut in cuts(f.len(), 24) {
+            inputs.push(f[..cut].to_vec());
+        }
+    }
+    inputs
+}
 
 /// A fixture of `tests/fixtures/real/<cli>/`, embedded at compile time.
 #[doc(hidden)]
@@ -114,4 +179,24 @@ pub fn tally<T: GuestTally>(
 /// The report's sum; the report must be there.
 pub fn total(report: Option<UsageReport>) -> Usage {
     report.expect("usage reported").total()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The adapters' robustness inputs hang on these streams; a change here
+    /// would quietly swap every input they were written and passed with.
+    #[test]
+    fn the_generators_stay_the_ones_the_tests_were_written_with() {
+        assert_eq!(noise(1, 6), [65, 65, 41, 37, 101, 1]);
+        assert_eq!(noise(0, 6), noise(1, 6));
+        let mut rng = Xorshift64Star(0x9e37_79b9_7f4a_7c15);
+        assert_eq!(
+            [rng.next_u64(), rng.next_u64()],
+            [0x0d83_b3e2_9a21_487a, 0x54c4_4c79_f1fe_9d67]
+        );
+        assert_eq!(cuts(10, 4).collect::<Vec<_>>(), [0, 3, 6, 9]);
+        assert_eq!(cuts(3, 24).collect::<Vec<_>>(), [0, 1, 2]);
+    }
 }
