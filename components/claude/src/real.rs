@@ -8,28 +8,19 @@
 //! quoted below). A failed call carried no usage at all.
 
 use drover_kit::screen::rows_of as lines;
-use drover_kit::testing::{Run, hook_lines, total};
+use drover_kit::testing::{Run, hook_lines, screen, total};
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
-    TurnOutcome, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
+    TurnResult, Usage, UsageReport,
 };
 use serde_json::Value;
 
 use crate::tests_support::profile;
 use crate::{Claude, PARSER};
 
-macro_rules! real {
-    ($file:expr) => {
-        drover_kit::testing::real_fixture!("claude", $file)
-    };
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        drover_kit::testing::captured_run!("claude", $case, $ext)
-    };
-}
+// real!(file) and run!(case, ext) over tests/fixtures/real/claude/.
+drover_kit::testing::real_captures!("claude");
 
 /// parse-turn over a captured run.
 trait Parse {
@@ -248,13 +239,6 @@ fn the_sentences_of_headless_runs_classify() {
         let mut all = lines(run.stdout);
         all.extend(lines(run.stderr));
         assert_eq!(classify(all), None);
-    }
-}
-
-fn screen(text: &str) -> Screen {
-    Screen {
-        rows: lines(text),
-        title: String::new(),
     }
 }
 

@@ -9,27 +9,18 @@
 //! numbers quoted below). A failed call carried no usage.
 
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, hook_lines, total};
+use drover_kit::testing::{Run, hook_lines, screen, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, Screen, SeatState, TurnOutcome,
-    TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult,
+    Usage, UsageReport,
 };
 use serde_json::Value;
 
 use crate::tests_support::profile;
 use crate::{Gemini, PARSER};
 
-macro_rules! real {
-    ($file:expr) => {
-        drover_kit::testing::real_fixture!("gemini", $file)
-    };
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        drover_kit::testing::captured_run!("gemini", $case, $ext)
-    };
-}
+// real!(file) and run!(case, ext) over tests/fixtures/real/gemini/.
+drover_kit::testing::real_captures!("gemini");
 
 /// parse-turn over a captured run.
 trait Parse {
@@ -313,13 +304,7 @@ fn every_pane_reads_as_what_it_shows() {
         (real!("pane-exit.txt"), Unknown, None),
     ];
     for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Gemini::read_screen(
-            profile(),
-            Screen {
-                rows: rows(pane),
-                title: String::new(),
-            },
-        );
+        let reading = Gemini::read_screen(profile(), screen(pane));
         assert_eq!(
             (reading.state, reading.prompt_kind),
             (*state, *kind),

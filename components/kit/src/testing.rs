@@ -11,7 +11,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::{GuestTally, TurnOutput, Usage, UsageReport};
+use crate::screen::{ScreenRule, rows_of};
+use crate::{GuestTally, PromptKind, Screen, SeatState, TurnOutput, Usage, UsageReport};
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
 /// dependencies, so a failing input reproduces.
@@ -107,6 +108,27 @@ macro_rules! __captured_run {
 }
 pub use __captured_run as captured_run;
 
+/// Declares `real!(file)` ([`real_fixture!`]) and `run!(case, ext)`
+/// ([`captured_run!`]) over the captures of `<cli>`, for the module that
+/// invokes it and the code below the invocation.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __real_captures {
+    ($cli:literal) => {
+        macro_rules! real {
+            ($file:expr) => {
+                $crate::testing::real_fixture!($cli, $file)
+            };
+        }
+        macro_rules! run {
+            ($case:literal, $ext:literal) => {
+                $crate::testing::captured_run!($cli, $case, $ext)
+            };
+        }
+    };
+}
+pub use __real_captures as real_captures;
+
 /// One captured headless run: its stdout, stderr, exit code and hook log.
 pub struct Run {
     pub stdout: &'static str,
@@ -143,6 +165,20 @@ impl Run {
             .map(str::to_string)
             .collect()
     }
+}
+
+/// A pane capture as a [`Screen`] without a title.
+pub fn screen(text: &str) -> Screen {
+    Screen {
+        rows: rows_of(text),
+        title: String::new(),
+    }
+}
+
+/// What `rules` read on a pane capture: (state, prompt kind, rule id).
+pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>, String) {
+    let r = crate::screen::read(rules, &screen(text));
+    (r.state, r.prompt_kind, r.rule)
 }
 
 /// Every line of a hook recorder log: (event, payload).

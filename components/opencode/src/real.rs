@@ -11,10 +11,10 @@
 //! in the `message` table, so the expected figures leave it out.
 
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, hook_lines, total};
+use drover_kit::testing::{Run, hook_lines, screen, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
-    TurnOutcome, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
+    TurnResult, Usage, UsageReport,
 };
 use serde_json::{Value, json};
 
@@ -22,17 +22,8 @@ use crate::Opencode;
 use crate::tests_support::profile;
 use crate::usage::{DB, JSON};
 
-macro_rules! real {
-    ($file:expr) => {
-        drover_kit::testing::real_fixture!("opencode", $file)
-    };
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        drover_kit::testing::captured_run!("opencode", $case, $ext)
-    };
-}
+// real!(file) and run!(case, ext) over tests/fixtures/real/opencode/.
+drover_kit::testing::real_captures!("opencode");
 
 /// parse-turn over a captured run.
 trait Parse {
@@ -246,13 +237,7 @@ fn every_pane_reads_as_what_it_shows() {
         (real!("pane-exit.txt"), Unknown, None),
     ];
     for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Opencode::read_screen(
-            profile(),
-            Screen {
-                rows: rows(pane),
-                title: String::new(),
-            },
-        );
+        let reading = Opencode::read_screen(profile(), screen(pane));
         assert_eq!(
             (reading.state, reading.prompt_kind),
             (*state, *kind),

@@ -12,9 +12,9 @@
 //! own.
 
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, hook_lines, total};
+use drover_kit::testing::{Run, hook_lines, screen, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, HookInstall, LocationContext, PromptKind, Screen, SeatState,
+    CanonicalEvent, FaultKind, Guest, HookInstall, LocationContext, PromptKind, SeatState,
     TurnOutcome, TurnResult, Usage, UsageReport,
 };
 use serde_json::Value;
@@ -23,17 +23,8 @@ use crate::tests_support::profile;
 use crate::usage::RECORD_PARSER;
 use crate::{PARSER, Qwen};
 
-macro_rules! real {
-    ($file:expr) => {
-        drover_kit::testing::real_fixture!("qwen", $file)
-    };
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        drover_kit::testing::captured_run!("qwen", $case, $ext)
-    };
-}
+// real!(file) and run!(case, ext) over tests/fixtures/real/qwen/.
+drover_kit::testing::real_captures!("qwen");
 
 /// parse-turn over a captured run.
 trait Parse {
@@ -281,13 +272,7 @@ fn every_pane_reads_as_what_it_shows() {
         (real!("pane-exit.txt"), Unknown, None),
     ];
     for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Qwen::read_screen(
-            profile(),
-            Screen {
-                rows: rows(pane),
-                title: String::new(),
-            },
-        );
+        let reading = Qwen::read_screen(profile(), screen(pane));
         assert_eq!(
             (reading.state, reading.prompt_kind),
             (*state, *kind),
