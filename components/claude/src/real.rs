@@ -8,7 +8,7 @@
 //! quoted below). A failed call carried no usage at all.
 
 use drover_kit::screen::rows_of as lines;
-use drover_kit::testing::{Run, hook_lines, screen, total};
+use drover_kit::testing::{Run, assert_readings, hook_lines, screen, total};
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
@@ -336,14 +336,7 @@ fn every_pane_reads_as_what_it_shows() {
         // The idle prompt after a 401 offers "Once fixed, resend…".
         (real!("pane-error-401.txt"), Idle, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Claude::read_screen(profile(), screen(pane));
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
+    assert_readings(|s| Claude::read_screen(profile(), s), &cases);
     let idle = Claude::read_screen(profile(), screen(real!("pane-error-429.txt")));
     assert_eq!(idle.evidence, "❯ Resend your message to try again");
 }

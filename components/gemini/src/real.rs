@@ -9,7 +9,7 @@
 //! numbers quoted below). A failed call carried no usage.
 
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, hook_lines, screen, total};
+use drover_kit::testing::{Run, assert_readings, hook_lines, total};
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult,
     Usage, UsageReport,
@@ -303,14 +303,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Gemini has quit; its summary box and hook log remain.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Gemini::read_screen(profile(), screen(pane));
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
+    assert_readings(|s| Gemini::read_screen(profile(), s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {

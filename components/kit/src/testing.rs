@@ -12,7 +12,9 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::screen::{ScreenRule, rows_of};
-use crate::{GuestTally, PromptKind, Screen, SeatState, TurnOutput, Usage, UsageReport};
+use crate::{
+    GuestTally, PromptKind, Screen, ScreenReading, SeatState, TurnOutput, Usage, UsageReport,
+};
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
 /// dependencies, so a failing input reproduces.
@@ -179,6 +181,23 @@ pub fn screen(text: &str) -> Screen {
 pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>, String) {
     let r = crate::screen::read(rules, &screen(text));
     (r.state, r.prompt_kind, r.rule)
+}
+
+/// Asserts that `read` reads each (pane, state, prompt kind) case as given.
+/// A failure is reported at the caller's line.
+#[track_caller]
+pub fn assert_readings(
+    read: impl Fn(Screen) -> ScreenReading,
+    cases: &[(&str, SeatState, Option<PromptKind>)],
+) {
+    for (n, (pane, state, kind)) in cases.iter().enumerate() {
+        let reading = read(screen(pane));
+        assert_eq!(
+            (reading.state, reading.prompt_kind),
+            (*state, *kind),
+            "case {n}: {reading:?}"
+        );
+    }
 }
 
 /// Every line of a hook recorder log: (event, payload).

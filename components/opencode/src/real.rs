@@ -11,7 +11,7 @@
 //! in the `message` table, so the expected figures leave it out.
 
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, hook_lines, screen, total};
+use drover_kit::testing::{Run, assert_readings, hook_lines, total};
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
     TurnResult, Usage, UsageReport,
@@ -236,14 +236,7 @@ fn every_pane_reads_as_what_it_shows() {
         // opencode has exited; only its "Continue opencode -s …" hint is left.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Opencode::read_screen(profile(), screen(pane));
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
+    assert_readings(|s| Opencode::read_screen(profile(), s), &cases);
 }
 
 /// The recorder logged `{event, payload: properties}`; drover's plugin

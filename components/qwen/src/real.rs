@@ -12,7 +12,7 @@
 //! own.
 
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, hook_lines, screen, total};
+use drover_kit::testing::{Run, assert_readings, hook_lines, total};
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, HookInstall, LocationContext, PromptKind, SeatState,
     TurnOutcome, TurnResult, Usage, UsageReport,
@@ -271,14 +271,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Qwen has quit; only its resume hint is left.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Qwen::read_screen(profile(), screen(pane));
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
+    assert_readings(|s| Qwen::read_screen(profile(), s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
