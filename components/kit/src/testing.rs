@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use crate::screen::{ScreenRule, rows_of};
 use crate::{
-    GuestTally, PromptKind, Screen, ScreenReading, SeatState, TurnOutput, Usage, UsageReport,
+    Conversation, GuestTally, LaunchRequest, PromptKind, Screen, ScreenReading, SeatState,
+    TurnOutput, Usage, UsageReport,
 };
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
@@ -166,6 +167,16 @@ impl Run {
             .chain(self.stderr.lines())
             .map(str::to_string)
             .collect()
+    }
+}
+
+/// A launch request for `prompt` in `conversation`, without model or extra args.
+pub fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
+    LaunchRequest {
+        prompt: prompt.to_string(),
+        model: String::new(),
+        extra_args: None,
+        conversation,
     }
 }
 
