@@ -7,57 +7,29 @@
 //! `server-requests.jsonl` says which calls each run made (the `seq` numbers
 //! quoted below). A failed call carried no usage at all.
 
+use drover_kit::screen::rows_of as lines;
+use drover_kit::testing::{Run, assert_readings, hook_lines, screen, total};
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
-    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
+    TurnResult, Usage, UsageReport,
 };
 use serde_json::Value;
 
 use crate::tests_support::profile;
 use crate::{Claude, PARSER};
 
-macro_rules! real {
-    ($file:expr) => {
-        include_str!(concat!("../../../tests/fixtures/real/claude/", $file))
-    };
+// real!(file) and run!(case, ext) over tests/fixtures/real/claude/.
+drover_kit::testing::real_captures!("claude");
+
+/// parse-turn over a captured run.
+trait Parse {
+    fn parse(&self, prior: Option<Usage>) -> TurnResult;
 }
 
-/// One headless run: its stdout, stderr, exit code and hook log.
-struct Run {
-    stdout: &'static str,
-    stderr: &'static str,
-    exit: &'static str,
-    hooks: &'static str,
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        Run {
-            stdout: real!(concat!($case, ".stdout.", $ext)),
-            stderr: real!(concat!($case, ".stderr.txt")),
-            exit: real!(concat!($case, ".exit")),
-            hooks: real!(concat!($case, ".hooks.jsonl")),
-        }
-    };
-}
-
-impl Run {
-    fn exit_code(&self) -> Option<i32> {
-        self.exit.trim().parse().ok()
-    }
-
+impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Claude::parse_turn(
-            profile(),
-            TurnOutput {
-                stdout: self.stdout.to_string(),
-                stderr: self.stderr.to_string(),
-                exit_code: self.exit_code(),
-                prior_usage: prior,
-            },
-        )
-        .expect("parses")
+        Claude::parse_turn(profile(), self.output(prior)).expect("parses")
     }
 }
 
@@ -71,10 +43,6 @@ fn anthropic(calls: u64) -> Usage {
         reasoning: 0,
         requests: calls,
     }
-}
-
-fn total(report: Option<UsageReport>) -> Usage {
-    report.expect("usage reported").total()
 }
 
 const MODEL: &str = "claude-opus-5-5";
@@ -235,10 +203,6 @@ fn every_error_mode_fails_with_the_clis_sentence_and_no_usage() {
     }
 }
 
-fn lines(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
-}
-
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
     Claude::classify_fault(profile(), lines)
 }
@@ -275,13 +239,6 @@ fn the_sentences_of_headless_runs_classify() {
         let mut all = lines(run.stdout);
         all.extend(lines(run.stderr));
         assert_eq!(classify(all), None);
-    }
-}
-
-fn screen(text: &str) -> Screen {
-    Screen {
-        rows: lines(text),
-        title: String::new(),
     }
 }
 
@@ -379,30 +336,9 @@ fn every_pane_reads_as_what_it_shows() {
         // The idle prompt after a 401 offers "Once fixed, resend…".
         (real!("pane-error-401.txt"), Idle, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Claude::read_screen(profile(), screen(pane));
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
+    assert_readings(|s| Claude::read_screen(profile(), s), &cases);
     let idle = Claude::read_screen(profile(), screen(real!("pane-error-429.txt")));
     assert_eq!(idle.evidence, "❯ Resend your message to try again");
-}
-
-/// Every recorded hook line of a log: (event, payload).
-fn hook_lines(log: &str) -> Vec<(String, Value)> {
-    log.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("recorder line");
-            (
-                v["event"].as_str().expect("event").to_string(),
-                v["payload"].clone(),
-            )
-        })
-        .collect()
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
@@ -550,14 +486,7 @@ fn hook_payloads_name_the_run_they_belong_to() {
 }
 
 fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-    let t = <Claude as Guest>::Tally::new(PARSER.to_string());
-    for (name, text) in files {
-        t.begin_file(name.to_string());
-        for chunk in text.as_bytes().chunks(4096) {
-            t.feed(chunk.to_vec()).expect("feeds");
-        }
-    }
-    t.finish()
+    drover_kit::testing::tally::<<Claude as Guest>::Tally>(PARSER, files, 4096)
 }
 
 const TRANSCRIPT: &str = real!("transcript.jsonl");

@@ -180,17 +180,11 @@ impl RowParser for ClaudeJsonl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::GuestTally;
     use drover_kit::usage::ChunkedTally;
 
     fn tally(text: &str) -> Option<drover_kit::UsageReport> {
-        let t = ChunkedTally::<Parsers>::new(crate::PARSER.to_string());
-        t.begin_file("/p/-w/sess-file.jsonl".to_string());
-        // Feed in small chunks so rows straddle chunk boundaries.
-        for chunk in text.as_bytes().chunks(37) {
-            t.feed(chunk.to_vec()).expect("feeds");
-        }
-        t.finish()
+        let files = [("/p/-w/sess-file.jsonl", text)];
+        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, &files, 37)
     }
 
     fn row(id: &str, req: &str, input: u64, output: u64, extra: &str) -> String {

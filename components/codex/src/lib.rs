@@ -201,6 +201,7 @@ mod tests_support {
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::testing::{Xorshift64, cuts};
     use drover_kit::{CanonicalEvent, GuestTally, SeatState};
 
     const PROFILE_TOML: &str = include_str!("../../../profiles/codex.toml");
@@ -331,12 +332,10 @@ mod tests {
     /// characters the parsers branch on.
     fn noise(seed: u64, len: usize) -> Vec<u8> {
         const ALPHABET: &[u8] = b"{}[]\":,0123456789 \n\\-.tuenvlfrsa_\xe2\x80\x99\xff";
-        let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut rng = Xorshift64::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         (0..len)
             .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
+                let state = rng.next_u64();
                 if state.is_multiple_of(3) {
                     state as u8
                 } else {
@@ -361,7 +360,7 @@ mod tests {
             .collect();
         for fixture in fixtures {
             let bytes = fixture.as_bytes();
-            for cut in (0..bytes.len()).step_by(bytes.len() / 12 + 1) {
+            for cut in cuts(bytes.len(), 12) {
                 inputs.push(bytes[..cut].to_vec());
                 inputs.push(bytes[cut..].to_vec());
             }

@@ -8,68 +8,28 @@
 //! reasoning 5. `server-requests.jsonl` gives the calls per run (the `seq`
 //! numbers quoted below). A failed call carried no usage.
 
+use drover_kit::screen::rows_of as rows;
+use drover_kit::testing::{Run, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
-    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult,
+    Usage, UsageReport,
 };
 use serde_json::Value;
 
 use crate::tests_support::profile;
 use crate::{Codex, PARSER};
 
-macro_rules! real {
-    ($file:expr) => {
-        include_str!(concat!("../../../tests/fixtures/real/codex/", $file))
-    };
+// real!(file) and run!(case, ext) over tests/fixtures/real/codex/.
+drover_kit::testing::real_captures!("codex");
+
+/// parse-turn over a captured run.
+trait Parse {
+    fn parse(&self, prior: Option<Usage>) -> TurnResult;
 }
 
-struct Run {
-    stdout: &'static str,
-    stderr: &'static str,
-    exit: &'static str,
-    hooks: &'static str,
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        Run {
-            stdout: real!(concat!($case, ".stdout.", $ext)),
-            stderr: real!(concat!($case, ".stderr.txt")),
-            exit: real!(concat!($case, ".exit")),
-            hooks: real!(concat!($case, ".hooks.jsonl")),
-        }
-    };
-}
-
-impl Run {
-    /// The exit code as drover sees it: `timeout` exits 124 where drover's
-    /// own deadline kills the process, which drover reports as no code.
-    fn exit_code(&self) -> Option<i32> {
-        match self.exit.trim().parse().ok() {
-            Some(124) => None,
-            code => code,
-        }
-    }
-
+impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Codex::parse_turn(
-            profile(),
-            TurnOutput {
-                stdout: self.stdout.to_string(),
-                stderr: self.stderr.to_string(),
-                exit_code: self.exit_code(),
-                prior_usage: prior,
-            },
-        )
-        .expect("parses")
-    }
-
-    fn lines(&self) -> Vec<String> {
-        self.stdout
-            .lines()
-            .chain(self.stderr.lines())
-            .map(str::to_string)
-            .collect()
+        Codex::parse_turn(profile(), self.output(prior)).expect("parses")
     }
 }
 
@@ -83,10 +43,6 @@ fn responses(calls: u64) -> Usage {
         reasoning: 5 * calls,
         requests: calls,
     }
-}
-
-fn total(report: Option<UsageReport>) -> Usage {
-    report.expect("usage reported").total()
 }
 
 const THREAD: &str = "01a22d68-aace-71c2-bb30-4645f8d9bd84";
@@ -258,10 +214,6 @@ fn headless_output_classifies() {
     }
 }
 
-fn rows(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
-}
-
 #[test]
 fn panes_classify_by_the_sentence_they_show() {
     let cases: [(&str, Option<(FaultKind, &str)>); 13] = [
@@ -334,33 +286,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Codex has exited; only its usage summary and resume hint remain.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Codex::read_screen(
-            profile(),
-            Screen {
-                rows: rows(pane),
-                title: String::new(),
-            },
-        );
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
-}
-
-fn hook_lines(log: &str) -> Vec<(String, Value)> {
-    log.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("recorder line");
-            (
-                v["event"].as_str().expect("event").to_string(),
-                v["payload"].clone(),
-            )
-        })
-        .collect()
+    assert_readings(|s| Codex::read_screen(profile(), s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
@@ -459,14 +385,7 @@ fn failed_turns_fire_session_end_but_no_stop() {
 }
 
 fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-    let t = <Codex as Guest>::Tally::new(PARSER.to_string());
-    for (name, text) in files {
-        t.begin_file(name.to_string());
-        for chunk in text.as_bytes().chunks(4096) {
-            t.feed(chunk.to_vec()).expect("feeds");
-        }
-    }
-    t.finish()
+    drover_kit::testing::tally::<<Codex as Guest>::Tally>(PARSER, files, 4096)
 }
 
 const ROLLOUT: &str = real!("rollout.jsonl");

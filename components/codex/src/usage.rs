@@ -379,8 +379,8 @@ impl RowParser for Rollout {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::UsageReport;
     use drover_kit::usage::ChunkedTally;
-    use drover_kit::{GuestTally, UsageReport};
 
     const FILE: &str = "/h/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl";
     const THREAD: &str = "019a9776-0a34-7842-8627-112b63d66e90";
@@ -389,15 +389,7 @@ mod tests {
     const UPGRADED: &str = include_str!("../fixtures/rollout-upgraded.jsonl");
 
     fn tally_files(files: &[(&str, &str)]) -> Option<UsageReport> {
-        let t = ChunkedTally::<Parsers>::new(crate::PARSER.to_string());
-        for (name, text) in files {
-            t.begin_file(name.to_string());
-            // Small chunks so rows straddle chunk boundaries.
-            for chunk in text.as_bytes().chunks(41) {
-                t.feed(chunk.to_vec()).expect("feeds");
-            }
-        }
-        t.finish()
+        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 41)
     }
 
     fn tally(text: &str) -> Option<UsageReport> {

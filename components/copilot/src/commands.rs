@@ -95,15 +95,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-
-    fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
-        LaunchRequest {
-            prompt: prompt.to_string(),
-            model: String::new(),
-            extra_args: None,
-            conversation,
-        }
-    }
+    use drover_kit::testing::request;
 
     const SKILL_PROMPT: &str = "LOAD the FULL .agents/skills/bmad-dev-auto/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: 1-1-a";
 

@@ -222,19 +222,6 @@ mod tests {
         );
     }
 
-    /// xorshift64: deterministic pseudo-random bytes, no dependency.
-    fn noise(seed: u64, len: usize) -> Vec<u8> {
-        let mut x = seed.max(1);
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x & 0xff) as u8
-            })
-            .collect()
-    }
-
     #[test]
     fn arbitrary_bytes_never_panic() {
         let fixtures: [&[u8]; 5] = [
@@ -244,14 +231,7 @@ mod tests {
             include_bytes!("../fixtures/hook-agentstop.json"),
             include_bytes!("../fixtures/screen-permission.txt"),
         ];
-        let mut inputs: Vec<Vec<u8>> = (0..300u64)
-            .map(|i| noise(i * 7919 + 1, (i as usize * 13) % 700))
-            .collect();
-        for f in fixtures {
-            for cut in (0..f.len()).step_by(f.len() / 24 + 1) {
-                inputs.push(f[..cut].to_vec());
-            }
-        }
+        let inputs = drover_kit::testing::noise_and_prefixes(1, &fixtures);
         let profile = tests_support::profile();
         for bytes in &inputs {
             for native in [

@@ -235,19 +235,11 @@ impl RowParser for CopilotEvents {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::UsageReport;
     use drover_kit::usage::ChunkedTally;
-    use drover_kit::{GuestTally, UsageReport};
 
     fn tally_files(files: &[(&str, &str)]) -> Option<UsageReport> {
-        let t = ChunkedTally::<Parsers>::new(crate::PARSER.to_string());
-        for (name, text) in files {
-            t.begin_file(name.to_string());
-            // Small chunks so rows straddle chunk boundaries.
-            for chunk in text.as_bytes().chunks(29) {
-                t.feed(chunk.to_vec()).expect("feeds");
-            }
-        }
-        t.finish()
+        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 29)
     }
 
     fn tally(text: &str) -> Option<UsageReport> {

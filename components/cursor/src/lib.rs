@@ -194,19 +194,6 @@ mod tests {
         assert!(globs.iter().any(|g| g.format == "sqlite"));
     }
 
-    /// xorshift64: deterministic pseudo-random bytes, no dependency.
-    fn noise(seed: u64, len: usize) -> Vec<u8> {
-        let mut x = seed.max(1);
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x & 0xff) as u8
-            })
-            .collect()
-    }
-
     #[test]
     fn arbitrary_bytes_never_panic() {
         let fixtures: [&[u8]; 5] = [
@@ -216,14 +203,7 @@ mod tests {
             include_bytes!("../fixtures/screen-approval.txt"),
             include_bytes!("../fixtures/results.jsonl"),
         ];
-        let mut inputs: Vec<Vec<u8>> = (0..300u64)
-            .map(|i| noise(i * 7919 + 5, (i as usize * 13) % 700))
-            .collect();
-        for f in fixtures {
-            for cut in (0..f.len()).step_by(f.len() / 24 + 1) {
-                inputs.push(f[..cut].to_vec());
-            }
-        }
+        let inputs = drover_kit::testing::noise_and_prefixes(5, &fixtures);
         let profile = tests_support::profile();
         let request = drover_kit::HookInstall {
             dialect: hookcfg::DIALECT.to_string(),

@@ -98,15 +98,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-
-    fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
-        LaunchRequest {
-            prompt: prompt.to_string(),
-            model: String::new(),
-            extra_args: None,
-            conversation,
-        }
-    }
+    use drover_kit::testing::request;
 
     #[test]
     fn interactive_matches_bmad_loops_shape() {

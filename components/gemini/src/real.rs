@@ -8,64 +8,29 @@
 //! reasoning). `server-requests.jsonl` gives the calls per run (the `seq`
 //! numbers quoted below). A failed call carried no usage.
 
+use drover_kit::screen::rows_of as rows;
+use drover_kit::testing::{Run, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
-    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult,
+    Usage, UsageReport,
 };
 use serde_json::Value;
 
 use crate::tests_support::profile;
 use crate::{Gemini, PARSER};
 
-macro_rules! real {
-    ($file:expr) => {
-        include_str!(concat!("../../../tests/fixtures/real/gemini/", $file))
-    };
+// real!(file) and run!(case, ext) over tests/fixtures/real/gemini/.
+drover_kit::testing::real_captures!("gemini");
+
+/// parse-turn over a captured run.
+trait Parse {
+    fn parse(&self) -> TurnResult;
 }
 
-struct Run {
-    stdout: &'static str,
-    stderr: &'static str,
-    exit: &'static str,
-    hooks: &'static str,
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        Run {
-            stdout: real!(concat!($case, ".stdout.", $ext)),
-            stderr: real!(concat!($case, ".stderr.txt")),
-            exit: real!(concat!($case, ".exit")),
-            hooks: real!(concat!($case, ".hooks.jsonl")),
-        }
-    };
-}
-
-impl Run {
-    fn exit_code(&self) -> Option<i32> {
-        self.exit.trim().parse().ok()
-    }
-
+impl Parse for Run {
     fn parse(&self) -> TurnResult {
-        Gemini::parse_turn(
-            profile(),
-            TurnOutput {
-                stdout: self.stdout.to_string(),
-                stderr: self.stderr.to_string(),
-                exit_code: self.exit_code(),
-                // Stats are per process; a prior record changes nothing.
-                prior_usage: Some(gemini(1)),
-            },
-        )
-        .expect("parses")
-    }
-
-    fn lines(&self) -> Vec<String> {
-        self.stdout
-            .lines()
-            .chain(self.stderr.lines())
-            .map(str::to_string)
-            .collect()
+        // Stats are per process; a prior record changes nothing.
+        Gemini::parse_turn(profile(), self.output(Some(gemini(1)))).expect("parses")
     }
 }
 
@@ -79,10 +44,6 @@ fn gemini(calls: u64) -> Usage {
         reasoning: 9 * calls,
         requests: calls,
     }
-}
-
-fn total(report: Option<UsageReport>) -> Usage {
-    report.expect("usage reported").total()
 }
 
 /// (model, usage) per entry.
@@ -285,10 +246,6 @@ fn stderr_of_every_error_mode_classifies() {
     }
 }
 
-fn rows(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
-}
-
 const AUTH_LINE: &str = r#"✕ [API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]"#;
 
 #[test]
@@ -346,33 +303,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Gemini has quit; its summary box and hook log remain.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Gemini::read_screen(
-            profile(),
-            Screen {
-                rows: rows(pane),
-                title: String::new(),
-            },
-        );
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
-}
-
-fn hook_lines(log: &str) -> Vec<(String, Value)> {
-    log.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("recorder line");
-            (
-                v["event"].as_str().expect("event").to_string(),
-                v["payload"].clone(),
-            )
-        })
-        .collect()
+    assert_readings(|s| Gemini::read_screen(profile(), s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
@@ -479,14 +410,7 @@ fn hooks_tie_to_their_runs_and_failures_fire_no_end() {
 }
 
 fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-    let t = <Gemini as Guest>::Tally::new(PARSER.to_string());
-    for (name, text) in files {
-        t.begin_file(name.to_string());
-        for chunk in text.as_bytes().chunks(4096) {
-            t.feed(chunk.to_vec()).expect("feeds");
-        }
-    }
-    t.finish()
+    drover_kit::testing::tally::<<Gemini as Guest>::Tally>(PARSER, files, 4096)
 }
 
 const CHAT: &str = real!("transcript.jsonl");

@@ -2,6 +2,7 @@
 //! fixture go through hook parsing, the tally, turn parsing and the screen
 //! and fault readers.
 
+use drover_kit::testing::{Xorshift64Star, cuts};
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{Guest, GuestTally, Screen, TurnOutput};
 
@@ -20,62 +21,50 @@ const FIXTURES: &[&str] = &[
     include_str!("../fixtures/settings.user.json"),
 ];
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    /// Bytes biased towards JSON punctuation, UTF-8 lead bytes and the
-    /// markers the parsers look for.
-    fn bytes(&mut self) -> Vec<u8> {
-        const PIECES: &[&[u8]] = &[
-            b"{",
-            b"}",
-            b"[",
-            b"]",
-            b"\"",
-            b":",
-            b",",
-            b"\n",
-            b"\"tokens\"",
-            b"\"sessionId\"",
-            b"\"id\"",
-            b"\"$set\"",
-            b"\"messages\"",
-            b"-1",
-            b"1e400",
-            b"null",
-            "●".as_bytes(),
-            "⠙".as_bytes(),
-            b"\xff",
-            b"\xe2\x94",
-        ];
-        let len = (self.next() % 200) as usize;
-        let mut out = Vec::with_capacity(len * 2);
-        for _ in 0..len {
-            let r = self.next();
-            if r.is_multiple_of(3) {
-                out.extend_from_slice(PIECES[(r >> 8) as usize % PIECES.len()]);
-            } else {
-                out.push((r >> 16) as u8);
-            }
+/// Bytes biased towards JSON punctuation, UTF-8 lead bytes and the markers
+/// the parsers look for.
+fn hostile(rng: &mut Xorshift64Star) -> Vec<u8> {
+    const PIECES: &[&[u8]] = &[
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b"\"",
+        b":",
+        b",",
+        b"\n",
+        b"\"tokens\"",
+        b"\"sessionId\"",
+        b"\"id\"",
+        b"\"$set\"",
+        b"\"messages\"",
+        b"-1",
+        b"1e400",
+        b"null",
+        "●".as_bytes(),
+        "⠙".as_bytes(),
+        b"\xff",
+        b"\xe2\x94",
+    ];
+    let len = (rng.next_u64() % 200) as usize;
+    let mut out = Vec::with_capacity(len * 2);
+    for _ in 0..len {
+        let r = rng.next_u64();
+        if r.is_multiple_of(3) {
+            out.extend_from_slice(PIECES[(r >> 8) as usize % PIECES.len()]);
+        } else {
+            out.push((r >> 16) as u8);
         }
-        out
     }
+    out
 }
 
 fn inputs() -> Vec<Vec<u8>> {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut all: Vec<Vec<u8>> = (0..400).map(|_| rng.bytes()).collect();
+    let mut rng = Xorshift64Star(0x9e37_79b9_7f4a_7c15);
+    let mut all: Vec<Vec<u8>> = (0..400).map(|_| hostile(&mut rng)).collect();
     for fixture in FIXTURES {
         let bytes = fixture.as_bytes();
-        for cut in (0..bytes.len()).step_by(bytes.len() / 23 + 1) {
+        for cut in cuts(bytes.len(), 23) {
             all.push(bytes[..cut].to_vec());
         }
     }

@@ -112,18 +112,9 @@ pub const RULES: &[ScreenRule] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::Screen;
-    use drover_kit::screen::{read, rows_of};
 
     fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        let r = read(
-            RULES,
-            &Screen {
-                rows: rows_of(text),
-                title: String::new(),
-            },
-        );
-        (r.state, r.prompt_kind, r.rule)
+        drover_kit::testing::state(RULES, text)
     }
 
     // Screens modelled on Gemini CLI 0.61.0 panes (reference/real-clis.md

@@ -313,8 +313,8 @@ impl RowParser for GeminiChat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::UsageReport;
     use drover_kit::usage::ChunkedTally;
-    use drover_kit::{GuestTally, UsageReport};
 
     const SESSION: &str = include_str!("../fixtures/chat-session.jsonl");
     const LEGACY: &str = include_str!("../fixtures/chat-legacy.json");
@@ -324,14 +324,7 @@ mod tests {
     /// Tallies `(file name, text)` pairs in one tally, in small chunks so
     /// rows straddle chunk boundaries.
     fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-        let t = ChunkedTally::<Parsers>::new(crate::PARSER.to_string());
-        for (name, text) in files {
-            t.begin_file(name.to_string());
-            for chunk in text.as_bytes().chunks(41) {
-                t.feed(chunk.to_vec()).expect("feeds");
-            }
-        }
-        t.finish()
+        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 41)
     }
 
     fn fields(u: Usage) -> (u64, u64, u64, u64, u64, u64) {

@@ -24,6 +24,8 @@ pub mod patterns;
 pub mod payload;
 pub mod prompt;
 pub mod screen;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod usage;
 
 pub use drover::adapter::types::*;

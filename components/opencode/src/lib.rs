@@ -175,6 +175,7 @@ mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::{Xorshift64Star, cuts};
     use drover_kit::{CanonicalEvent, GuestTally};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
@@ -263,22 +264,8 @@ mod tests {
         );
     }
 
-    /// xorshift64*: deterministic, so a failure reproduces.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
     /// Random bytes, or random splices of tokens these parsers look for.
-    fn hostile(rng: &mut Rng) -> Vec<u8> {
+    fn hostile(rng: &mut Xorshift64Star) -> Vec<u8> {
         const TOKENS: &[&str] = &[
             "{",
             "}",
@@ -317,7 +304,7 @@ mod tests {
         let mut out = Vec::with_capacity(len);
         if rng.below(3) == 0 {
             for _ in 0..len {
-                out.push(rng.next() as u8);
+                out.push(rng.next_u64() as u8);
             }
         } else {
             while out.len() < len {
@@ -372,7 +359,7 @@ mod tests {
 
     #[test]
     fn hostile_input_never_panics() {
-        let mut rng = Rng(0x0dd5_eed5_1234_5678);
+        let mut rng = Xorshift64Star(0x0dd5_eed5_1234_5678);
         for _ in 0..300 {
             exercise(&hostile(&mut rng));
         }
@@ -385,7 +372,7 @@ mod tests {
             include_bytes!("../fixtures/plugin.record.js"),
         ];
         for fixture in fixtures {
-            for cut in (0..fixture.len()).step_by(fixture.len() / 40 + 1) {
+            for cut in cuts(fixture.len(), 40) {
                 exercise(&fixture[..cut]);
             }
         }

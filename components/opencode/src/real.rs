@@ -10,9 +10,11 @@
 //! (seq 1, 4, 7, 58); it is billed but appears neither in `run` output nor
 //! in the `message` table, so the expected figures leave it out.
 
+use drover_kit::screen::rows_of as rows;
+use drover_kit::testing::{Run, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, Screen, SeatState,
-    TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
+    TurnResult, Usage, UsageReport,
 };
 use serde_json::{Value, json};
 
@@ -20,55 +22,18 @@ use crate::Opencode;
 use crate::tests_support::profile;
 use crate::usage::{DB, JSON};
 
-macro_rules! real {
-    ($file:expr) => {
-        include_str!(concat!("../../../tests/fixtures/real/opencode/", $file))
-    };
+// real!(file) and run!(case, ext) over tests/fixtures/real/opencode/.
+drover_kit::testing::real_captures!("opencode");
+
+/// parse-turn over a captured run.
+trait Parse {
+    fn parse(&self) -> TurnResult;
 }
 
-struct Run {
-    stdout: &'static str,
-    stderr: &'static str,
-    exit: &'static str,
-    hooks: &'static str,
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        Run {
-            stdout: real!(concat!($case, ".stdout.", $ext)),
-            stderr: real!(concat!($case, ".stderr.txt")),
-            exit: real!(concat!($case, ".exit")),
-            hooks: real!(concat!($case, ".hooks.jsonl")),
-        }
-    };
-}
-
-impl Run {
-    fn exit_code(&self) -> Option<i32> {
-        self.exit.trim().parse().ok()
-    }
-
+impl Parse for Run {
     fn parse(&self) -> TurnResult {
-        Opencode::parse_turn(
-            profile(),
-            TurnOutput {
-                stdout: self.stdout.to_string(),
-                stderr: self.stderr.to_string(),
-                exit_code: self.exit_code(),
-                // Step counts are per run; a prior record changes nothing.
-                prior_usage: Some(chat(1)),
-            },
-        )
-        .expect("parses")
-    }
-
-    fn lines(&self) -> Vec<String> {
-        self.stdout
-            .lines()
-            .chain(self.stderr.lines())
-            .map(str::to_string)
-            .collect()
+        // Step counts are per run; a prior record changes nothing.
+        Opencode::parse_turn(profile(), self.output(Some(chat(1)))).expect("parses")
     }
 }
 
@@ -82,10 +47,6 @@ fn chat(calls: u64) -> Usage {
         reasoning: 0,
         requests: calls,
     }
-}
-
-fn total(report: Option<UsageReport>) -> Usage {
-    report.expect("usage reported").total()
 }
 
 const SESSION: &str = "ses_dd2a43f32ffe3bHPlnw0TS47j2";
@@ -220,10 +181,6 @@ fn error_events_classify() {
     }
 }
 
-fn rows(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
-}
-
 #[test]
 fn panes_classify_by_the_sentence_they_show() {
     let cases: [(&str, Option<(FaultKind, &str)>); 9] = [
@@ -279,31 +236,15 @@ fn every_pane_reads_as_what_it_shows() {
         // opencode has exited; only its "Continue opencode -s …" hint is left.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Opencode::read_screen(
-            profile(),
-            Screen {
-                rows: rows(pane),
-                title: String::new(),
-            },
-        );
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
+    assert_readings(|s| Opencode::read_screen(profile(), s), &cases);
 }
 
 /// The recorder logged `{event, payload: properties}`; drover's plugin
 /// relays `{type, properties, session_id, cwd}` (plugin.rs).
 fn relayed(log: &str) -> Vec<(String, Value, Value)> {
-    log.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("recorder line");
-            let event = v["event"].as_str().expect("event").to_string();
-            let properties = v["payload"].clone();
+    hook_lines(log)
+        .into_iter()
+        .map(|(event, properties)| {
             let session = properties
                 .get("sessionID")
                 .or_else(|| properties.get("info").and_then(|i| i.get("id")))
@@ -438,12 +379,7 @@ fn db_lines(rows_json: &str, parsed: bool) -> String {
 }
 
 fn tally_db(text: &str) -> Option<UsageReport> {
-    let t = <Opencode as Guest>::Tally::new(DB.to_string());
-    t.begin_file("opencode.db".to_string());
-    for chunk in text.as_bytes().chunks(1000) {
-        t.feed(chunk.to_vec()).expect("feeds");
-    }
-    t.finish()
+    drover_kit::testing::tally::<<Opencode as Guest>::Tally>(DB, &[("opencode.db", text)], 1000)
 }
 
 #[test]

@@ -59,18 +59,9 @@ pub const RULES: &[ScreenRule] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::Screen;
-    use drover_kit::screen::{read, rows_of};
 
     fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        let r = read(
-            RULES,
-            &Screen {
-                rows: rows_of(text),
-                title: String::new(),
-            },
-        );
-        (r.state, r.prompt_kind, r.rule)
+        drover_kit::testing::state(RULES, text)
     }
 
     const IDLE: &str = include_str!("../fixtures/screen-idle.txt");

@@ -289,21 +289,13 @@ impl RowParser for Rows {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::GuestTally;
     use drover_kit::usage::ChunkedTally;
 
     const DB_ROWS: &str = include_str!("../fixtures/db-messages.jsonl");
     const RUN_JSON: &str = include_str!("../fixtures/run-success.jsonl");
 
     fn tally(parser: &str, files: &[(&str, &str)]) -> Option<drover_kit::UsageReport> {
-        let t = ChunkedTally::<Parsers>::new(parser.to_string());
-        for (name, text) in files {
-            t.begin_file((*name).to_string());
-            for chunk in text.as_bytes().chunks(29) {
-                t.feed(chunk.to_vec()).expect("feeds");
-            }
-        }
-        t.finish()
+        drover_kit::testing::tally::<ChunkedTally<Parsers>>(parser, files, 29)
     }
 
     #[test]

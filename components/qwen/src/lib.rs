@@ -216,6 +216,7 @@ mod tests_support {
 mod tests {
     use super::*;
     use drover_kit::CanonicalEvent;
+    use drover_kit::testing::{Xorshift64Star, cuts};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
         LocationContext {
@@ -324,22 +325,8 @@ mod tests {
         assert_eq!(event.kind, CanonicalEvent::Stop);
     }
 
-    /// xorshift64*: deterministic, so a failure reproduces.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
     /// Random bytes, or random splices of tokens these parsers look for.
-    fn hostile(rng: &mut Rng) -> Vec<u8> {
+    fn hostile(rng: &mut Xorshift64Star) -> Vec<u8> {
         const TOKENS: &[&str] = &[
             "{",
             "}",
@@ -377,7 +364,7 @@ mod tests {
         let mut out = Vec::with_capacity(len);
         if rng.below(3) == 0 {
             for _ in 0..len {
-                out.push(rng.next() as u8);
+                out.push(rng.next_u64() as u8);
             }
         } else {
             while out.len() < len {
@@ -417,7 +404,7 @@ mod tests {
 
     #[test]
     fn hostile_input_never_panics() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Xorshift64Star(0x9e37_79b9_7f4a_7c15);
         for _ in 0..300 {
             exercise(&hostile(&mut rng));
         }
@@ -430,7 +417,7 @@ mod tests {
             include_bytes!("../fixtures/settings.user.json"),
         ];
         for fixture in fixtures {
-            for cut in (0..fixture.len()).step_by(fixture.len() / 40 + 1) {
+            for cut in cuts(fixture.len(), 40) {
                 exercise(&fixture[..cut]);
             }
         }

@@ -11,9 +11,11 @@
 //! managed-auto-memory-extractor call (answered "OK"), a billed call of its
 //! own.
 
+use drover_kit::screen::rows_of as rows;
+use drover_kit::testing::{Run, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, LocationContext, PromptKind, Screen,
-    SeatState, TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, Guest, HookInstall, LocationContext, PromptKind, SeatState,
+    TurnOutcome, TurnResult, Usage, UsageReport,
 };
 use serde_json::Value;
 
@@ -21,59 +23,17 @@ use crate::tests_support::profile;
 use crate::usage::RECORD_PARSER;
 use crate::{PARSER, Qwen};
 
-macro_rules! real {
-    ($file:expr) => {
-        include_str!(concat!("../../../tests/fixtures/real/qwen/", $file))
-    };
+// real!(file) and run!(case, ext) over tests/fixtures/real/qwen/.
+drover_kit::testing::real_captures!("qwen");
+
+/// parse-turn over a captured run.
+trait Parse {
+    fn parse(&self, prior: Option<Usage>) -> TurnResult;
 }
 
-struct Run {
-    stdout: &'static str,
-    stderr: &'static str,
-    exit: &'static str,
-    hooks: &'static str,
-}
-
-macro_rules! run {
-    ($case:literal, $ext:literal) => {
-        Run {
-            stdout: real!(concat!($case, ".stdout.", $ext)),
-            stderr: real!(concat!($case, ".stderr.txt")),
-            exit: real!(concat!($case, ".exit")),
-            hooks: real!(concat!($case, ".hooks.jsonl")),
-        }
-    };
-}
-
-impl Run {
-    /// `timeout` exits 124 where drover's own deadline kills the process,
-    /// which drover reports as no exit code.
-    fn exit_code(&self) -> Option<i32> {
-        match self.exit.trim().parse().ok() {
-            Some(124) => None,
-            code => code,
-        }
-    }
-
+impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Qwen::parse_turn(
-            profile(),
-            TurnOutput {
-                stdout: self.stdout.to_string(),
-                stderr: self.stderr.to_string(),
-                exit_code: self.exit_code(),
-                prior_usage: prior,
-            },
-        )
-        .expect("parses")
-    }
-
-    fn lines(&self) -> Vec<String> {
-        self.stdout
-            .lines()
-            .chain(self.stderr.lines())
-            .map(str::to_string)
-            .collect()
+        Qwen::parse_turn(profile(), self.output(prior)).expect("parses")
     }
 }
 
@@ -87,10 +47,6 @@ fn chat(calls: u64) -> Usage {
         reasoning: 0,
         requests: calls,
     }
-}
-
-fn total(report: Option<UsageReport>) -> Usage {
-    report.expect("usage reported").total()
 }
 
 const SESSION: &str = "04d7f44c-3f1b-4b60-b153-bbb52597cdfd";
@@ -253,10 +209,6 @@ fn error_output_classifies() {
     }
 }
 
-fn rows(text: &str) -> Vec<String> {
-    text.lines().map(str::to_string).collect()
-}
-
 #[test]
 fn panes_classify_by_the_sentence_they_show() {
     let auth = "✕ [API Error: 401 Incorrect API key provided]";
@@ -319,33 +271,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Qwen has quit; only its resume hint is left.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    for (n, (pane, state, kind)) in cases.iter().enumerate() {
-        let reading = Qwen::read_screen(
-            profile(),
-            Screen {
-                rows: rows(pane),
-                title: String::new(),
-            },
-        );
-        assert_eq!(
-            (reading.state, reading.prompt_kind),
-            (*state, *kind),
-            "case {n}: {reading:?}"
-        );
-    }
-}
-
-fn hook_lines(log: &str) -> Vec<(String, Value)> {
-    log.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("recorder line");
-            (
-                v["event"].as_str().expect("event").to_string(),
-                v["payload"].clone(),
-            )
-        })
-        .collect()
+    assert_readings(|s| Qwen::read_screen(profile(), s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
@@ -436,14 +362,7 @@ fn headless_failures_fire_no_turn_end() {
 }
 
 fn tally(parser: &str, files: &[(&str, &str)]) -> Option<UsageReport> {
-    let t = <Qwen as Guest>::Tally::new(parser.to_string());
-    for (name, text) in files {
-        t.begin_file(name.to_string());
-        for chunk in text.as_bytes().chunks(4096) {
-            t.feed(chunk.to_vec()).expect("feeds");
-        }
-    }
-    t.finish()
+    drover_kit::testing::tally::<<Qwen as Guest>::Tally>(parser, files, 4096)
 }
 
 const CHAT: &str = real!("transcript.jsonl");

@@ -318,21 +318,12 @@ impl RowParser for UsageRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::GuestTally;
     use drover_kit::usage::ChunkedTally;
 
     const CHAT: &str = include_str!("../fixtures/chat.jsonl");
 
     fn tally(files: &[(&str, &str)]) -> Option<drover_kit::UsageReport> {
-        let t = ChunkedTally::<Parsers>::new(crate::PARSER.to_string());
-        for (name, text) in files {
-            t.begin_file((*name).to_string());
-            // Small chunks so rows straddle chunk boundaries.
-            for chunk in text.as_bytes().chunks(41) {
-                t.feed(chunk.to_vec()).expect("feeds");
-            }
-        }
-        t.finish()
+        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 41)
     }
 
     #[test]

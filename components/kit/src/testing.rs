@@ -1,0 +1,268 @@
+//! Test support for the adapter crates (feature `testing`).
+//!
+//! Adapters enable the feature from `[dev-dependencies]` only, so nothing
+//! here reaches a component build. What lives here is the same for every
+//! CLI: pseudo-random input, the layout of the real captures under
+//! `tests/fixtures/real/<cli>/`, the recorder's hook log, tally feeding.
+//! What a CLI is expected to print or count stays in its crate.
+
+use std::iter::StepBy;
+use std::ops::Range;
+
+use serde_json::Value;
+
+use crate::screen::{ScreenRule, rows_of};
+use crate::{
+    Conversation, GuestTally, LaunchRequest, PromptKind, Screen, ScreenReading, SeatState,
+    TurnOutput, Usage, UsageReport,
+};
+
+/// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
+/// dependencies, so a failing input reproduces.
+pub struct Xorshift64(u64);
+
+impl Xorshift64 {
+    /// A zero state would stay zero, so zero seeds as one.
+    pub fn new(seed: u64) -> Xorshift64 {
+        Xorshift64(seed.max(1))
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// xorshift64*: like [`Xorshift64`], with a multiplied output. The state is
+/// the seed as given and must not be zero.
+pub struct Xorshift64Star(pub u64);
+
+impl Xorshift64Star {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// `len` pseudo-random bytes: the low byte of each [`Xorshift64`] step.
+pub fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut rng = Xorshift64::new(seed);
+    (0..len).map(|_| rng.next_u64() as u8).collect()
+}
+
+/// Where to cut a `len`-byte fixture to get about `count` truncations: every
+/// `len / count + 1` bytes, starting at 0.
+pub fn cuts(len: usize, count: usize) -> StepBy<Range<usize>> {
+    (0..len).step_by(len / count + 1)
+}
+
+/// 300 [`noise`] inputs of up to 700 bytes (seeds `i * 7919 + salt`), then
+/// each fixture cut short at 24 places.
+pub fn noise_and_prefixes(salt: u64, fixtures: &[&[u8]]) -> Vec<Vec<u8>> {
+    let mut inputs: Vec<Vec<u8>> = (0..300u64)
+        .map(|i| noise(i * 7919 + salt, (i as usize * 13) % 700))
+        .collect();
+    for f in fixtures {
+        for cut in cuts(f.len(), 24) {
+            inputs.push(f[..cut].to_vec());
+        }
+    }
+    inputs
+}
+
+/// A fixture of `tests/fixtures/real/<cli>/`, embedded at compile time.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __real_fixture {
+    ($cli:literal, $file:expr) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/real/",
+            $cli,
+            "/",
+            $file
+        ))
+    };
+}
+pub use __real_fixture as real_fixture;
+
+/// The captured headless run `<case>` of `tests/fixtures/real/<cli>/` as a
+/// [`Run`]: `<case>.stdout.<ext>`, `.stderr.txt`, `.exit`, `.hooks.jsonl`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __captured_run {
+    ($cli:literal, $case:literal, $ext:literal) => {
+        $crate::testing::Run {
+            stdout: $crate::testing::real_fixture!($cli, concat!($case, ".stdout.", $ext)),
+            stderr: $crate::testing::real_fixture!($cli, concat!($case, ".stderr.txt")),
+            exit: $crate::testing::real_fixture!($cli, concat!($case, ".exit")),
+            hooks: $crate::testing::real_fixture!($cli, concat!($case, ".hooks.jsonl")),
+        }
+    };
+}
+pub use __captured_run as captured_run;
+
+/// Declares `real!(file)` ([`real_fixture!`]) and `run!(case, ext)`
+/// ([`captured_run!`]) over the captures of `<cli>`, for the module that
+/// invokes it and the code below the invocation.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __real_captures {
+    ($cli:literal) => {
+        macro_rules! real {
+            ($file:expr) => {
+                $crate::testing::real_fixture!($cli, $file)
+            };
+        }
+        macro_rules! run {
+            ($case:literal, $ext:literal) => {
+                $crate::testing::captured_run!($cli, $case, $ext)
+            };
+        }
+    };
+}
+pub use __real_captures as real_captures;
+
+/// One captured headless run: its stdout, stderr, exit code and hook log.
+pub struct Run {
+    pub stdout: &'static str,
+    pub stderr: &'static str,
+    pub exit: &'static str,
+    pub hooks: &'static str,
+}
+
+impl Run {
+    /// The exit code as drover sees it: `timeout` exits 124 where drover's
+    /// own deadline kills the process, which drover reports as no code.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.exit.trim().parse().ok() {
+            Some(124) => None,
+            code => code,
+        }
+    }
+
+    /// What parse-turn gets for this run.
+    pub fn output(&self, prior_usage: Option<Usage>) -> TurnOutput {
+        TurnOutput {
+            stdout: self.stdout.to_string(),
+            stderr: self.stderr.to_string(),
+            exit_code: self.exit_code(),
+            prior_usage,
+        }
+    }
+
+    /// stdout's lines, then stderr's.
+    pub fn lines(&self) -> Vec<String> {
+        self.stdout
+            .lines()
+            .chain(self.stderr.lines())
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// A launch request for `prompt` in `conversation`, without model or extra args.
+pub fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
+    LaunchRequest {
+        prompt: prompt.to_string(),
+        model: String::new(),
+        extra_args: None,
+        conversation,
+    }
+}
+
+/// A pane capture as a [`Screen`] without a title.
+pub fn screen(text: &str) -> Screen {
+    Screen {
+        rows: rows_of(text),
+        title: String::new(),
+    }
+}
+
+/// What `rules` read on a pane capture: (state, prompt kind, rule id).
+pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>, String) {
+    let r = crate::screen::read(rules, &screen(text));
+    (r.state, r.prompt_kind, r.rule)
+}
+
+/// Asserts that `read` reads each (pane, state, prompt kind) case as given.
+/// A failure is reported at the caller's line.
+#[track_caller]
+pub fn assert_readings(
+    read: impl Fn(Screen) -> ScreenReading,
+    cases: &[(&str, SeatState, Option<PromptKind>)],
+) {
+    for (n, (pane, state, kind)) in cases.iter().enumerate() {
+        let reading = read(screen(pane));
+        assert_eq!(
+            (reading.state, reading.prompt_kind),
+            (*state, *kind),
+            "case {n}: {reading:?}"
+        );
+    }
+}
+
+/// Every line of a hook recorder log: (event, payload).
+pub fn hook_lines(log: &str) -> Vec<(String, Value)> {
+    log.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("recorder line");
+            (
+                v["event"].as_str().expect("event").to_string(),
+                v["payload"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Tallies `files` (name, text) with a `T` for `parser`, fed in `chunk`-byte
+/// pieces so rows straddle chunk boundaries.
+pub fn tally<T: GuestTally>(
+    parser: &str,
+    files: &[(&str, &str)],
+    chunk: usize,
+) -> Option<UsageReport> {
+    let t = T::new(parser.to_string());
+    for (name, text) in files {
+        t.begin_file(name.to_string());
+        for piece in text.as_bytes().chunks(chunk) {
+            t.feed(piece.to_vec()).expect("feeds");
+        }
+    }
+    t.finish()
+}
+
+/// The report's sum; the report must be there.
+pub fn total(report: Option<UsageReport>) -> Usage {
+    report.expect("usage reported").total()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The adapters' robustness inputs hang on these streams; a change here
+    /// would quietly swap every input they were written and passed with.
+    #[test]
+    fn the_generators_stay_the_ones_the_tests_were_written_with() {
+        assert_eq!(noise(1, 6), [65, 65, 41, 37, 101, 1]);
+        assert_eq!(noise(0, 6), noise(1, 6));
+        let mut rng = Xorshift64Star(0x9e37_79b9_7f4a_7c15);
+        assert_eq!(
+            [rng.next_u64(), rng.next_u64()],
+            [0x0d83_b3e2_9a21_487a, 0x54c4_4c79_f1fe_9d67]
+        );
+        assert_eq!(cuts(10, 4).collect::<Vec<_>>(), [0, 3, 6, 9]);
+        assert_eq!(cuts(3, 24).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+}
