@@ -43,7 +43,9 @@ cargo clippy --workspace --all-targets -j2 -- -D warnings
 (cd components && cargo clippy --workspace --all-targets -j2 -- -D warnings)
 
 step "build (the e2e tests run the workspace's binaries)"
-cargo build --workspace -j2
+# With --tests the binaries get the same feature set `cargo test` uses, so
+# the test step below reuses them instead of compiling wasmtime again.
+cargo build --workspace --bins --tests -j2
 
 step "tests: components"
 (cd components && cargo test --workspace -j2)

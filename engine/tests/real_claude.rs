@@ -153,3 +153,8 @@ fn headless_permission_request_is_recorded_as_blocked() {
         "the tool ran unapproved"
     );
 }
+
+#[test]
+fn probe_adapter_reads_the_real_hooks_and_transcript() {
+    scenario::probe(&CASE);
+}

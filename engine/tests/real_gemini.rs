@@ -120,3 +120,8 @@ fn tmux_permission_prompt_blocks() {
 fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
     scenario::hooks(&CASE);
 }
+
+#[test]
+fn probe_adapter_reads_the_real_hooks_and_transcript() {
+    scenario::probe(&CASE);
+}

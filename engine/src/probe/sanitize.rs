@@ -32,6 +32,8 @@ use sha2::{Digest, Sha256};
 /// name would redact half of every help screen. Path components are still
 /// checked for them exactly.
 pub const MIN_USERNAME: usize = 4;
+/// Last components of a home directory that are not a username.
+const GENERIC_HOME_NAMES: [&str; 4] = ["home", "users", "user", "tmp"];
 /// Project names shorter than this are aliased only where they form a whole
 /// path component or identifier, never inside free text.
 pub const MIN_ALIAS_IN_TEXT: usize = 4;
@@ -104,7 +106,11 @@ impl Identity {
     /// `HOME` (or `USERPROFILE`), and `USER`, `LOGNAME`, `USERNAME` plus the
     /// home directory's last component.
     pub fn from_env() -> Identity {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Identity::from_vars(|name| std::env::var(name).ok())
+    }
+
+    fn from_vars(lookup: impl Fn(&str) -> Option<String>) -> Identity {
+        let var = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let home = var("HOME")
             .or_else(|| var("USERPROFILE"))
             .map(|h| h.trim_end_matches(['/', '\\']).to_string())
@@ -113,10 +119,14 @@ impl Identity {
             .iter()
             .filter_map(|v| var(v))
             .collect();
+        // A home named like its parent's convention (`/home`, `/Users`, a
+        // scratch `…/home`) says nothing about the user, and taking it as a
+        // username would flag drover's own `<home>` placeholder.
         if let Some(last) = home
             .as_deref()
             .and_then(|h| Path::new(h).file_name())
             .and_then(|n| n.to_str())
+            .filter(|n| !GENERIC_HOME_NAMES.contains(&n.to_ascii_lowercase().as_str()))
         {
             usernames.push(last.to_string());
         }
@@ -306,6 +316,11 @@ impl Sanitizer {
         } else if raw == "~" || raw.starts_with("~/") {
             out.push('~');
             rest = &raw[1..];
+        } else if let Some(home) = OTHER_HOME_PREFIX.find(raw) {
+            // Someone's home that is not `$HOME` (a tool installed by
+            // another account, a `sudo` run): its owner is as personal.
+            out.push_str("<home>");
+            rest = &raw[home.end()..];
         }
         let absolute = out.is_empty() && rest.starts_with(['/', '\\']);
         let components: Vec<&str> = rest.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
@@ -566,6 +581,11 @@ static URL_CREDENTIALS: LazyLock<Regex> = LazyLock::new(|| {
 /// Somebody's home directory other than the current user's (collection).
 static OTHER_HOME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"/(?:home|Users)/[A-Za-z0-9._-]+").expect("static regex"));
+/// The home-directory part at the start of a path (for [`Sanitizer::path`]).
+static OTHER_HOME_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:/(?:home|Users)/[^/\\]+|/root|(?i:[a-z]:\\users\\[^\\]+))(?:$|[/\\])")
+        .expect("static regex")
+});
 static WINDOWS_HOME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b[a-z]:\\{1,2}users\\{1,2}[^\\\s]+").expect("static regex"));
 /// Any home-directory path (egress); doubled backslashes cover JSON text.

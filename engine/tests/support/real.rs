@@ -960,10 +960,20 @@ fn parse_run(out: std::process::Output, elapsed: Duration) -> RunOutput {
     }
 }
 
+/// The account's name (CI shells often leave `USER` unset; the CLIs and
+/// drover's sanitizer read it).
 fn whoami() -> String {
     std::env::var("USER")
         .ok()
         .filter(|u| !u.is_empty())
+        .or_else(|| {
+            Command::new("id")
+                .arg("-un")
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+                .filter(|u| !u.is_empty())
+        })
         .unwrap_or_else(|| "drover".to_string())
 }
 

@@ -155,10 +155,7 @@ fn paths_keep_shape_not_names() {
         "~/.codex/sessions/*/*/*/rollout-*.jsonl"
     );
     assert_eq!(s.path("/a/*.jsonl", false).as_str(), "/a/<redacted>");
-    assert_eq!(
-        s.path("C:\\Users\\zqxuser\\x", false).as_str(),
-        "<redacted>/Users/<redacted:user>/x"
-    );
+    assert_eq!(s.path("C:\\Users\\zqxuser\\x", false).as_str(), "<home>/x");
     assert_eq!(s.path("/", false).as_str(), "/");
 }
 
@@ -299,4 +296,45 @@ fn standalone_matching() {
         replace_standalone("ZQXUSER zqxuser2", "zqxuser", "<u>", true).0,
         "<u> zqxuser2"
     );
+}
+
+#[test]
+fn a_path_in_another_home_loses_its_owner() {
+    // The CLI installed by another account (or HOME pointed elsewhere): its
+    // path still names a home, and the egress guard would refuse it.
+    let s = sanitizer();
+    for (raw, want) in [
+        (
+            "/root/.cache/clis/claude/node_modules/.bin/claude",
+            "<home>/.cache/clis/claude/node_modules/.bin/claude",
+        ),
+        ("/home/someoneelse/bin/tool", "<home>/bin/tool"),
+        ("/Users/Someone/bin/tool", "<home>/bin/tool"),
+        ("/root", "<home>"),
+        ("/rootless/bin/tool", "/rootless/bin/tool"),
+    ] {
+        let out = s.path(raw, false);
+        assert_eq!(out.as_str(), want, "{raw}");
+        assert!(s.hard_rules(out.as_str()).is_empty(), "{raw} -> {out:?}");
+    }
+}
+
+#[test]
+fn a_generic_home_name_is_not_taken_for_a_username() {
+    let identity = |home: &str| {
+        Identity::from_vars(|name| match name {
+            "HOME" => Some(home.to_string()),
+            "USER" => Some("zqxuser".to_string()),
+            _ => None,
+        })
+    };
+    assert_eq!(identity("/tmp/scratch/home").usernames, ["zqxuser"]);
+    assert_eq!(
+        identity("/home/zqxother").usernames,
+        ["zqxother", "zqxuser"]
+    );
+    // And so drover's own placeholder passes the guard.
+    let s = Sanitizer::with_salt(&identity("/tmp/scratch/home"), [1; 16]);
+    let path = s.path("/home/someoneelse/tool", false);
+    assert!(s.hard_rules(path.as_str()).is_empty(), "{path:?}");
 }
