@@ -47,16 +47,7 @@ impl Sandbox {
             .wasm_component_model(true)
             .epoch_interruption(true)
             .concurrency_support(false)
-            .parallel_compilation(true)
-            // Most engines live in a one-shot `drover hook` process that
-            // loads one component and calls it once: building a copy-on-write
-            // image of its data segments and registering unwind tables with
-            // libgcc cost more there than they save (the median load of the
-            // Claude component fell from ~0.77 to ~0.5 ms). Host functions
-            // never panic through guest frames, which is all native unwind
-            // info is for.
-            .memory_init_cow(false)
-            .native_unwind_info(false);
+            .parallel_compilation(true);
         let engine = Engine::new(&config).map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
