@@ -100,8 +100,11 @@ impl CompileCache {
             }
         }
         let serialized = engine.precompile_component(wasm)?;
-        if let Err(error) = write_entry(&path, &serialized) {
-            tracing::warn!(path = %path.display(), "cannot write the compile cache: {error}");
+        match write_entry(&path, &serialized) {
+            Ok(()) => prune_stale(&path, STALE_AFTER),
+            Err(error) => {
+                tracing::warn!(path = %path.display(), "cannot write the compile cache: {error}");
+            }
         }
         // SAFETY: `serialized` was produced by this engine just now.
         let component = unsafe { Component::deserialize(engine, &serialized) }?;
@@ -153,6 +156,47 @@ fn verify(path: &Path) -> Verified {
     }
 }
 
+/// Entries written longer ago than this are removed when another entry is
+/// written. Every component version and every drover upgrade leaves one
+/// behind, and nothing else would ever delete them; an entry still in use
+/// is simply compiled again on its next load.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
+/// Removes cache files (entries, sums, temp files a killed writer left)
+/// last modified more than `age` ago, except `keep` and its sum. Best
+/// effort: a cache that cannot be pruned still works.
+fn prune_stale(keep: &Path, age: std::time::Duration) {
+    let Some(dir) = keep.parent() else { return };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let keep_sum = sum_path(keep);
+    let Some(cutoff) = std::time::SystemTime::now().checked_sub(age) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name.ends_with(".cwasm") || name.ends_with(".sum") || name.starts_with(".tmp");
+        if !ours || path == keep || path == keep_sum {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|modified| modified < cutoff);
+        if old && entry.file_type().is_ok_and(|t| t.is_file()) {
+            match fs::remove_file(&path) {
+                Ok(()) => {
+                    tracing::debug!(path = %path.display(), "pruned a stale compile-cache file")
+                }
+                Err(e) => tracing::debug!(path = %path.display(), "cannot prune: {e}"),
+            }
+        }
+    }
+}
+
 fn write_entry(path: &Path, payload: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()
@@ -181,4 +225,42 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         builder.mode(0o700);
     }
     builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn file_aged(dir: &Path, name: &str, age: Duration) -> PathBuf {
+        let path = dir.join(name);
+        fs::write(&path, b"x").expect("write");
+        let file = fs::File::options().write(true).open(&path).expect("open");
+        file.set_modified(SystemTime::now() - age)
+            .expect("set mtime");
+        path
+    }
+
+    #[test]
+    fn pruning_removes_only_old_cache_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let month = Duration::from_secs(31 * 24 * 3600);
+        let old_entry = file_aged(dir.path(), "a-1.cwasm", month);
+        let old_sum = file_aged(dir.path(), "a-1.sum", month);
+        let old_temp = file_aged(dir.path(), ".tmpXYZ", month);
+        let fresh_entry = file_aged(dir.path(), "b-1.cwasm", Duration::from_secs(60));
+        let foreign = file_aged(dir.path(), "notes.txt", month);
+        // The entry just written is kept whatever its clock says.
+        let keep = file_aged(dir.path(), "c-1.cwasm", month);
+        let keep_sum = file_aged(dir.path(), "c-1.sum", month);
+
+        prune_stale(&keep, STALE_AFTER);
+
+        for gone in [&old_entry, &old_sum, &old_temp] {
+            assert!(!gone.exists(), "{} should be pruned", gone.display());
+        }
+        for kept in [&fresh_entry, &foreign, &keep, &keep_sum] {
+            assert!(kept.exists(), "{} should be kept", kept.display());
+        }
+    }
 }
