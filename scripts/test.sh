@@ -12,7 +12,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 target="${CARGO_TARGET_DIR:-$repo/target}"
 
-step() { printf '\n== %s\n' "$*"; }
+started=$SECONDS
+# Each step says how far into the run it starts, so CI logs show where the
+# time goes.
+step() { printf '\n== %s (at %ds)\n' "$*" $((SECONDS - started)); }
 
 step "toolchain: wasm32-wasip2"
 rustup target add wasm32-wasip2

@@ -1,8 +1,8 @@
 //! The hook relay, end to end, side by side with a Python interpreter doing
 //! the same work (read the payload, pick the session fields, publish one
 //! 0600 event file atomically into a no-follow directory). Prints a markdown
-//! table of p50/p90 wall times per invocation; scripts/bench-report.sh
-//! copies it into docs/benchmarks.md.
+//! table of p50/p90 wall times per invocation (docs/benchmarks.md records
+//! the runs).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
