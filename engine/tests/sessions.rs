@@ -54,9 +54,9 @@ macro_rules! both {
 
 fn completes_with_reply_usage_and_conversation(ws: &str) {
     let p = project(ws);
-    let (doc, code) = run(&p, ws, &[], "Reply with exactly: HELLO");
+    let (doc, code) = run(&p, ws, &[], "Reply with exactly: HELLO FROM DROVER");
     assert_eq!((status(&doc), code), ("completed", 0), "{doc:#}");
-    assert_eq!(doc["reply"], "HELLO");
+    assert_eq!(doc["reply"], "HELLO FROM DROVER");
     assert_eq!(doc["usage"]["input"], 1201);
     assert_eq!(doc["usage"]["cache_write"], 1302);
     assert_eq!(doc["usage"]["cache_read"], 1403);

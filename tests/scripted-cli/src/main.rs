@@ -13,7 +13,8 @@
 //! (its own directories, so it never touches a real Claude Code setup).
 //!
 //! Directives in the prompt script the turn:
-//! `Reply with exactly: X` (reply X, else OK), `@sleep=MS` (work that long),
+//! `Reply with exactly: X` (reply X: the rest of the line without the
+//! directives; else OK), `@sleep=MS` (work that long),
 //! `@hang` (never finish), `@crash` (exit 3 mid-turn), `@exit-early` (exit 0
 //! before finishing), `@no-stop` (finish without a Stop hook),
 //! `@subagent-stops=N` (fire N subagent stops first), `@fault=529|500|429|401|refused|reset`
@@ -158,9 +159,21 @@ fn script(prompt: &str) -> Script {
         ..Script::default()
     };
     if let Some(at) = prompt.find("Reply with exactly:") {
-        let rest = prompt[at + "Reply with exactly:".len()..].trim();
-        let word = rest.split_whitespace().next().unwrap_or("OK");
-        s.reply = word.trim_matches(|c| c == '"' || c == '\'').to_string();
+        // The rest of that line without the `@directives`, as the model
+        // server answers it (docs/model-server.md).
+        let line = prompt[at + "Reply with exactly:".len()..]
+            .lines()
+            .next()
+            .unwrap_or_default();
+        let words: Vec<&str> = line
+            .split_whitespace()
+            .filter(|w| !w.starts_with('@'))
+            .collect();
+        let reply = words.join(" ");
+        let reply = reply.trim_matches(|c| c == '"' || c == '\'');
+        if !reply.is_empty() {
+            s.reply = reply.to_string();
+        }
     }
     for token in prompt.split_whitespace().filter(|t| t.starts_with('@')) {
         let (name, value) = token[1..].split_once('=').unwrap_or((&token[1..], ""));
