@@ -104,7 +104,7 @@ pub struct Identity {
 
 impl Identity {
     /// `HOME` (or `USERPROFILE`), and `USER`, `LOGNAME`, `USERNAME` plus the
-    /// home directory's last component.
+    /// home directory's last component unless it is a generic name.
     pub fn from_env() -> Identity {
         Identity::from_vars(|name| std::env::var(name).ok())
     }
