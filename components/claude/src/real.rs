@@ -8,7 +8,9 @@
 //! quoted below). A failed call carried no usage at all.
 
 use drover_kit::screen::rows_of as lines;
-use drover_kit::testing::{Run, assert_readings, hook_lines, screen, total};
+use drover_kit::testing::{
+    Evidence, Run, assert_pane_faults, assert_readings, hook_lines, screen, total,
+};
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
@@ -301,14 +303,7 @@ fn panes_classify_by_the_sentence_they_show() {
             )),
         ),
     ];
-    for (n, (pane, expected)) in cases.iter().enumerate() {
-        let fault = classify(lines(pane));
-        assert_eq!(
-            fault.as_ref().map(|f| (f.kind, f.evidence.as_str())),
-            *expected,
-            "case {n}"
-        );
-    }
+    assert_pane_faults(classify, &cases, Evidence::Exact);
     let retrying = classify(lines(real!("pane-retrying-529.txt"))).expect("fault");
     assert_eq!(retrying.retry_after_secs, Some(1));
 }

@@ -8,8 +8,7 @@
 //! reasoning). `server-requests.jsonl` gives the calls per run (the `seq`
 //! numbers quoted below). A failed call carried no usage.
 
-use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, assert_readings, hook_lines, total};
+use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult,
     Usage, UsageReport,
@@ -275,14 +274,7 @@ fn panes_classify_by_the_sentence_they_show() {
             )),
         ),
     ];
-    for (n, (pane, expected)) in cases.iter().enumerate() {
-        let fault = classify(rows(pane));
-        let got = fault
-            .as_ref()
-            .map(|f| (f.kind, f.evidence.split_whitespace().collect::<Vec<_>>()));
-        let want = expected.map(|(k, e)| (k, e.split_whitespace().collect::<Vec<_>>()));
-        assert_eq!(got, want, "case {n}");
-    }
+    assert_pane_faults(classify, &cases, Evidence::IgnoringSpacing);
 }
 
 #[test]

@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use crate::screen::{ScreenRule, rows_of};
 use crate::{
-    Conversation, GuestTally, LaunchRequest, PromptKind, Screen, ScreenReading, SeatState,
-    TurnOutput, Usage, UsageReport,
+    Conversation, Fault, FaultKind, GuestTally, LaunchRequest, PromptKind, Screen, ScreenReading,
+    SeatState, TurnOutput, Usage, UsageReport,
 };
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
@@ -207,6 +207,38 @@ pub fn assert_readings(
             (reading.state, reading.prompt_kind),
             (*state, *kind),
             "case {n}: {reading:?}"
+        );
+    }
+}
+
+/// How a fault's evidence line is compared with the expected sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// Character for character.
+    Exact,
+    /// Word for word: for TUIs that pad or wrap the line they draw.
+    IgnoringSpacing,
+}
+
+/// Asserts that `classify` finds in each pane capture the fault given (its
+/// kind and evidence line), or none. A failure is reported at the caller's
+/// line.
+#[track_caller]
+pub fn assert_pane_faults(
+    classify: impl Fn(Vec<String>) -> Option<Fault>,
+    cases: &[(&str, Option<(FaultKind, &str)>)],
+    evidence: Evidence,
+) {
+    let shown = |text: &str| match evidence {
+        Evidence::Exact => text.to_string(),
+        Evidence::IgnoringSpacing => text.split_whitespace().collect::<Vec<_>>().join(" "),
+    };
+    for (n, (pane, expected)) in cases.iter().enumerate() {
+        let fault = classify(rows_of(pane));
+        assert_eq!(
+            fault.as_ref().map(|f| (f.kind, shown(&f.evidence))),
+            expected.map(|(kind, text)| (kind, shown(text))),
+            "case {n}"
         );
     }
 }

@@ -11,7 +11,7 @@
 //! in the `message` table, so the expected figures leave it out.
 
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, assert_readings, hook_lines, total};
+use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
     TurnResult, Usage, UsageReport,
@@ -203,14 +203,7 @@ fn panes_classify_by_the_sentence_they_show() {
             )),
         ),
     ];
-    for (n, (pane, expected)) in cases.iter().enumerate() {
-        let fault = classify(rows(pane));
-        let got = fault
-            .as_ref()
-            .map(|f| (f.kind, f.evidence.split_whitespace().collect::<Vec<_>>()));
-        let want = expected.map(|(k, e)| (k, e.split_whitespace().collect::<Vec<_>>()));
-        assert_eq!(got, want, "case {n}");
-    }
+    assert_pane_faults(classify, &cases, Evidence::IgnoringSpacing);
     let retrying = classify(rows(real!("pane-error-500-retrying.txt"))).expect("fault");
     assert_eq!(retrying.retry_after_secs, Some(1));
 }

@@ -11,8 +11,7 @@
 //! managed-auto-memory-extractor call (answered "OK"), a billed call of its
 //! own.
 
-use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Run, assert_readings, hook_lines, total};
+use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
     CanonicalEvent, FaultKind, Guest, HookInstall, LocationContext, PromptKind, SeatState,
     TurnOutcome, TurnResult, Usage, UsageReport,
@@ -235,14 +234,7 @@ fn panes_classify_by_the_sentence_they_show() {
             Some((FaultKind::Auth, auth)),
         ),
     ];
-    for (n, (pane, expected)) in cases.iter().enumerate() {
-        let fault = classify(rows(pane));
-        assert_eq!(
-            fault.as_ref().map(|f| (f.kind, f.evidence.as_str())),
-            *expected,
-            "case {n}"
-        );
-    }
+    assert_pane_faults(classify, &cases, Evidence::Exact);
 }
 
 #[test]
