@@ -9,18 +9,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{Project, tmux_required};
-
-fn leftovers(tmp: &Path) -> Vec<String> {
-    std::fs::read_dir(tmp)
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("drover-probe-"))
-                .collect()
-        })
-        .unwrap_or_default()
-}
+use support::{Project, probe_leftovers, tmux_required};
 
 fn probe(p: &Project, tmp: &Path, args: &[&str]) -> (Value, std::process::Output) {
     let mut cmd = p.drover();
@@ -89,9 +78,9 @@ fn probe_captures_payloads_and_cleans_up(workspace: &str) {
         "a payload value leaked into the report"
     );
     assert!(
-        leftovers(&tmp).is_empty(),
+        probe_leftovers(&tmp).is_empty(),
         "temp workspace left behind: {:?}",
-        leftovers(&tmp)
+        probe_leftovers(&tmp)
     );
 }
 
@@ -137,7 +126,7 @@ fn a_failing_turn_still_reports_and_cleans_up() {
         findings.contains("probe.fault") && findings.contains("auth"),
         "{findings}"
     );
-    assert!(leftovers(&tmp).is_empty());
+    assert!(probe_leftovers(&tmp).is_empty());
 }
 
 #[test]
@@ -157,7 +146,7 @@ fn an_interrupted_probe_removes_its_workspace() {
     let until = Instant::now() + Duration::from_secs(30);
     // Wait until the turn runs (its run dir exists), then Ctrl-C.
     loop {
-        let running = leftovers(&tmp).iter().any(|d| {
+        let running = probe_leftovers(&tmp).iter().any(|d| {
             std::fs::read_dir(tmp.join(d).join("project/.drover/runs"))
                 .is_ok_and(|mut r| r.next().is_some())
         });
@@ -176,9 +165,9 @@ fn an_interrupted_probe_removes_its_workspace() {
     assert_eq!(out.status.code(), Some(130));
     assert!(out.stdout.is_empty(), "no report after an interrupt");
     assert!(
-        leftovers(&tmp).is_empty(),
+        probe_leftovers(&tmp).is_empty(),
         "temp workspace left behind after an interrupt: {:?}",
-        leftovers(&tmp)
+        probe_leftovers(&tmp)
     );
 }
 
@@ -215,5 +204,5 @@ fn a_broken_third_party_component_is_a_finding_not_a_crash() {
         findings.contains("probe.dialect") || findings.contains("probe.turn"),
         "{findings}"
     );
-    assert!(leftovers(&tmp).is_empty());
+    assert!(probe_leftovers(&tmp).is_empty());
 }

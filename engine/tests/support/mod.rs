@@ -153,5 +153,17 @@ pub fn tmux_required() {
     );
 }
 
+/// The `probe-adapter --probe` scratch workspaces still present in `tmp`.
+pub fn probe_leftovers(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("drover-probe-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub mod real;
 pub mod real_scenarios;

@@ -586,14 +586,7 @@ pub fn probe(case: &Case) {
         !stdout.contains(&real.home.display().to_string()),
         "the home path leaked into the report"
     );
-    let left: Vec<String> = std::fs::read_dir(&real.tmp)
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.starts_with("drover-probe-"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let left = super::probe_leftovers(&real.tmp);
     assert!(left.is_empty(), "scratch workspace left behind: {left:?}");
     timed(case.cli, "probe", started);
 }
