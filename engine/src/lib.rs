@@ -3,6 +3,7 @@
 
 pub mod builtin;
 pub mod cli;
+pub mod config;
 pub mod hooks;
 pub mod probe;
 pub mod profile;

@@ -108,14 +108,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 fn default_cli(project: &Path) -> String {
-    std::fs::read_to_string(project.join(".drover").join("config.toml"))
+    crate::config::Config::load(project)
         .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|t| {
-            t.get("run")
-                .and_then(|r| r.get("cli"))
-                .and_then(|c| c.as_str())
-                .map(str::to_string)
+        .and_then(|config| {
+            config
+                .get(&["run", "cli"])
+                .and_then(|(v, _)| v.as_str().map(str::to_string))
         })
         .unwrap_or_else(|| "claude".to_string())
 }

@@ -193,15 +193,7 @@ pub struct Catalog {
 /// Where user-level profiles live: `$XDG_CONFIG_HOME/drover/profiles` or
 /// `~/.config/drover/profiles`.
 pub fn user_dir() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var("XDG_CONFIG_HOME")
-        .map(|d| d.join("drover"))
-        .or_else(|| var("HOME").map(|h| h.join(".config").join("drover")))
-        .map(|d| d.join("profiles"))
+    crate::config::user_dir().map(|d| d.join("profiles"))
 }
 
 pub fn project_dir(project: &Path) -> PathBuf {

@@ -278,36 +278,24 @@ pub struct Selection {
 pub enum SelectError {
     #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux)")]
     Env(String),
-    #[error("{path}: workspace.default = {value:?} is not a workspace (headless, tmux)")]
-    Project { path: String, value: String },
-    #[error("{path}: {message}")]
-    Config { path: String, message: String },
+    #[error("{at} = {value:?} is not a workspace (headless, tmux)")]
+    Project { at: String, value: String },
+    #[error("{message}")]
+    Config { message: String },
 }
 
-/// `.drover/config.toml` `[workspace] default`, if set.
-fn project_setting(project: &Path) -> Result<Option<String>, SelectError> {
-    let path = project.join(".drover").join("config.toml");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(SelectError::Config {
-                path: path.display().to_string(),
-                message: e.to_string(),
-            });
-        }
-    };
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| SelectError::Config {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-    Ok(table
-        .get("workspace")
-        .and_then(|w| w.get("default"))
-        .and_then(|d| d.as_str())
-        .map(str::to_string))
+/// `[workspace] default` from the project's (else the user's) config.toml.
+fn configured(project: &Path) -> Result<Option<(String, String)>, SelectError> {
+    let config = crate::config::Config::load(project).map_err(|e| SelectError::Config {
+        message: e.to_string(),
+    })?;
+    Ok(config
+        .get(&["workspace", "default"])
+        .and_then(|(value, file)| {
+            value
+                .as_str()
+                .map(|v| (v.to_string(), file.locate(&["workspace", "default"])))
+        }))
 }
 
 pub fn select(project: &Path, flag: Option<Kind>) -> Result<Selection, SelectError> {
@@ -328,20 +316,13 @@ pub fn select(project: &Path, flag: Option<Kind>) -> Result<Selection, SelectErr
             })
             .ok_or(SelectError::Env(value));
     }
-    if let Some(value) = project_setting(project)? {
+    if let Some((value, at)) = configured(project)? {
         return Kind::parse(&value)
             .map(|kind| Selection {
                 kind,
                 reason: "project",
             })
-            .ok_or_else(|| SelectError::Project {
-                path: project
-                    .join(".drover")
-                    .join("config.toml")
-                    .display()
-                    .to_string(),
-                value,
-            });
+            .ok_or(SelectError::Project { at, value });
     }
     Ok(Selection {
         kind: Kind::Headless,
