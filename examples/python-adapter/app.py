@@ -187,6 +187,36 @@ def launch_tail(profile: Profile, request: LaunchRequest) -> List[str]:
 
 # --- headless turns ---------------------------------------------------------
 
+# The guest's native stack runs out long before Python's recursion limit, so
+# deeply nested JSON would trap instead of raising RecursionError: refuse it
+# before parsing.
+MAX_NESTING = 64
+
+
+def loads(text: str):
+    """`json.loads`, raising RecursionError for nesting deeper than MAX_NESTING."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise RecursionError("JSON nested too deeply")
+        elif ch in "]}":
+            depth -= 1
+    return json.loads(text)
+
+
 def last_line(text: str) -> Optional[str]:
     for line in reversed(text.splitlines()):
         if line.strip():
@@ -210,7 +240,7 @@ def result_object(stdout: str) -> Optional[dict]:
         if not line.startswith("{"):
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and ("reply" in obj or "error" in obj):
@@ -297,7 +327,7 @@ def parse_hook(profile: Profile, native: str, payload: bytes) -> HookEvent:
     obj: dict = {}
     if text:
         try:
-            obj = json.loads(text.decode("utf-8"))
+            obj = loads(text.decode("utf-8"))
         except UnicodeDecodeError as e:
             raise invalid(f"hook payload is not UTF-8 (byte {e.start})")
         except json.JSONDecodeError as e:
@@ -422,7 +452,7 @@ class Tally(cli_exports.Tally):
         if b'"tokens"' not in line:
             return
         try:
-            row = json.loads(line.decode("utf-8"))
+            row = loads(line.decode("utf-8"))
         except (ValueError, RecursionError):  # bad JSON, bad UTF-8, absurd nesting
             self.rejected += 1
             return

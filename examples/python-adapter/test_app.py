@@ -168,6 +168,17 @@ class Hooks(unittest.TestCase):
         self.assertIsInstance(error_of(CLI.parse_hook, profile(), "stop", b"\xff"), AdapterError_InvalidInput)
         self.assertIsInstance(error_of(CLI.parse_hook, profile(), "stop", b"[" * 100000), AdapterError_InvalidInput)
 
+    def test_nesting_is_refused_before_json_parses_it(self):
+        # In wasm the native stack would overflow before Python's recursion
+        # limit: depth is checked first.
+        nested: list = []
+        for _ in range(63):
+            nested = [nested]
+        self.assertEqual(app.loads("[" * 64 + "]" * 64), nested)
+        with self.assertRaises(RecursionError):
+            app.loads("[" * 65 + "]" * 65)
+        self.assertEqual(app.loads('{"a": "[[[[{{{{"}'), {"a": "[[[[{{{{"})
+
 
 class Transcripts(unittest.TestCase):
     def test_locations(self):
