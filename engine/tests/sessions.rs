@@ -1,6 +1,7 @@
-//! Every verdict path through `drover run`, on both workspaces, with the
-//! scripted CLI (Claude Code's formats, driven by the real claude component)
-//! and real tmux.
+//! Every verdict path through `drover run`, on every workspace, with the
+//! scripted CLI (Claude Code's formats, driven by the real claude component),
+//! real tmux, and a fake herdr server (tests/fake-herdr) speaking herdr's
+//! socket API over real pseudo-terminals.
 
 mod support;
 
@@ -9,11 +10,17 @@ use support::{Project, tmux_required};
 
 const HEADLESS: &str = "headless";
 const TMUX: &str = "tmux";
+const HERDR: &str = "herdr";
 
 fn project(workspace: &str) -> Project {
-    let p = Project::new();
+    let p = match workspace {
+        HERDR => Project::with_fake_herdr(&[]),
+        _ => Project::new(),
+    };
     if workspace == TMUX {
         tmux_required();
+    }
+    if workspace != HEADLESS {
         p.install_hooks("scripted");
     }
     p
@@ -47,6 +54,10 @@ macro_rules! both {
             #[test]
             fn tmux() {
                 super::$scenario(super::TMUX);
+            }
+            #[test]
+            fn herdr() {
+                super::$scenario(super::HERDR);
             }
         }
     };
@@ -273,7 +284,7 @@ fn silence_stalls(ws: &str) {
         "think @quiet=8000",
     );
     assert_eq!((status(&doc), code), ("stalled", 1), "{doc:#}");
-    if ws == TMUX {
+    if ws != HEADLESS {
         // With a nudge budget the seat is nudged once before it stalls.
         let (doc, _) = run(
             &p,
@@ -431,6 +442,14 @@ fn interrupt_tears_the_seat_down(ws: &str) {
         assert!(
             !drover::workspace::process::alive(drover::workspace::process::Identity { pid, start }),
             "the turn outlived the interrupt"
+        );
+    } else if ws == HERDR {
+        let herdr = p.herdr.as_ref().expect("fake herdr");
+        let panes = herdr.call("pane.list", serde_json::json!({}));
+        assert_eq!(
+            panes["result"]["panes"].as_array().map(Vec::len),
+            Some(0),
+            "the seat's pane (or its workspace) survived the interrupt: {panes:#}"
         );
     } else {
         let socket = drover::workspace::tmux::socket_for(p.path());

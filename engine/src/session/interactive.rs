@@ -661,6 +661,8 @@ fn start(
     let pane = match launch(ctx, spec, ws.as_ref()) {
         Ok(p) => p,
         Err(reason) => {
+            // The session made for this pane must not outlive the failure.
+            ws.close_session(&session_name(ctx.run.id()));
             let result = driver.result(Status::Crashed, reason, None, None);
             return Err(Box::new((None, result)));
         }

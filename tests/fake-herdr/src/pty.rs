@@ -16,7 +16,7 @@ pub struct Terminal {
     master: Mutex<File>,
     child: Mutex<Option<Child>>,
     pid: u32,
-    screen: Arc<Mutex<vt100::Parser>>,
+    screen: Arc<Mutex<vt100::Parser<Title>>>,
     recent: Arc<Mutex<VecDeque<String>>>,
     revision: Arc<AtomicU64>,
     exited: Arc<AtomicBool>,
@@ -85,7 +85,12 @@ impl Terminal {
         let pid = child.id();
         let master = File::from(master);
         let mut reader = master.try_clone().map_err(|e| e.to_string())?;
-        let screen = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 0)));
+        let screen = Arc::new(Mutex::new(vt100::Parser::new_with_callbacks(
+            rows,
+            cols,
+            0,
+            Title::default(),
+        )));
         let recent = Arc::new(Mutex::new(VecDeque::new()));
         let revision = Arc::new(AtomicU64::new(1));
         let exited = Arc::new(AtomicBool::new(false));
@@ -175,9 +180,9 @@ impl Terminal {
         self.screen
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .screen()
-            .title()
-            .to_string()
+            .callbacks()
+            .0
+            .clone()
     }
 
     /// The visible screen as text, and its revision.
@@ -217,6 +222,16 @@ impl Drop for Terminal {
         if let Some(mut child) = self.child.get_mut().ok().and_then(Option::take) {
             std::thread::spawn(move || child.wait());
         }
+    }
+}
+
+/// The window title the program set (OSC 0/2).
+#[derive(Default)]
+pub struct Title(String);
+
+impl vt100::Callbacks for Title {
+    fn set_window_title(&mut self, _: &mut vt100::Screen, title: &[u8]) {
+        self.0 = String::from_utf8_lossy(title).into_owned();
     }
 }
 
