@@ -513,9 +513,10 @@ fn a_herdr_seat_blocks_with_evidence_from_herdrs_own_status() {
             "send",
             "--json",
             "dev",
-            "Reply with exactly: SLOW @sleep=4000",
+            "Reply with exactly: SLOW @sleep=6000",
         ])
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("send");
     follow.until("working", |l| l["seat"] == "dev" && l["state"] == "working");

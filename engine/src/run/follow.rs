@@ -118,8 +118,12 @@ impl Follower {
     /// [`Follower::read_all`] returns their history.
     pub fn new(project: &Path, only: Option<&str>) -> Follower {
         let root = runs_root(project);
+        let created = std::fs::create_dir_all(&root);
+        // Notifications name absolute paths; a relative root (`--project .`)
+        // would match none of them.
+        let root = root.canonicalize().unwrap_or(root);
         let (tx, rx) = channel();
-        let watcher = std::fs::create_dir_all(&root)
+        let watcher = created
             .map_err(|e| notify::Error::generic(&e.to_string()))
             .and_then(|()| {
                 notify::recommended_watcher(move |event: notify::Result<notify::Event>| {

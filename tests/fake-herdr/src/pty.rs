@@ -51,6 +51,14 @@ impl Terminal {
         if rc != 0 {
             return Err(format!("openpty: {}", std::io::Error::last_os_error()));
         }
+        // Neither end may leak into the next pane's program: a master held
+        // open by another process would keep its terminal from hanging up.
+        for fd in [master_fd, slave_fd] {
+            // SAFETY: fcntl on descriptors openpty just returned.
+            unsafe {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
         // SAFETY: both descriptors were just opened and are owned here.
         let (master, slave) = unsafe {
             (
