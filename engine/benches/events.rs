@@ -41,8 +41,14 @@ fn cpu_ticks(pid: u32) -> u64 {
     let after = stat.rfind(')').map_or("", |i| &stat[i + 1..]);
     let fields: Vec<&str> = after.split_whitespace().collect();
     // utime and stime: fields 14 and 15 overall, 11 and 12 after ')'.
-    fields.get(11).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0)
-        + fields.get(12).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0)
+    fields
+        .get(11)
+        .and_then(|f| f.parse::<u64>().ok())
+        .unwrap_or(0)
+        + fields
+            .get(12)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -134,7 +140,9 @@ fn main() {
     };
     relay("PreToolUse"); // warms the compile cache
     let warm_until = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < warm_until && follow_lines.recv_timeout(Duration::from_secs(1)).is_err() {}
+    while Instant::now() < warm_until && follow_lines.recv_timeout(Duration::from_secs(1)).is_err()
+    {
+    }
     while tail_lines.try_recv().is_ok() {}
 
     let n: usize = std::env::var("EVENTS_BENCH_N")
@@ -144,8 +152,15 @@ fn main() {
     let (mut via_follow, mut via_tail) = (Vec::new(), Vec::new());
     for i in 0..n {
         // Alternate so every hook is a transition (repeats are not journaled).
-        relay(if i % 2 == 0 { "PermissionRequest" } else { "PreToolUse" });
-        for (lines, out) in [(&follow_lines, &mut via_follow), (&tail_lines, &mut via_tail)] {
+        relay(if i % 2 == 0 {
+            "PermissionRequest"
+        } else {
+            "PreToolUse"
+        });
+        for (lines, out) in [
+            (&follow_lines, &mut via_follow),
+            (&tail_lines, &mut via_tail),
+        ] {
             let until = Instant::now() + Duration::from_secs(10);
             while Instant::now() < until {
                 match lines.recv_timeout(Duration::from_secs(1)) {

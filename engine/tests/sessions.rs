@@ -452,16 +452,16 @@ fn interrupt_tears_the_seat_down(ws: &str) {
             "the seat's pane (or its workspace) survived the interrupt: {panes:#}"
         );
     } else {
+        // Not the window, not the session's idle shell, not the server.
         let socket = drover::workspace::tmux::socket_for(p.path());
-        let panes = std::process::Command::new("tmux")
-            .args(["-L", &socket, "list-panes", "-a", "-F", "#{window_name}"])
+        let sessions = std::process::Command::new("tmux")
+            .args(["-L", &socket, "list-sessions"])
             .output()
             .expect("tmux");
         assert!(
-            !String::from_utf8_lossy(&panes.stdout)
-                .lines()
-                .any(|w| w == "scripted"),
-            "the seat's window survived the interrupt"
+            !sessions.status.success(),
+            "tmux sessions survived the interrupt: {}",
+            String::from_utf8_lossy(&sessions.stdout)
         );
     }
 }

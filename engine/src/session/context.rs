@@ -52,23 +52,19 @@ impl Context {
         source: &str,
         detail: serde_json::Value,
     ) {
-        let written = {
-            let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-            journal
-                .record(task, state, prompt_kind, source, detail)
-                .then(|| journal.last_written().cloned())
-                .flatten()
-        };
-        if let Some(line) = written {
-            crate::notify::kick(&self.project, self.run.id(), &line);
-        }
+        self.append(|journal| journal.record(task, state, prompt_kind, source, detail));
     }
 
     pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
+        self.append(|journal| journal.verdict_once(task, status, source, detail));
+    }
+
+    /// Runs one journal write; a line it appended may be one a `[[notify]]`
+    /// entry asks for.
+    fn append(&self, write: impl FnOnce(&mut Journal) -> bool) {
         let written = {
             let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-            journal
-                .verdict_once(task, status, source, detail)
+            write(&mut journal)
                 .then(|| journal.last_written().cloned())
                 .flatten()
         };

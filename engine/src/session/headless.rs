@@ -52,10 +52,7 @@ impl Seen {
             wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
                 if let Some(kind) = event.prompt_kind {
                     self.blocked = Some(kind);
-                    let evidence = event
-                        .reason
-                        .as_ref()
-                        .map(|r| format!("{}: {r}", event.native));
+                    let evidence = super::hook_evidence(event);
                     ctx.blocked(task, kind.as_str(), &source, evidence.as_deref());
                 }
             }

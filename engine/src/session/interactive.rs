@@ -562,7 +562,7 @@ impl<'a> Driver<'a> {
             wit::CanonicalEvent::SessionEnd => Event::End(event.reason.clone()),
             wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
                 if let Some(kind) = event.prompt_kind {
-                    let evidence = hook_evidence(event);
+                    let evidence = super::hook_evidence(event);
                     self.blocked(kind, &source, false, evidence.as_deref());
                 }
                 Event::Nothing
@@ -752,17 +752,6 @@ pub fn teardown(ctx: &Context, task: &str, ws: &dyn Workspace, pane: &Pane, grac
     ws.close_session(&pane.session);
 }
 
-/// Hook detail worth showing for a blocked seat: the CLI's reason (tool
-/// name, notification type) or message.
-fn hook_evidence(event: &HookRecord) -> Option<String> {
-    let text = match (&event.reason, &event.last_message) {
-        (Some(reason), _) => format!("{}: {reason}", event.native),
-        (None, Some(message)) => message.clone(),
-        (None, None) => return None,
-    };
-    crate::run::status::clean_evidence(&text)
-}
-
 fn conclude(
     ctx: &Context,
     spec: &SessionSpec,
@@ -770,6 +759,9 @@ fn conclude(
     mut result: SessionResult,
 ) -> SessionResult {
     let task = spec.task.as_str();
+    if let Some(seat) = seat {
+        seat.ws().flush_output(&seat.pane);
+    }
     if let Some(seat) = seat
         && !spec.keep
     {

@@ -86,13 +86,13 @@ pub struct Herdr {
     /// Session name -> herdr workspace id.
     workspaces: Mutex<HashMap<String, String>>,
     /// Output copiers, stopped when the client is dropped.
-    tees: Mutex<Vec<Arc<AtomicBool>>>,
+    tees: Mutex<Vec<Arc<Tee>>>,
 }
 
 impl Drop for Herdr {
     fn drop(&mut self) {
-        for stop in self.tees.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-            stop.store(true, Ordering::Relaxed);
+        for tee in self.tees.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            tee.stop.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -272,53 +272,76 @@ impl Herdr {
     }
 
     /// Copies the pane's recent output into `log` for as long as this client
-    /// lives (herdr has no `pipe-pane`): the lines that appeared since the
-    /// last copy are appended.
+    /// lives (herdr has no `pipe-pane`).
     fn tee(&self, pane: &Pane, log: &Path) {
-        let stop = Arc::new(AtomicBool::new(false));
+        let tee = Arc::new(Tee {
+            client: Herdr::at(self.socket.clone(), self.bound),
+            pane: pane.clone(),
+            log: log.to_path_buf(),
+            stop: AtomicBool::new(false),
+            seen: Mutex::new((None, Vec::new())),
+        });
         self.tees
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push(Arc::clone(&stop));
-        let client = Herdr::at(self.socket.clone(), self.bound);
-        let (pane, log) = (pane.clone(), log.to_path_buf());
+            .push(Arc::clone(&tee));
         std::thread::spawn(move || {
-            let mut revision = None;
-            let mut previous: Vec<String> = Vec::new();
-            while !stop.load(Ordering::Relaxed) {
-                let read = client.call(
-                    "pane.read",
-                    json!({"pane_id": pane.pane, "source": "recent_unwrapped", "lines": TEE_LINES, "strip_ansi": true}),
-                );
-                match read {
-                    Ok(read) if read.pointer("/read/revision") != revision.as_ref() => {
-                        revision = read.pointer("/read/revision").cloned();
-                        let lines: Vec<String> = read
-                            .pointer("/read/text")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .lines()
-                            .map(str::to_string)
-                            .collect();
-                        let fresh = appended(&previous, &lines);
-                        if !fresh.is_empty() {
-                            let mut text = fresh.join("\n");
-                            text.push('\n');
-                            let _ = std::fs::OpenOptions::new()
-                                .create(true)
-                                .append(true)
-                                .open(&log)
-                                .and_then(|mut f| f.write_all(text.as_bytes()));
-                        }
-                        previous = lines;
-                    }
-                    Ok(_) => {}
-                    Err(e) if e.is_not_found() => return,
-                    Err(_) => {}
+            while !tee.stop.load(Ordering::Relaxed) {
+                if tee.copy().is_err() {
+                    return;
                 }
                 std::thread::sleep(TEE_EVERY);
             }
         });
+    }
+}
+
+/// One pane's output copier: what it read last, so each copy appends only
+/// the lines that appeared since.
+struct Tee {
+    client: Herdr,
+    pane: Pane,
+    log: PathBuf,
+    stop: AtomicBool,
+    /// The revision and the lines of the last read.
+    seen: Mutex<(Option<Value>, Vec<String>)>,
+}
+
+impl Tee {
+    /// Appends what is new; `Err` once the pane is gone.
+    fn copy(&self) -> Result<(), ()> {
+        let read = match self.client.call(
+            "pane.read",
+            json!({"pane_id": self.pane.pane, "source": "recent_unwrapped", "lines": TEE_LINES, "strip_ansi": true}),
+        ) {
+            Ok(read) => read,
+            Err(e) if e.is_not_found() => return Err(()),
+            Err(_) => return Ok(()),
+        };
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let revision = read.pointer("/read/revision").cloned();
+        if revision.is_some() && revision == seen.0 {
+            return Ok(());
+        }
+        let lines: Vec<String> = read
+            .pointer("/read/text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let fresh = appended(&seen.1, &lines);
+        if !fresh.is_empty() {
+            let mut text = fresh.join("\n");
+            text.push('\n');
+            let _ = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.log)
+                .and_then(|mut f| f.write_all(text.as_bytes()));
+        }
+        *seen = (revision, lines);
+        Ok(())
     }
 }
 
@@ -404,6 +427,13 @@ impl Workspace for Herdr {
         self.tee(pane, log);
     }
 
+    fn flush_output(&self, pane: &Pane) {
+        let tees = self.tees.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        for tee in tees.iter().filter(|t| t.pane == *pane) {
+            let _ = tee.copy();
+        }
+    }
+
     fn read_pane(&self, pane: &Pane) -> Result<wit::Screen, WorkspaceError> {
         let read = self.call(
             "pane.read",
@@ -467,6 +497,7 @@ impl Workspace for Herdr {
     /// Records the pane's process tree, closes it, then force-kills only
     /// processes whose identity still matches.
     fn close_pane(&self, pane: &Pane, grace: Duration) -> Vec<u32> {
+        self.flush_output(pane);
         let tree = self.pane_pid(pane).map(process::tree).unwrap_or_default();
         let _ = self.call("pane.close", json!({"pane_id": pane.pane}));
         process::reap_tree(&tree, grace, || matches!(self.pane_alive(pane), Ok(false)))

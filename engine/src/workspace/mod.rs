@@ -49,6 +49,8 @@ pub trait Workspace {
     /// `log` while this process drives it. A no-op where the tee lives in
     /// the multiplexer (tmux's `pipe-pane`).
     fn watch_output(&self, _pane: &Pane, _log: &Path) {}
+    /// Brings the pane's log up to date now (before it is read for faults).
+    fn flush_output(&self, _pane: &Pane) {}
     /// `pane.read`: what the pane shows now.
     fn read_pane(&self, pane: &Pane) -> Result<wit::Screen, WorkspaceError>;
     /// `pane.label`: `nickname · role`.
