@@ -344,18 +344,38 @@ fn a_blocked_seat_and_a_completed_run_reach_a_webhook_and_a_command_once() {
     ok(&p, &["down", "--all"]);
 }
 
-/// No tmux server on the project's private socket.
+/// No tmux server on the project's private socket (a server that was just
+/// told to end gets a moment to go).
 fn assert_no_tmux(p: &Project) {
     let socket = drover::workspace::tmux::socket_for(p.path());
-    let out = std::process::Command::new("tmux")
-        .args(["-L", &socket, "list-sessions"])
-        .output()
-        .expect("tmux");
-    assert!(
-        !out.status.success(),
-        "tmux sessions left behind: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let sessions = || {
+        let out = std::process::Command::new("tmux")
+            .args(["-L", &socket, "list-sessions"])
+            .output()
+            .expect("tmux");
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let until = Instant::now() + Duration::from_secs(10);
+    while let Some(left) = sessions() {
+        assert!(Instant::now() < until, "tmux sessions left behind: {left}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Nothing of the project's runs and seats is still running (a process
+/// that was just hung up gets a moment to exit).
+fn assert_nothing_left(p: &Project) {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = processes_of(p);
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < until, "still running: {left:#?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// What a run or seat of this project could leave running: its CLIs (they
@@ -418,7 +438,7 @@ fn a_completed_tmux_run_and_downed_seats_leave_no_tmux_behind() {
     let down = json(&p, &["down", "--all", "--json"]);
     assert_eq!(down["down"].as_array().map(Vec::len), Some(2), "{down:#}");
     assert_no_tmux(&p);
-    assert_eq!(processes_of(&p), Vec::<String>::new());
+    assert_nothing_left(&p);
 }
 
 #[test]
@@ -490,7 +510,7 @@ fn a_killed_tmux_run_is_settled_by_a_follower_notifies_once_and_leaves_nothing()
     drop(follow);
     assert_eq!(command_lines(&got).len(), 1);
     assert_no_tmux(&p);
-    assert_eq!(processes_of(&p), Vec::<String>::new());
+    assert_nothing_left(&p);
 }
 
 #[test]
@@ -564,7 +584,7 @@ fn a_herdr_seat_blocks_with_evidence_from_herdrs_own_status() {
         Some(0),
         "{panes:#}"
     );
-    assert_eq!(processes_of(&p), Vec::<String>::new());
+    assert_nothing_left(&p);
 }
 
 #[test]
@@ -641,5 +661,5 @@ fn a_herdr_that_disappears_mid_session_is_not_a_crash() {
     )
     .unwrap_or_default();
     assert!(lifecycle.contains("herdr is not running"), "{lifecycle}");
-    assert_eq!(processes_of(&p), Vec::<String>::new());
+    assert_nothing_left(&p);
 }

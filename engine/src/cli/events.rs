@@ -11,8 +11,6 @@ use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::bail;
-
 use super::Outcome;
 use super::output::Json;
 use crate::run::{Follower, RunDir, RunEvent};
@@ -61,7 +59,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     if let Some(id) = &args.run
         && RunDir::open(project, id).is_err()
     {
-        bail!("no run {id} in {}", project.display());
+        eprintln!("error: no run {id} in {}", project.display());
+        return Ok(Outcome::Usage);
     }
     let mut follower = Follower::new(project, args.run.as_deref());
     let keep = |e: &RunEvent| {

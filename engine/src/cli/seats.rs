@@ -1,9 +1,8 @@
 //! Seat commands: `drover up`, `send`, `attach`, `down` and `seats`.
 
+use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::time::Duration;
-
-use std::os::unix::process::CommandExt as _;
 
 use anyhow::{Context as _, bail};
 use serde::Serialize;

@@ -47,10 +47,19 @@ pub enum Target {
     /// POST one JSON document per event.
     Webhook {
         url: String,
+        /// Reported by name only: values are often secrets.
+        #[serde(serialize_with = "header_names")]
         headers: BTreeMap<String, String>,
     },
     /// Run `argv` with the JSON document on stdin.
     Command { argv: Vec<String> },
+}
+
+fn header_names<S: serde::Serializer>(
+    headers: &BTreeMap<String, String>,
+    out: S,
+) -> Result<S::Ok, S::Error> {
+    out.collect_seq(headers.keys())
 }
 
 impl Target {
@@ -297,14 +306,15 @@ mod tests {
         }
     }
 
+    fn notifiers(user: &str, project: &str) -> Notifiers {
+        Notifiers::from_config(Path::new("/p"), &config(user, project))
+    }
+
     #[test]
     fn entries_parse_with_defaults_and_both_files_apply() {
-        let n = Notifiers::from_config(
-            Path::new("/p"),
-            &config(
-                "[[notify]]\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/x\"\nheaders = { Authorization = \"Bearer t\" }\non = [\"blocked\", \"completed\"]\n",
-                "[[notify]]\nkind = \"desktop\"\n",
-            ),
+        let n = notifiers(
+            "[[notify]]\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/x\"\nheaders = { Authorization = \"Bearer t\" }\non = [\"blocked\", \"completed\"]\n",
+            "[[notify]]\nkind = \"desktop\"\n",
         );
         assert!(n.errors.is_empty(), "{:?}", n.errors);
         assert_eq!(n.entries.len(), 2);
@@ -321,12 +331,9 @@ mod tests {
 
     #[test]
     fn a_projects_commands_and_webhooks_wait_for_trust() {
-        let n = Notifiers::from_config(
-            Path::new("/p"),
-            &config(
-                "",
-                "[[notify]]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"cat\"]\n\n[[notify]]\nkind = \"tmux\"\n",
-            ),
+        let n = notifiers(
+            "",
+            "[[notify]]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"cat\"]\n\n[[notify]]\nkind = \"tmux\"\n",
         );
         assert_eq!(n.entries.len(), 1);
         assert_eq!(n.entries[0].target, Target::Tmux);
@@ -336,12 +343,9 @@ mod tests {
 
     #[test]
     fn bad_entries_name_their_file_line_and_field_and_spare_the_rest() {
-        let n = Notifiers::from_config(
-            Path::new("/p"),
-            &config(
-                "[[notify]]\nkind = \"pager\"\n\n[[notify]]\nkind = \"webhook\"\nurl = \"ftp://x\"\n\n[[notify]]\nkind = \"command\"\non = [\"exploded\"]\nargv = [\"x\"]\n\n[[notify]]\nkind = \"desktop\"\nargv = [\"x\"]\n\n[[notify]]\nkind = \"tmux\"\n",
-                "",
-            ),
+        let n = notifiers(
+            "[[notify]]\nkind = \"pager\"\n\n[[notify]]\nkind = \"webhook\"\nurl = \"ftp://x\"\n\n[[notify]]\nkind = \"command\"\non = [\"exploded\"]\nargv = [\"x\"]\n\n[[notify]]\nkind = \"desktop\"\nargv = [\"x\"]\n\n[[notify]]\nkind = \"tmux\"\n",
+            "",
         );
         assert_eq!(n.entries.len(), 1, "{:?}", n.errors);
         assert_eq!(

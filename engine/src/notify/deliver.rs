@@ -32,17 +32,25 @@ pub fn deliver(
     info: &RunInfo,
 ) -> Result<Sent, String> {
     let text = doc["text"].as_str().unwrap_or("drover").to_string();
+    // The multiplexer notifiers show the message where the run's panes are.
+    let needs = match target {
+        Target::Tmux => Some("tmux"),
+        Target::Herdr => Some("herdr"),
+        _ => None,
+    };
+    if let Some(needs) = needs
+        && info.workspace != needs
+    {
+        return Ok(Sent::Skipped(format!(
+            "the run is on {}, not {needs}",
+            info.workspace
+        )));
+    }
     match target {
         Target::Command { argv } => command(argv, doc),
         Target::Webhook { url, headers } => webhook(url, headers, doc),
         Target::Desktop => desktop(&text),
         Target::Tmux => {
-            if info.workspace != "tmux" {
-                return Ok(Sent::Skipped(format!(
-                    "the run is on {}, not tmux",
-                    info.workspace
-                )));
-            }
             let tmux =
                 crate::workspace::tmux::Tmux::for_project(project).map_err(|e| e.to_string())?;
             let session = crate::session::interactive::session_name(&info.run_id);
@@ -55,12 +63,6 @@ pub fn deliver(
             }
         }
         Target::Herdr => {
-            if info.workspace != "herdr" {
-                return Ok(Sent::Skipped(format!(
-                    "the run is on {}, not herdr",
-                    info.workspace
-                )));
-            }
             let herdr =
                 crate::workspace::herdr::Herdr::connect(BOUND).map_err(|e| e.to_string())?;
             herdr

@@ -13,6 +13,7 @@ pub mod config;
 mod deliver;
 
 use std::io::Write as _;
+use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 
 use serde::Serialize;
@@ -54,7 +55,12 @@ pub fn kick(project: &Path, run_id: &str, line: &Transition) {
     if !notifiers.entries.iter().any(|e| e.wants(&events).is_some()) {
         return;
     }
-    let Ok(exe) = std::env::current_exe() else {
+    // Only the drover binary has the dispatcher; a test binary linking the
+    // library would read `notify-dispatch` as a test filter.
+    let Some(exe) = std::env::current_exe()
+        .ok()
+        .filter(|e| e.file_stem().is_some_and(|s| s == "drover"))
+    else {
         return;
     };
     let spawned = std::process::Command::new(exe)
@@ -76,8 +82,6 @@ pub fn kick(project: &Path, run_id: &str, line: &Transition) {
         Err(e) => tracing::warn!("cannot start the notification dispatcher: {e}"),
     }
 }
-
-use std::os::unix::process::CommandExt as _;
 
 /// What happened to one (line, entry) pair.
 #[derive(Debug, Clone, Serialize, PartialEq)]

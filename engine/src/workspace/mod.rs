@@ -415,44 +415,45 @@ pub struct Backend {
 }
 
 pub fn backends(selection: Option<&Selection>) -> Vec<Backend> {
-    let is = |k: Kind| selection.is_some_and(|s| s.kind == k);
-    let tmux_version = tmux::Tmux::version();
-    let herdr_socket = herdr::socket_path();
-    let herdr_version = herdr_socket
-        .as_ref()
-        .map(|socket| herdr::Herdr::at(socket.clone(), std::time::Duration::from_secs(2)).ping());
-    vec![
-        Backend {
-            name: "headless",
-            available: true,
-            version: Some(format!("drover {}", env!("CARGO_PKG_VERSION"))),
-            selected: is(Kind::Headless),
-            note: "one non-interactive turn per message; knows every seat state exactly"
-                .to_string(),
-            socket: None,
-            lacks: Kind::Headless.gaps(),
-        },
-        Backend {
-            name: "tmux",
-            available: tmux_version.is_some(),
-            version: tmux_version,
-            selected: is(Kind::Tmux),
-            note: "seats in panes a human can attach to (needs hooks installed)".to_string(),
-            socket: None,
-            lacks: Kind::Tmux.gaps(),
-        },
-        Backend {
-            name: "herdr",
-            available: matches!(herdr_version, Some(Ok(_))),
-            selected: is(Kind::Herdr),
-            note: match &herdr_version {
-                Some(Ok(_)) => "seats in panes of a running herdr server (needs hooks installed); herdr's agent status is a second status source".to_string(),
-                Some(Err(e)) => e.to_string(),
-                None => "no socket path (set HERDR_SOCKET_PATH or HOME)".to_string(),
-            },
-            version: herdr_version.and_then(Result::ok),
-            socket: herdr_socket.map(|p| p.display().to_string()),
-            lacks: Kind::Herdr.gaps(),
-        },
-    ]
+    Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let mut row = Backend {
+                name: kind.as_str(),
+                available: false,
+                version: None,
+                selected: selection.is_some_and(|s| s.kind == kind),
+                note: String::new(),
+                socket: None,
+                lacks: kind.gaps(),
+            };
+            match kind {
+                Kind::Headless => {
+                    row.available = true;
+                    row.version = Some(format!("drover {}", env!("CARGO_PKG_VERSION")));
+                    row.note = "one non-interactive turn per message; knows every seat state exactly".to_string();
+                }
+                Kind::Tmux => {
+                    row.version = tmux::Tmux::version();
+                    row.available = row.version.is_some();
+                    row.note = "seats in panes a human can attach to (needs hooks installed)".to_string();
+                }
+                Kind::Herdr => {
+                    let socket = herdr::socket_path();
+                    let answer = socket.as_ref().map(|s| {
+                        herdr::Herdr::at(s.clone(), std::time::Duration::from_secs(2)).ping()
+                    });
+                    row.socket = socket.map(|p| p.display().to_string());
+                    row.note = match &answer {
+                        Some(Ok(_)) => "seats in panes of a running herdr server (needs hooks installed); herdr's agent status is a second status source".to_string(),
+                        Some(Err(e)) => e.to_string(),
+                        None => "no socket path (set HERDR_SOCKET_PATH or HOME)".to_string(),
+                    };
+                    row.version = answer.and_then(Result::ok);
+                    row.available = row.version.is_some();
+                }
+            }
+            row
+        })
+        .collect()
 }

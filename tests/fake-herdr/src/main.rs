@@ -274,13 +274,7 @@ impl Server {
                     .find(|t| t.id == id)
                     .ok_or(("tab_not_found", format!("tab {id} not found")))?;
                 tab.label = label;
-                let tab = st
-                    .tabs
-                    .iter()
-                    .find(|t| t.id == id)
-                    .map(|t| t.id.clone())
-                    .unwrap_or_default();
-                Ok(json!({"type": "tab_info", "tab": st.tab_info(&tab)}))
+                Ok(json!({"type": "tab_info", "tab": st.tab_info(&id)}))
             }
             "pane.get" => {
                 let id = need("pane_id")?;
