@@ -61,9 +61,12 @@ pub fn seat_of(run_id: &str, task: &str) -> Option<String> {
         .map(|_| task.to_string())
 }
 
+/// A journal line, parsed, and all its fields as written.
+pub type Line = (Transition, Map<String, Value>);
+
 /// Complete lines appended to `path` after byte `offset`, and the offset to
 /// continue from. A torn last line is left for the next read.
-pub fn read_from(path: &Path, offset: u64) -> (Vec<(Transition, Map<String, Value>)>, u64) {
+pub fn read_from(path: &Path, offset: u64) -> (Vec<Line>, u64) {
     use std::io::{Read, Seek, SeekFrom};
     let Ok(mut file) = std::fs::File::open(path) else {
         return (Vec::new(), offset);
