@@ -12,6 +12,7 @@
 //! tasks/<task>/heartbeat.json
 //! tasks/<task>/lifecycle.jsonl
 //! tasks/<task>/session.json the verdict, once there is one
+//! notify/                   what each notification did (crate::notify)
 //! ```
 
 pub mod follow;

@@ -18,8 +18,10 @@ use crate::profile::Catalog;
 use crate::run::status::TaskView;
 use crate::run::{EventWatcher, HookRecord, Journal, RunDir, RunInfo, now_ns, read_transitions};
 use crate::sandbox::{CompileCache, Sandbox, wit};
+use crate::workspace::herdr::HerdrError;
 use crate::workspace::process::{self, Identity};
-use crate::workspace::{self, Kind, Pane};
+use crate::workspace::tmux::MuxError;
+use crate::workspace::{self, Kind, Pane, WorkspaceError};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskStatus {
@@ -281,7 +283,16 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                 serde_json::from_value(v.get("pane").cloned().unwrap_or_default()).ok()
             });
             let kind = Kind::parse(&info.workspace).unwrap_or(Kind::Tmux);
-            let ws = workspace::open(kind, &ctx.project).ok();
+            let ws = match workspace::open(kind, &ctx.project) {
+                Ok(ws) => Some(ws),
+                // No multiplexer at all: its panes went with it.
+                Err(
+                    WorkspaceError::Mux(MuxError::Missing)
+                    | WorkspaceError::Herdr(HerdrError::NotRunning(_)),
+                ) => None,
+                // Could not ask is not gone.
+                Err(_) => return None,
+            };
             if let (Some(pane), Some(ws)) = (&pane, &ws) {
                 match ws.pane_alive(pane) {
                     Ok(true) if !stop => {
