@@ -378,7 +378,6 @@ fn journal_records_transitions_once() {
 
 fn interrupt_tears_the_seat_down(ws: &str) {
     use std::process::Stdio;
-    use std::time::{Duration, Instant};
     let p = project(ws);
     let child = p
         .drover()
@@ -397,23 +396,7 @@ fn interrupt_tears_the_seat_down(ws: &str) {
         .stderr(Stdio::null())
         .spawn()
         .expect("drover run");
-    let runs = p.path().join(".drover/runs");
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        let working = std::fs::read_dir(&runs)
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(Result::ok)
-            .is_some_and(|e| {
-                std::fs::read_to_string(e.path().join("events.jsonl"))
-                    .is_ok_and(|t| t.contains("\"working\""))
-            });
-        if working {
-            break;
-        }
-        assert!(Instant::now() < until, "the session never started working");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    p.first_run_working();
     // SAFETY: signalling our own child.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);

@@ -468,20 +468,7 @@ fn a_killed_tmux_run_is_settled_by_a_follower_notifies_once_and_leaves_nothing()
         .stderr(Stdio::null())
         .spawn()
         .expect("drover run");
-    let runs = p.path().join(".drover/runs");
-    let run_id = wait_for("the turn to start", Duration::from_secs(30), || {
-        let id = std::fs::read_dir(&runs)
-            .ok()?
-            .next()?
-            .ok()?
-            .file_name()
-            .to_string_lossy()
-            .into_owned();
-        std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
-            .ok()?
-            .contains("\"working\"")
-            .then_some(id)
-    });
+    let run_id = p.first_run_working();
     drover.kill().expect("SIGKILL drover");
     let _ = drover.wait();
     // A follower notices the dead driver and settles the run once the CLI
@@ -642,14 +629,7 @@ fn a_herdr_that_disappears_mid_session_is_not_a_crash() {
         .stderr(Stdio::null())
         .spawn()
         .expect("drover run");
-    let runs = p.path().join(".drover/runs");
-    wait_for("the turn to start", Duration::from_secs(30), || {
-        let id = std::fs::read_dir(&runs).ok()?.next()?.ok()?.path();
-        std::fs::read_to_string(id.join("events.jsonl"))
-            .ok()?
-            .contains("\"working\"")
-            .then_some(())
-    });
+    p.first_run_working();
     p.herdr.as_mut().expect("herdr").kill();
     let out = child.wait_with_output().expect("drover ends");
     let doc: Value = serde_json::from_slice(&out.stdout).expect("a verdict");

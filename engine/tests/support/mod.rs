@@ -212,6 +212,31 @@ impl Project {
             .collect()
     }
 
+    /// Waits (bounded) until the project's first run shows its CLI working,
+    /// and returns that run's id.
+    pub fn first_run_working(&self) -> String {
+        let runs = self.path().join(".drover").join("runs");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let id = std::fs::read_dir(&runs)
+                .ok()
+                .and_then(|mut d| d.next())
+                .and_then(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned());
+            if let Some(id) = id
+                && std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
+                    .is_ok_and(|t| t.contains("\"working\""))
+            {
+                return id;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "the session never started working"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
     /// The states the journal recorded for a task, in order.
     pub fn states(&self, run_id: &str) -> Vec<String> {
         self.journal(run_id)
