@@ -9,7 +9,7 @@
 //! something, unknown after a failed or unreadable one.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, Verdict};
@@ -329,12 +329,25 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
             seen.session_id = Some(id.clone());
         }
+        // Usage from the output, else from the transcript a hook named,
+        // else from the conversation's transcript where the CLI keeps them
+        // (Copilot prints no tokens and its hooks need a trusted folder).
+        let transcript = seen.transcript_path.clone().map(PathBuf::from).or_else(|| {
+            let conversation = outcome.conversation_id.as_deref()?;
+            super::usage::transcript_of(
+                &ctx.adapter,
+                &ctx.profile,
+                &cli_home(ctx, spec)?,
+                &spec.cwd,
+                conversation,
+            )
+        });
         let turn_usage = outcome.usage.as_ref().map(Tokens::of_report).or_else(|| {
-            seen.transcript_path.as_ref().and_then(|t| {
+            transcript.as_ref().and_then(|t| {
                 super::usage::read_with_grace(
                     &ctx.adapter,
                     &ctx.profile.usage_parser,
-                    Path::new(t),
+                    t,
                     ctx.profile.usage_grace,
                 )
             })
@@ -472,6 +485,18 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             }
         }
     }
+}
+
+/// The HOME the CLI runs with: the profile's or the seat's own, else drover's.
+fn cli_home(ctx: &Context, spec: &SessionSpec) -> Option<PathBuf> {
+    let seat = spec.env.iter().find(|(k, _)| k == "HOME").map(|(_, v)| v);
+    seat.or_else(|| ctx.profile.env.get("HOME"))
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+        })
 }
 
 fn adapter_message(e: &wit::AdapterError) -> String {
