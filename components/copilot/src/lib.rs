@@ -10,6 +10,8 @@
 mod commands;
 mod faults;
 mod hooks;
+#[cfg(test)]
+mod real;
 mod screen;
 mod turn;
 pub mod usage;
@@ -50,7 +52,10 @@ impl Guest for Copilot {
             dialects: vec![DIALECT.to_string()],
             usage_parsers: vec![UsageParser {
                 name: PARSER.to_string(),
-                needles: vec!["\"modelMetrics\"".to_string()],
+                needles: vec![
+                    "\"modelMetrics\"".to_string(),
+                    "\"session.usage_record\"".to_string(),
+                ],
             }],
             location_env: vec!["COPILOT_HOME".to_string()],
             limitations: vec![
@@ -107,6 +112,7 @@ impl Guest for Copilot {
     }
 
     fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
+        let lines = faults::sentences(&lines);
         drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
     }
 
