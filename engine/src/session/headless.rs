@@ -342,15 +342,20 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 conversation,
             )
         });
+        // A transcript holds the whole conversation: this turn's usage is
+        // what it adds to the turns drover recorded before.
         let turn_usage = outcome.usage.as_ref().map(Tokens::of_report).or_else(|| {
-            transcript.as_ref().and_then(|t| {
-                super::usage::read_with_grace(
-                    &ctx.adapter,
-                    &ctx.profile.usage_parser,
-                    t,
-                    ctx.profile.usage_grace,
-                )
-            })
+            let whole = super::usage::read_with_grace(
+                &ctx.adapter,
+                &ctx.profile.usage_parser,
+                transcript.as_ref()?,
+                ctx.profile.usage_grace,
+            )?;
+            let prior = outcome
+                .conversation_id
+                .as_deref()
+                .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id));
+            Some(prior.map_or(whole, |p| whole.minus(&p)))
         });
         if let Some(u) = &turn_usage {
             total_usage.get_or_insert_with(Tokens::default).add(u);

@@ -42,6 +42,7 @@ pub const CODEX_KEY: &str = "sk-fake-codex-0123456789";
 pub const GEMINI_KEY: &str = "fake-gemini-key-0123456789";
 pub const OPENCODE_KEY: &str = "sk-fake-opencode-0123456789";
 pub const QWEN_KEY: &str = "sk-fake-qwen-0123456789";
+pub const COPILOT_KEY: &str = "sk-fake-copilot-0123456789";
 
 // ---------------------------------------------------------------- binaries
 
@@ -440,6 +441,7 @@ impl Real {
             "gemini" => self.seed_gemini(base),
             "opencode" => self.seed_opencode(base),
             "qwen" => self.seed_qwen(base),
+            "copilot" => self.seed_copilot(base),
             other => panic!("no seeding known for {other}"),
         }
     }
@@ -640,6 +642,31 @@ screen_reader_detection_done = true
         self.set_env("OPENAI_API_KEY", QWEN_KEY);
         self.set_env("OPENAI_BASE_URL", &format!("{base}/v1"));
         self.set_env("OPENAI_MODEL", "fake-model");
+    }
+
+    fn seed_copilot(&mut self, base: &str) {
+        // The project is a trusted folder: otherwise the TUI opens on
+        // "Confirm folder trust" and the repo-level hooks drover installs
+        // (`.github/copilot/settings.json`) do not load, in -p runs either.
+        let config = json!({
+            "trustedFolders": [self.work.display().to_string()],
+            "appTipShown": true
+        });
+        self.write(
+            &self.home.join(".copilot").join("config.json"),
+            &config.to_string(),
+        );
+        // Bring-your-own-provider mode: no GitHub account, no network but
+        // the provider.
+        for (k, v) in [
+            ("COPILOT_PROVIDER_BASE_URL", format!("{base}/v1").as_str()),
+            ("COPILOT_PROVIDER_API_KEY", COPILOT_KEY),
+            ("COPILOT_MODEL", "gpt-4.1"),
+            ("COPILOT_OFFLINE", "true"),
+            ("COPILOT_AUTO_UPDATE", "false"),
+        ] {
+            self.set_env(k, v);
+        }
     }
 
     // ------------------------------------------------------------ drover
