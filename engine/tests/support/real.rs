@@ -43,6 +43,7 @@ pub const GEMINI_KEY: &str = "fake-gemini-key-0123456789";
 pub const OPENCODE_KEY: &str = "sk-fake-opencode-0123456789";
 pub const QWEN_KEY: &str = "sk-fake-qwen-0123456789";
 pub const COPILOT_KEY: &str = "sk-fake-copilot-0123456789";
+pub const GROK_KEY: &str = "xai-fake-grok-0123456789";
 
 // ---------------------------------------------------------------- binaries
 
@@ -442,6 +443,7 @@ impl Real {
             "opencode" => self.seed_opencode(base),
             "qwen" => self.seed_qwen(base),
             "copilot" => self.seed_copilot(base),
+            "grok" => self.seed_grok(base),
             other => panic!("no seeding known for {other}"),
         }
     }
@@ -667,6 +669,35 @@ screen_reader_detection_done = true
         ] {
             self.set_env(k, v);
         }
+    }
+
+    fn seed_grok(&mut self, base: &str) {
+        // The server for the model list and inference, the model pinned,
+        // no retries (a 5xx otherwise retries for minutes), no update check,
+        // no telemetry or feedback prompts.
+        let config = format!(
+            r#"[endpoints]
+xai_api_base_url = "{base}/v1"
+models_base_url = "{base}/v1"
+
+[cli]
+auto_update = false
+
+[models]
+default = "fake-model"
+max_retries = 0
+
+[features]
+telemetry = false
+feedback = false
+"#
+        );
+        let grok = self.home.join(".grok");
+        self.write(&grok.join("config.toml"), &config);
+        // A fresh server port means a fresh model list.
+        let _ = std::fs::remove_file(grok.join("models_cache.json"));
+        self.set_env("XAI_API_KEY", GROK_KEY);
+        self.set_env("GROK_DISABLE_AUTOUPDATER", "1");
     }
 
     // ------------------------------------------------------------ drover
