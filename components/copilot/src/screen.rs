@@ -1,7 +1,8 @@
 //! Copilot CLI screen rules (v1), from panes captured with 1.0.102
 //! (tests/fixtures/real/copilot/pane-*.txt) and, for older versions, public
 //! issue reports and peer screen manifests (docs/adapters/copilot.md).
-//! Order: busy evidence, blocking prompts, idle.
+//! Order: older versions' busy evidence, blocking prompts, 1.0.102's busy
+//! row (it stays on screen under a dialog), idle.
 //!
 //! 1.0.102's busy line is the status row `◎ Working esc esc edit prompt`
 //! (`● Working · 71 B esc esc interrupt` while output streams); older
@@ -13,12 +14,6 @@ use drover_kit::screen::{Region, ScreenRule};
 use drover_kit::{PromptKind, SeatState};
 
 pub const RULES: &[ScreenRule] = &[
-    ScreenRule::new(
-        "copilot/v1/esc-esc",
-        Region::Bottom(3),
-        r"(?i)\besc esc (?:interrupt|edit prompt)\b",
-        SeatState::Working,
-    ),
     ScreenRule::new(
         "copilot/v1/esc-to-cancel",
         Region::Bottom(10),
@@ -60,6 +55,14 @@ pub const RULES: &[ScreenRule] = &[
         Region::Bottom(8),
         r"(?i)\benter to (?:select|confirm|submit)\b",
         PromptKind::Question,
+    ),
+    // After the dialogs: 1.0.102 keeps its Working row on screen under an
+    // approval dialog.
+    ScreenRule::new(
+        "copilot/v1/esc-esc",
+        Region::Bottom(3),
+        r"(?i)\besc esc (?:interrupt|edit prompt)\b",
+        SeatState::Working,
     ),
     ScreenRule::new(
         "copilot/v1/prompt-hint",

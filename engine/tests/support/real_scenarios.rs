@@ -413,11 +413,19 @@ pub fn blocked(case: &Case) {
     let spawned = Instant::now();
     let limit = Duration::from_secs(90);
     let child = real.spawn_run(limit, &args, "Reply with exactly: TOOLDONE");
+    // The seat's current state, not its first blocked one, and only once the
+    // pane shows the prompt: a hook can say "blocked" a moment before the
+    // dialog is drawn, while the screen still shows the turn working
+    // (Copilot), and the screen then moves the seat back to working.
     let seen = wait_for(limit, || {
         let run = real.newest_run()?;
-        real.states(&run)
-            .into_iter()
-            .find(|s| s.starts_with("blocked:permission@") || s.starts_with("unknown@verdict"))
+        let last = real.states(&run).last()?.clone();
+        if last.starts_with("unknown@verdict") {
+            return Some(last);
+        }
+        let screen = real.seat_pane(case.cli).and_then(|p| real.capture(&p))?;
+        let shown = real.explain("blocked-check", &screen);
+        (last.starts_with("blocked:permission@") && shown["state"] == "blocked").then_some(last)
     });
     if seen.as_deref().is_some_and(|s| s.starts_with("blocked:")) {
         // SAFETY: kill(2) on the drover child this test started.
