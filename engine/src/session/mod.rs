@@ -300,6 +300,10 @@ pub fn seat_env(
         ctx.run.root().to_string_lossy().into_owned(),
     ));
     env.push((crate::relay::ENV_TASK_ID.to_string(), spec.task.clone()));
+    env.push((
+        crate::relay::ENV_SEAT_CLI.to_string(),
+        ctx.profile.name.clone(),
+    ));
     if let Some(path) = &spec.result_file {
         env.push((
             "DROVER_RESULT_FILE".to_string(),
