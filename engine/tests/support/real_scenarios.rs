@@ -121,12 +121,16 @@ pub fn headless(case: &Case) {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| panic!("no conversation id: {}", context(&real, &first)))
         .to_string();
-    let served = real.server.answered_since(before);
+    let served: Vec<Value> = real
+        .server
+        .answered_since(before)
+        .into_iter()
+        .filter(case.accounted)
+        .collect();
     assert!(
         served.iter().all(|r| r["protocol"] == case.protocol),
         "{served:?}"
     );
-    let served: Vec<Value> = served.into_iter().filter(case.accounted).collect();
     assert_eq!(
         first.doc["usage"],
         expected_usage(&served),
