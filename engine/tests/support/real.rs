@@ -1,5 +1,5 @@
 //! Harness for the end-to-end tests against the real vendor CLIs (Claude
-//! Code, Codex, Gemini CLI, opencode, Qwen Code), each driven by the real
+//! Code, Codex, Gemini CLI, opencode, Qwen Code, Grok, Copilot CLI), each driven by the real
 //! `drover` binary against `drover-model-server` on 127.0.0.1.
 //!
 //! - **Finding the CLIs.** `scripts/provision-clis.sh` installs them under
