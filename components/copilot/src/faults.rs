@@ -31,26 +31,12 @@ macro_rules! retried {
 /// The lines to classify: a `session.error` JSONL line (headless JSON
 /// output) becomes its message's lines; every other line stays as it is.
 pub fn sentences(lines: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(lines.len());
-    for line in lines {
-        let message = line
-            .trim_start()
-            .starts_with('{')
-            .then(|| serde_json::from_str::<serde_json::Value>(line).ok())
-            .flatten()
-            .filter(|v| v.get("type").and_then(|t| t.as_str()) == Some("session.error"))
-            .and_then(|v| {
-                v.get("data")
-                    .and_then(|d| d.get("message"))
-                    .and_then(|m| m.as_str())
-                    .map(str::to_string)
-            });
-        match message {
-            Some(message) => out.extend(message.lines().map(str::to_string)),
-            None => out.push(line.clone()),
+    drover_kit::faults::unwrap_json_lines(lines, |v| {
+        if v.get("type")?.as_str()? != "session.error" {
+            return None;
         }
-    }
-    out
+        Some(v.get("data")?.get("message")?.as_str()?.to_string())
+    })
 }
 
 pub const RULES: &[FaultRule] = &[

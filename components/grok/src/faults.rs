@@ -13,7 +13,6 @@
 
 use drover_kit::FaultKind::{Auth, Network, Overload, RateLimit, ServerError, TrustDialog};
 use drover_kit::faults::FaultRule;
-use serde_json::Value;
 
 /// The lead-ins before an API error: the JSON message key (headless) or
 /// the TUI's retry line.
@@ -60,21 +59,12 @@ pub const RULES: &[FaultRule] = &[
 /// The lines to classify: a `{"type":"error","message":…}` line (headless
 /// JSON output) becomes its message's lines; every other line stays.
 pub fn sentences(lines: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(lines.len());
-    for line in lines {
-        let message = line
-            .trim_start()
-            .starts_with('{')
-            .then(|| serde_json::from_str::<Value>(line).ok())
-            .flatten()
-            .filter(|v| v.get("type").and_then(Value::as_str) == Some("error"))
-            .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string));
-        match message {
-            Some(message) => out.extend(message.lines().map(str::to_string)),
-            None => out.push(line.clone()),
+    drover_kit::faults::unwrap_json_lines(lines, |v| {
+        if v.get("type")?.as_str()? != "error" {
+            return None;
         }
-    }
-    out
+        Some(v.get("message")?.as_str()?.to_string())
+    })
 }
 
 #[cfg(test)]

@@ -65,6 +65,15 @@ pub fn every_request(_: &Value) -> bool {
 }
 
 impl Case {
+    /// The model calls after `seq` the server answered and the CLI accounts.
+    fn accounted_since(&self, real: &Real, seq: u64) -> Vec<Value> {
+        real.server
+            .answered_since(seq)
+            .into_iter()
+            .filter(self.accounted)
+            .collect()
+    }
+
     fn timeout(&self) -> Duration {
         Duration::from_secs(self.turn_timeout_s)
     }
@@ -121,12 +130,7 @@ pub fn headless(case: &Case) {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| panic!("no conversation id: {}", context(&real, &first)))
         .to_string();
-    let served: Vec<Value> = real
-        .server
-        .answered_since(before)
-        .into_iter()
-        .filter(case.accounted)
-        .collect();
+    let served = case.accounted_since(&real, before);
     assert!(
         served.iter().all(|r| r["protocol"] == case.protocol),
         "{served:?}"
@@ -162,12 +166,7 @@ pub fn headless(case: &Case) {
         "the resumed run answered in another conversation: {}",
         context(&real, &second)
     );
-    let served: Vec<Value> = real
-        .server
-        .answered_since(mid)
-        .into_iter()
-        .filter(case.accounted)
-        .collect();
+    let served = case.accounted_since(&real, mid);
     assert_eq!(
         second.doc["usage"],
         expected_usage(&served),
@@ -572,12 +571,7 @@ pub fn probe(case: &Case) {
             > 0,
         "no transcript found from the payloads: {doc:#}"
     );
-    let served: Vec<Value> = real
-        .server
-        .answered_since(before)
-        .into_iter()
-        .filter(case.accounted)
-        .collect();
+    let served = case.accounted_since(&real, before);
     let expected = expected_usage(&served);
     let parsed = &doc["tokens"]["parsed_usage"];
     for key in ["input", "output", "cache_read", "cache_write", "reasoning"] {
