@@ -224,6 +224,8 @@ pub fn unwrap_json_lines(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn json_lines_are_unwrapped_only_when_the_reader_answers() {
         let lines: Vec<String> = [
@@ -234,7 +236,7 @@ mod tests {
         ]
         .map(str::to_string)
         .to_vec();
-        let out = super::unwrap_json_lines(&lines, |v| {
+        let out = unwrap_json_lines(&lines, |v| {
             (v.get("type")?.as_str()? == "error")
                 .then(|| v.get("message")?.as_str().map(str::to_string))?
         });
@@ -243,8 +245,6 @@ mod tests {
             ["first", "second", lines[1].as_str(), "{ not json", "plain"]
         );
     }
-
-    use super::*;
 
     const RULES: &[FaultRule] = &[
         FaultRule::new(
