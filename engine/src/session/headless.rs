@@ -337,8 +337,8 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             super::usage::transcript_of(
                 &ctx.adapter,
                 &ctx.profile,
-                &cli_home(ctx, spec)?,
                 &spec.cwd,
+                &|name| cli_env(ctx, spec, name),
                 conversation,
             )
         });
@@ -492,16 +492,18 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     }
 }
 
-/// The HOME the CLI runs with: the profile's or the seat's own, else drover's.
-fn cli_home(ctx: &Context, spec: &SessionSpec) -> Option<PathBuf> {
-    let seat = spec.env.iter().find(|(k, _)| k == "HOME").map(|(_, v)| v);
-    seat.or_else(|| ctx.profile.env.get("HOME"))
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from)
-        })
+/// A variable of the CLI's environment: the seat's, else the profile's,
+/// else drover's own (which the CLI inherits).
+fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
+    let seat = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v);
+    seat.or_else(|| ctx.profile.env.get(name))
+        .cloned()
+        .or_else(|| std::env::var(name).ok())
 }
 
 fn adapter_message(e: &wit::AdapterError) -> String {

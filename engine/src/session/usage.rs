@@ -67,17 +67,20 @@ pub fn read_with_grace(
 /// path has a directory or file stem equal to the conversation id (Copilot:
 /// `session-state/<id>/events.jsonl`, Claude: `<id>.jsonl`). For headless
 /// turns whose output carries no usage and whose hooks did not run (or name
-/// no transcript). `home` is the CLI's HOME, `cwd` its working directory.
+/// no transcript). `cwd` is the CLI's working directory and `env` looks up
+/// a variable in the CLI's environment (HOME and the component's
+/// `location-env`).
 pub fn transcript_of(
     adapter: &Adapter,
     profile: &Profile,
-    home: &Path,
     cwd: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
     conversation: &str,
 ) -> Option<PathBuf> {
     if profile.usage_parser == "none" || conversation.is_empty() {
         return None;
     }
+    let home = PathBuf::from(env("HOME").filter(|h| !h.is_empty())?);
     let description = adapter.describe().ok()?;
     let context = wit::LocationContext {
         home: home.to_string_lossy().into_owned(),
@@ -85,7 +88,7 @@ pub fn transcript_of(
         env: description
             .location_env
             .iter()
-            .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+            .filter_map(|name| env(name).map(|v| (name.clone(), v)))
             .collect(),
     };
     let globs = adapter
