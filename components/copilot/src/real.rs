@@ -12,7 +12,7 @@
 //! after a retried 401; the 500s answered nothing).
 
 use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
-use drover_kit::{CanonicalEvent, FaultKind, Guest, PromptKind, SeatState, TurnOutcome, Usage};
+use drover_kit::{Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, Usage};
 
 use crate::tests_support::profile;
 use crate::{Copilot, PARSER};
@@ -33,9 +33,11 @@ fn chat(calls: u64) -> Usage {
 
 fn events_usage(name: &str, text: &str) -> Usage {
     let path = format!("/h/.copilot/session-state/{name}/events.jsonl");
-    total(drover_kit::testing::tally::<
-        drover_kit::usage::ChunkedTally<crate::usage::Parsers>,
-    >(PARSER, &[(&path, text)], 31))
+    total(drover_kit::testing::tally::<Copilot>(
+        PARSER,
+        &[(&path, text)],
+        31,
+    ))
 }
 
 #[test]
@@ -65,14 +67,14 @@ fn headless_turns_report_reply_and_conversation() {
         (run!("headless-success", "jsonl"), "OK"),
         (run!("headless-resume", "jsonl"), "SECOND"),
     ] {
-        let r = Copilot::parse_turn(profile(), case.output(None)).expect("parses");
+        let r = Copilot::parse_turn(&profile(), &case.output(None)).expect("parses");
         assert_eq!(r.outcome, TurnOutcome::Success);
         assert_eq!(r.reply.as_deref(), Some(reply));
         assert_eq!(r.conversation_id.as_deref(), Some(session));
         // The output has no token counts: usage comes from events.jsonl.
         assert_eq!(r.usage, None);
     }
-    let tool = Copilot::parse_turn(profile(), run!("headless-tool", "jsonl").output(None))
+    let tool = Copilot::parse_turn(&profile(), &run!("headless-tool", "jsonl").output(None))
         .expect("parses");
     assert_eq!(
         (tool.outcome, tool.reply.as_deref()),
@@ -85,8 +87,8 @@ fn a_denied_tool_leaves_the_headless_turn_blocked_on_a_permission() {
     // Without --allow-all-tools the CLI denies the call ("no interactive
     // user response was available") and the agent answers anyway.
     let r = Copilot::parse_turn(
-        profile(),
-        run!("headless-tool-denied", "jsonl").output(None),
+        &profile(),
+        &run!("headless-tool-denied", "jsonl").output(None),
     )
     .expect("parses");
     assert_eq!(r.outcome, TurnOutcome::Blocked);
@@ -133,21 +135,21 @@ fn error_runs() -> Vec<(Run, &'static str, Option<FaultKind>)> {
 #[test]
 fn every_error_mode_fails_with_the_clis_sentence_and_classifies() {
     for (run, sentence, kind) in error_runs() {
-        let r = Copilot::parse_turn(profile(), run.output(None)).expect("parses");
+        let r = Copilot::parse_turn(&profile(), &run.output(None)).expect("parses");
         assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
         let error = r.error.clone().unwrap_or_default();
         assert!(error.starts_with(sentence), "{error:?} vs {sentence:?}");
-        let fault = Copilot::classify_fault(profile(), run.lines());
+        let fault = Copilot::classify_fault(&profile(), &run.lines());
         assert_eq!(
             fault.as_ref().map(|f| f.kind),
             kind,
             "{sentence}: {fault:?}"
         );
-        let lines = error.lines().map(str::to_string).collect();
-        let from_sentence = Copilot::classify_fault(profile(), lines);
+        let lines: Vec<String> = error.lines().map(str::to_string).collect();
+        let from_sentence = Copilot::classify_fault(&profile(), &lines);
         assert_eq!(from_sentence.map(|f| f.kind), kind, "{sentence}");
     }
-    let text = Copilot::classify_fault(profile(), run!("headless-error-500-text", "txt").lines())
+    let text = Copilot::classify_fault(&profile(), &run!("headless-error-500-text", "txt").lines())
         .expect("fault");
     assert_eq!(
         (text.kind, text.evidence.as_str()),
@@ -164,7 +166,7 @@ fn real_hook_payloads_parse() {
     let mut stops = 0;
     for (event, payload) in &lines {
         let bytes = serde_json::to_vec(payload).expect("json");
-        let parsed = Copilot::parse_hook(profile(), event.clone(), bytes).expect("parses");
+        let parsed = Copilot::parse_hook(&profile(), event, &bytes).expect("parses");
         match event.as_str() {
             "agentStop" => {
                 stops += 1;
@@ -199,7 +201,7 @@ fn real_hook_payloads_parse() {
 #[test]
 fn real_panes_read_as_their_state() {
     assert_readings(
-        |screen| Copilot::read_screen(profile(), screen),
+        |screen| Copilot::read_screen(&profile(), &screen),
         &[
             (real!("pane-idle.txt"), SeatState::Idle, None),
             // A second after agentStop the status row still says
@@ -222,7 +224,7 @@ fn real_panes_read_as_their_state() {
         ],
     );
     assert_pane_faults(
-        |lines| Copilot::classify_fault(profile(), lines),
+        |lines| Copilot::classify_fault(&profile(), &lines),
         &[(
             real!("pane-error-500-final.txt"),
             Some((

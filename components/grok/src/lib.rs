@@ -17,10 +17,13 @@ mod screen;
 mod turn;
 pub mod usage;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, Fault, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Grok;
@@ -30,88 +33,66 @@ pub const DIALECT: &str = "grok-hooks-json";
 /// `GROK_HOME` moves the whole `~/.grok`.
 const LOCATION_ENV: &[&str] = &["GROK_HOME"];
 
-impl Guest for Grok {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Grok {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &[DIALECT],
+        usage_parsers: &[
+            ParserSpec {
+                name: usage::UPDATES_PARSER,
+                needles: &["\"turn_completed\""],
+            },
+            ParserSpec {
+                name: usage::LOG_PARSER,
+                needles: &["\"shell.turn.inference_done\""],
+            },
+        ],
+        location_env: LOCATION_ENV,
+        limitations: &[
+            "an interactive pane cannot tell done from idle; the Stop hook can",
+            "a headless turn against an unreachable API prints nothing and never gives up; only the engine's deadline ends it",
+            "grok-updates (the session files) misses the headless turns whose process exited before writing its usage line (one in four, measured); grok-log (~/.grok/logs/unified.jsonl) has every call but no model names",
+            "transcript-locations offers the files of the profile's usage parser only, so the session files and the log are never added together",
+            "the session-title side call on each session's first prompt is in no file grok writes",
+        ],
+        ..Metadata::new("grok", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
 
-    fn describe() -> Description {
-        Description {
-            name: "grok".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec![DIALECT.to_string()],
-            usage_parsers: vec![
-                UsageParser {
-                    name: usage::UPDATES_PARSER.to_string(),
-                    needles: vec!["\"turn_completed\"".to_string()],
-                },
-                UsageParser {
-                    name: usage::LOG_PARSER.to_string(),
-                    needles: vec!["\"shell.turn.inference_done\"".to_string()],
-                },
-            ],
-            location_env: LOCATION_ENV.iter().map(|v| v.to_string()).collect(),
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; the Stop hook can".to_string(),
-                "a headless turn against an unreachable API prints nothing and never gives up; only the engine's deadline ends it".to_string(),
-                "grok-updates (the session files) misses the headless turns whose process exited before writing its usage line (one in four, measured); grok-log (~/.grok/logs/unified.jsonl) has every call but no model names".to_string(),
-                "transcript-locations offers the files of the profile's usage parser only, so the session files and the log are never added together".to_string(),
-                "the session-title side call on each session's first prompt is in no file grok writes".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
-        let (base, prefix) = grok_home(&context);
+    fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
+        let (base, prefix) = grok_home(context);
         // The two parsers describe the same calls: offer one set of files.
         let (pattern, parser) = if profile.usage_parser == usage::LOG_PARSER {
             (format!("{prefix}logs/unified*.jsonl"), usage::LOG_PARSER)
@@ -129,13 +110,13 @@ impl Guest for Grok {
         }]
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        let lines = faults::sentences(&lines);
+    fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
+        let lines = faults::sentences(lines);
         drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
     }
 
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -174,7 +155,6 @@ fn grok_home(context: &LocationContext) -> (GlobBase, String) {
     (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Grok);
 
 #[cfg(test)]
@@ -218,6 +198,7 @@ mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::HookInstall;
 
     fn globs(env: &[(&str, &str)], parser: &str) -> Vec<(GlobBase, String, String)> {
         let mut profile = tests_support::profile();
@@ -230,7 +211,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
         };
-        Grok::transcript_locations(profile, context)
+        Grok::transcript_locations(&profile, &context)
             .into_iter()
             .map(|g| (g.base, g.pattern, g.parser))
             .collect()
@@ -280,16 +261,16 @@ mod tests {
             events: tests_support::profile().hook_events,
             marker: "drover hook".to_string(),
         };
-        let installed = Grok::install_hooks(String::new(), request.clone()).expect("installs");
+        let installed = Grok::install_hooks("", &request).expect("installs");
         let doc: serde_json::Value = serde_json::from_str(&installed.text).expect("json");
         // Grok's shape: no matcher (grok warns about one on Stop).
         assert_eq!(
             doc["hooks"]["Stop"],
             serde_json::json!([{"hooks": [{"type": "command", "command": "/opt/drover hook --cli grok Stop"}]}])
         );
-        let status = Grok::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+        let status = Grok::detect_hooks(&installed.text, &request).expect("detects");
         assert!(status.missing.is_empty(), "{status:?}");
-        let removed = Grok::remove_hooks(installed.text, request).expect("removes");
+        let removed = Grok::remove_hooks(&installed.text, &request).expect("removes");
         let left: serde_json::Value = serde_json::from_str(&removed.text).unwrap_or_default();
         assert!(
             left["hooks"].as_object().is_none_or(|h| h.is_empty()),

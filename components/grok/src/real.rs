@@ -13,12 +13,12 @@
 
 use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
+    Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
 };
 
 use crate::Grok;
 use crate::tests_support::profile;
-use crate::usage::{LOG_PARSER, Parsers, UPDATES_PARSER};
+use crate::usage::{LOG_PARSER, UPDATES_PARSER};
 
 // real!(file) and run!(case, ext) over tests/fixtures/real/grok/.
 drover_kit::testing::real_captures!("grok");
@@ -35,7 +35,7 @@ fn chat(calls: u64) -> Usage {
 }
 
 fn parse(run: &Run) -> TurnResult {
-    Grok::parse_turn(profile(), run.output(None)).expect("parses")
+    Grok::parse_turn(&profile(), &run.output(None)).expect("parses")
 }
 
 const SESSION: &str = "01a232b4-758f-7130-a8e5-21646eb750e3";
@@ -130,17 +130,19 @@ fn every_error_mode_fails_with_the_clis_sentence_and_classifies() {
         assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
         let error = r.error.clone().unwrap_or_default();
         assert!(error.starts_with(sentence), "{error:?} vs {sentence:?}");
-        let fault = Grok::classify_fault(profile(), run.lines());
+        let fault = Grok::classify_fault(&profile(), &run.lines());
         assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{error}: {fault:?}");
-        let from_sentence =
-            Grok::classify_fault(profile(), error.lines().map(str::to_string).collect());
+        let from_sentence = Grok::classify_fault(
+            &profile(),
+            &error.lines().map(str::to_string).collect::<Vec<_>>(),
+        );
         assert_eq!(from_sentence.map(|f| f.kind), kind, "{error}");
     }
     // A closed port: grok retried silently until the capture's timeout.
     let closed = run!("headless-error-closed-port", "json");
     assert_eq!(parse(&closed).outcome, TurnOutcome::Unknown);
-    assert_eq!(Grok::classify_fault(profile(), closed.lines()), None);
-    let text = Grok::classify_fault(profile(), run!("headless-error-500-text", "txt").lines())
+    assert_eq!(Grok::classify_fault(&profile(), &closed.lines()), None);
+    let text = Grok::classify_fault(&profile(), &run!("headless-error-500-text", "txt").lines())
         .expect("fault");
     assert_eq!(text.kind, FaultKind::ServerError);
 }
@@ -148,11 +150,7 @@ fn every_error_mode_fails_with_the_clis_sentence_and_classifies() {
 #[test]
 fn session_files_and_the_log_hold_the_turns_usage() {
     let tally = |parser: &str, name: &str, text: &str| {
-        drover_kit::testing::tally::<drover_kit::usage::ChunkedTally<Parsers>>(
-            parser,
-            &[(name, text)],
-            37,
-        )
+        drover_kit::testing::tally::<Grok>(parser, &[(name, text)], 37)
     };
     let updates = |text: &str| {
         total(tally(
@@ -196,7 +194,7 @@ fn real_hook_payloads_parse() {
     let mut failures = 0;
     for (event, payload) in hook_lines(real!("interactive.hooks.jsonl")) {
         let bytes = serde_json::to_vec(&payload).expect("json");
-        let parsed = Grok::parse_hook(profile(), event.clone(), bytes).expect("parses");
+        let parsed = Grok::parse_hook(&profile(), &event, &bytes).expect("parses");
         assert_eq!(parsed.session_id.as_deref(), Some(session), "{event}");
         match event.as_str() {
             "Stop" => {
@@ -230,7 +228,7 @@ fn real_hook_payloads_parse() {
 #[test]
 fn real_panes_read_as_their_state() {
     assert_readings(
-        |screen| Grok::read_screen(profile(), screen),
+        |screen| Grok::read_screen(&profile(), &screen),
         &[
             (real!("pane-idle.txt"), SeatState::Idle, None),
             (real!("pane-working.txt"), SeatState::Working, None),
@@ -251,7 +249,7 @@ fn real_panes_read_as_their_state() {
         ],
     );
     assert_pane_faults(
-        |lines| Grok::classify_fault(profile(), lines),
+        |lines| Grok::classify_fault(&profile(), &lines),
         &[
             (
                 real!("pane-error-401.txt"),

@@ -23,21 +23,18 @@
 use std::collections::HashSet;
 
 use drover_kit::Usage;
-use drover_kit::usage::{Ledger, ParserSet, RowParser, contains, count, day_of, day_of_millis};
+use drover_kit::usage::{Ledger, RowParser, contains, count, day_of, day_of_millis};
 use serde_json::Value;
 
 pub const UPDATES_PARSER: &str = "grok-updates";
 pub const LOG_PARSER: &str = "grok-log";
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        match name {
-            UPDATES_PARSER => Some(Box::new(Updates::default())),
-            LOG_PARSER => Some(Box::new(Log)),
-            _ => None,
-        }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    match name {
+        UPDATES_PARSER => Some(Box::new(Updates::default())),
+        LOG_PARSER => Some(Box::new(Log)),
+        _ => None,
     }
 }
 
@@ -156,14 +153,9 @@ impl RowParser for Log {
 mod tests {
     use super::*;
     use drover_kit::UsageReport;
-    use drover_kit::usage::ChunkedTally;
 
     fn tally(parser: &str, text: &str) -> Option<UsageReport> {
-        drover_kit::testing::tally::<ChunkedTally<Parsers>>(
-            parser,
-            &[("/h/.grok/x.jsonl", text)],
-            23,
-        )
+        drover_kit::testing::tally::<crate::Grok>(parser, &[("/h/.grok/x.jsonl", text)], 23)
     }
 
     #[test]
