@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod conformance;
 pub mod hooks;
+pub mod notify;
 pub mod probe;
 pub mod profile;
 pub mod registry;
