@@ -42,9 +42,8 @@ fn passes_check(wasm: &Path) {
         .env("DROVER_CACHE_DIR", shared_cache())
         .output()
         .expect("drover");
-    let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}", String::from_utf8_lossy(&check.stderr))
-    });
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&check.stderr)));
     assert!(check.status.success(), "{report:#}");
     let result = |export: &str| {
         report["checks"]
@@ -61,7 +60,9 @@ fn passes_check(wasm: &Path) {
 /// Runs a scaffold's `build.sh`; `false` when its toolchain cannot be
 /// installed here (outside CI, the test is then skipped).
 fn build_script(dir: &Path) -> bool {
-    let out = Command::new(dir.join("build.sh")).output().expect("build.sh");
+    let out = Command::new(dir.join("build.sh"))
+        .output()
+        .expect("build.sh");
     if out.status.success() {
         return true;
     }
