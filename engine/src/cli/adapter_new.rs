@@ -12,24 +12,29 @@ use super::Outcome;
 
 include!(concat!(env!("OUT_DIR"), "/kit_files.rs"));
 
-/// (path in the new adapter, template); `__NAME__`, `__CRATE__`, `__TYPE__`,
-/// `__DIR__` and `__WIT__` are filled in.
-const RUST: &[(&str, &str)] = &[
+/// (path in the new adapter, text) pairs.
+type Files = &'static [(&'static str, &'static str)];
+/// Files copied as they are, under their path in the new adapter.
+type Copied = Vec<(String, &'static str)>;
+
+/// Templates: `__NAME__`, `__CRATE__`, `__TYPE__`, `__DIR__` and `__WIT__`
+/// are filled in.
+const RUST: Files = &[
     ("Cargo.toml", include_str!("scaffold/rust/Cargo.toml.txt")),
     ("src/lib.rs", include_str!("scaffold/rust/lib.rs.txt")),
     ("README.md", include_str!("scaffold/rust/README.md.txt")),
 ];
-const PYTHON: &[(&str, &str)] = &[
+const PYTHON: Files = &[
     ("app.py", include_str!("scaffold/python/app.py.txt")),
     ("README.md", include_str!("scaffold/python/README.md.txt")),
 ];
-const JS: &[(&str, &str)] = &[
+const JS: Files = &[
     ("adapter.js", include_str!("scaffold/js/adapter.js.txt")),
     ("README.md", include_str!("scaffold/js/README.md.txt")),
 ];
 
 /// Files copied as they are.
-const PYTHON_FILES: &[(&str, &str)] = &[
+const PYTHON_FILES: Files = &[
     (
         "drover_kit.py",
         include_str!("../../../components/kit/python/drover_kit.py"),
@@ -39,7 +44,7 @@ const PYTHON_FILES: &[(&str, &str)] = &[
         include_str!("../../../examples/python-adapter/build.sh"),
     ),
 ];
-const JS_FILES: &[(&str, &str)] = &[
+const JS_FILES: Files = &[
     (
         "drover-kit.js",
         include_str!("../../../components/kit/js/drover-kit.js"),
@@ -106,18 +111,17 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .replace("__DIR__", &dir_name)
             .replace("__WIT__", crate::sandbox::WIT_VERSION)
     };
-    let (templates, copied, build): (&[(&str, &str)], Vec<(String, &str)>, String) = match args.lang
-    {
+    let (templates, copied, build): (Files, Copied, &str) = match args.lang {
         Lang::Rust => (
             RUST,
             KIT_FILES
                 .iter()
                 .map(|(file, text)| (format!("vendor/drover-kit/{file}"), *text))
                 .collect(),
-            "cargo build --release --target wasm32-wasip2".to_string(),
+            "cargo build --release --target wasm32-wasip2",
         ),
-        Lang::Python => (PYTHON, as_owned(PYTHON_FILES), "./build.sh".to_string()),
-        Lang::Js => (JS, as_owned(JS_FILES), "./build.sh".to_string()),
+        Lang::Python => (PYTHON, as_owned(PYTHON_FILES), "./build.sh"),
+        Lang::Js => (JS, as_owned(JS_FILES), "./build.sh"),
     };
     for (file, template) in templates {
         write(&dir, file, &fill(template))?;
@@ -134,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-fn as_owned(files: &[(&'static str, &'static str)]) -> Vec<(String, &'static str)> {
+fn as_owned(files: Files) -> Copied {
     files.iter().map(|(f, t)| (f.to_string(), *t)).collect()
 }
 
