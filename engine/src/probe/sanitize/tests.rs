@@ -273,7 +273,10 @@ fn guard_repairs_stray_project_names_and_discloses_them() {
     let s = sanitizer();
     let alias = s.project_alias().expect("alias").to_string();
     let (text, repairs) = s
-        .guard("{\"a\": \"acmesecret\", \"b\": \"/srv/clients/acmesecret/x\", \"c\": \"acmesecrets\"}".to_string())
+        .guard(
+            "{\"a\": \"acmesecret\", \"b\": \"/srv/clients/acmesecret/x\", \"c\": \"acmesecrets\"}"
+                .to_string(),
+        )
         .expect("repairable");
     assert_eq!(
         text,
