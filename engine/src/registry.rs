@@ -2,8 +2,10 @@
 //!
 //! A component name resolves to `<project>/.drover/adapters/<name>.wasm`, then
 //! `~/.config/drover/adapters/<name>.wasm`, then the built-in of that name; a
-//! path names a file directly. Project and user components need no trust
-//! prompt: the sandbox gives them nothing to abuse (docs/sandbox.md).
+//! path names a file directly. A profile that names no component and has
+//! none of its own name is driven by the built-in generic adapter, from its
+//! data alone. Project and user components need no trust prompt: the sandbox
+//! gives them nothing to abuse (docs/sandbox.md).
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -29,11 +31,21 @@ impl std::fmt::Display for Origin {
     }
 }
 
+/// The built-in component that drives profiles no component knows.
+pub const GENERIC: &str = "generic";
+
 pub struct ComponentBytes {
     pub name: String,
     pub bytes: Cow<'static, [u8]>,
     pub sha256: String,
     pub origin: Origin,
+}
+
+impl ComponentBytes {
+    /// Whether this is the generic adapter (driven by the profile's data).
+    pub fn is_generic(&self) -> bool {
+        self.origin == Origin::Builtin && self.name == GENERIC
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -78,31 +90,49 @@ pub fn resolve(component: &ComponentRef, project: &Path) -> Result<ComponentByte
             read_file(&name, path)
         }
         ComponentRef::Builtin(name) => {
-            let mut searched = Vec::new();
-            for dir in [Some(project_adapters_dir(project)), user_adapters_dir()]
-                .into_iter()
-                .flatten()
-            {
-                let candidate = dir.join(format!("{name}.wasm"));
-                if candidate.is_file() {
-                    return read_file(name, &candidate);
-                }
-                searched.push(dir.display().to_string());
-            }
-            match crate::builtin::find(name) {
-                Some(builtin) => Ok(ComponentBytes {
-                    name: name.clone(),
-                    bytes: Cow::Borrowed(builtin.bytes),
-                    sha256: builtin.sha256.to_string(),
-                    origin: Origin::Builtin,
-                }),
+            let (found, searched) = by_name(name, project)?;
+            found.ok_or_else(|| ResolveError::Unknown {
+                name: name.clone(),
+                searched,
+            })
+        }
+        ComponentRef::Implicit(name) => {
+            let (found, searched) = by_name(name, project)?;
+            match found.or_else(|| builtin(GENERIC)) {
+                Some(found) => Ok(found),
                 None => Err(ResolveError::Unknown {
                     name: name.clone(),
-                    searched: searched.join(", "),
+                    searched,
                 }),
             }
         }
     }
+}
+
+/// A project or user component file called `name`, else the built-in; and
+/// the directories searched, for the error when there is neither.
+fn by_name(name: &str, project: &Path) -> Result<(Option<ComponentBytes>, String), ResolveError> {
+    let mut searched = Vec::new();
+    for dir in [Some(project_adapters_dir(project)), user_adapters_dir()]
+        .into_iter()
+        .flatten()
+    {
+        let candidate = dir.join(format!("{name}.wasm"));
+        if candidate.is_file() {
+            return read_file(name, &candidate).map(|c| (Some(c), String::new()));
+        }
+        searched.push(dir.display().to_string());
+    }
+    Ok((builtin(name), searched.join(", ")))
+}
+
+fn builtin(name: &str) -> Option<ComponentBytes> {
+    crate::builtin::find(name).map(|builtin| ComponentBytes {
+        name: name.to_string(),
+        bytes: Cow::Borrowed(builtin.bytes),
+        sha256: builtin.sha256.to_string(),
+        origin: Origin::Builtin,
+    })
 }
 
 /// Resolves and loads the component a profile names, under its limits.

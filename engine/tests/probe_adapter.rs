@@ -441,7 +441,7 @@ fn hostile_project(world: &World, settings: &str, parser: &str) {
              [hooks]\ndialect = \"hostile-panic\"\nconfig_path = \".hostile/hooks.json\"\n\
              [hooks.events]\nStop = \"Stop\"\n\
              [sandbox]\ncall_timeout_ms = 300\nmemory_mib = 32\n\
-             [adapter]\n{settings}\n"
+             [component_settings]\n{settings}\n"
         ),
     );
     // Private bytes the guest is fed (and echoes in its panics).

@@ -44,7 +44,7 @@ pub fn unsupported(message: impl Into<String>) -> AdapterError {
     AdapterError::Unsupported(message.into())
 }
 
-/// Looks up a free-form `[adapter]` setting from the profile.
+/// Looks up a free-form `[component_settings]` entry of the profile.
 pub fn setting<'a>(profile: &'a Profile, key: &str) -> Option<&'a str> {
     profile
         .settings

@@ -5,7 +5,7 @@
 //! `stderr:<KiB>` writes that much to stderr; anything else is echoed, so a
 //! test can check the engine still answers after each misdeed.
 //!
-//! The `[adapter]` settings of the profile that loads it pick misdeeds for
+//! The `[component_settings]` of the profile that loads it pick misdeeds for
 //! the other exports (used by the `probe-adapter` tests): `locations` =
 //! `panic` | `loop` | `alloc` | `garbage` | `cwd` for `transcript-locations`,
 //! `hooks = "panic"` for `detect-hooks`; the usage parsers `echo-panic` and
