@@ -4,6 +4,7 @@
 //! limit) — and how long it took. A capability `describe` claims but whose
 //! functions answer `unsupported` is flagged. For people writing adapters.
 
+use super::output::{out, outln};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -299,9 +300,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ]
             })
             .collect();
-        print!("{}", table(&["EXPORT", "RESULT", "TIME", "DETAIL"], &rows));
+        out!("{}", table(&["EXPORT", "RESULT", "TIME", "DETAIL"], &rows));
         for w in &report.warnings {
-            println!("warning: {w}");
+            outln!("warning: {w}");
         }
     }
     Ok(if failed { Outcome::Failed } else { Outcome::Ok })

@@ -1,6 +1,7 @@
 //! `drover adapter new NAME`: a Rust adapter crate that compiles, with the
 //! WIT this drover hosts and every export wired up.
 
+use super::output::outln;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -54,8 +55,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     write(&dir, "src/lib.rs", &fill(LIB))?;
     write(&dir, "wit/adapter.wit", super::adapter::WIT)?;
     write(&dir, "README.md", &fill(README))?;
-    println!("created {} ({crate_name}); build it with:", dir.display());
-    println!(
+    outln!("created {} ({crate_name}); build it with:", dir.display());
+    outln!(
         "  cd {} && cargo build --release --target wasm32-wasip2",
         dir.display()
     );

@@ -3,6 +3,7 @@
 //! component's capabilities, and what the component says it cannot tell
 //! apart (for most CLIs: done vs idle on a pane).
 
+use super::output::{errln, outln};
 use std::path::Path;
 
 use serde::Serialize;
@@ -111,16 +112,16 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             Outcome::Failed
         });
     }
-    println!("drover {}", report.drover);
+    outln!("drover {}", report.drover);
     if let Some(s) = &report.workspace {
-        println!(
+        outln!(
             "workspace: {} ({})",
             s.kind.as_str(),
             super::mux::reason_label(s.reason)
         );
     }
     for b in &report.backends {
-        println!(
+        outln!(
             "  {}: {}",
             b.name,
             if b.available {
@@ -131,31 +132,31 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         );
     }
     match &report.cache_dir {
-        Some(d) => println!(
+        Some(d) => outln!(
             "compile cache: {d} ({} components, {:.1} MB)",
             report.cache_entries,
             report.cache_bytes as f64 / 1e6
         ),
-        None => println!("compile cache: disabled (no HOME, XDG_CACHE_HOME or DROVER_CACHE_DIR)"),
+        None => outln!("compile cache: disabled (no HOME, XDG_CACHE_HOME or DROVER_CACHE_DIR)"),
     }
     for p in &report.profiles {
         let binary = match &p.binary_path {
             Some(path) => format!("{} at {path}", p.binary),
             None => format!("{} not on PATH", p.binary),
         };
-        println!("\n{} ({binary}; component {})", p.name, p.component);
+        outln!("\n{} ({binary}; component {})", p.name, p.component);
         match &p.error {
-            Some(e) => println!("  component error: {e}"),
+            Some(e) => outln!("  component error: {e}"),
             None => {
-                println!("  can: {}", p.capabilities.join(", "));
+                outln!("  can: {}", p.capabilities.join(", "));
                 for l in &p.limitations {
-                    println!("  cannot: {l}");
+                    outln!("  cannot: {l}");
                 }
             }
         }
     }
     for e in &report.profile_errors {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
     }
     Ok(if healthy {
         Outcome::Ok

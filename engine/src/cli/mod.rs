@@ -17,6 +17,7 @@ mod status;
 mod usage;
 mod validate;
 
+use output::errln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -148,7 +149,7 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Failed) => ExitCode::from(1),
         Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            errln!("error: {error:#}");
             ExitCode::from(1)
         }
     }
@@ -159,7 +160,7 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| output::CleanStderr)
         .with_target(false)
         .try_init();
 }

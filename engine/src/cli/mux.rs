@@ -1,6 +1,7 @@
 //! `drover mux`: the workspace backends, whether each is available, its
 //! version, and which one is selected and why.
 
+use super::output::{errln, out};
 use std::path::Path;
 
 use serde::Serialize;
@@ -59,12 +60,12 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ]
             })
             .collect();
-        print!(
+        out!(
             "{}",
             table(&["NAME", "AVAILABLE", "VERSION", "SELECTED"], &rows)
         );
         if let Some(e) = &report.error {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
         }
     }
     Ok(if report.error.is_none() {

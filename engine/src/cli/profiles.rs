@@ -1,5 +1,6 @@
 //! `drover profiles`: what each profile binds, and whether its binary exists.
 
+use super::output::{errln, out};
 use std::path::Path;
 
 use serde::Serialize;
@@ -76,7 +77,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ]
             })
             .collect();
-        print!(
+        out!(
             "{}",
             table(
                 &["NAME", "SOURCE", "COMPONENT", "DIALECT", "USAGE", "BINARY"],
@@ -84,7 +85,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             )
         );
         for error in &report.errors {
-            eprintln!("error: {error}");
+            errln!("error: {error}");
         }
     }
     Ok(if report.errors.is_empty() {

@@ -1,5 +1,6 @@
 //! Seat commands: `drover up`, `send`, `attach`, `down` and `seats`.
 
+use super::output::{errln, out, outln};
 use std::path::Path;
 use std::time::Duration;
 
@@ -173,7 +174,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         record.pane = Some(seat.pane.clone());
     }
     seats::save(&project, &record)?;
-    println!(
+    outln!(
         "seat {} up: {} · {} on {}{}",
         record.nick,
         record.cli,
@@ -232,14 +233,14 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     if args.json.json {
         print_json(&result)?;
     } else {
-        println!(
+        outln!(
             "{}: {} ({})",
             record.nick,
             result.status.as_str(),
             result.reason
         );
         if let Some(reply) = &result.reply {
-            println!(
+            outln!(
                 "  reply: {}",
                 crate::run::truncate_chars(reply.lines().next().unwrap_or_default(), 200)
             );
@@ -292,7 +293,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         {
             let forced = tmux.close_pane(pane, Duration::from_secs(10));
             if !forced.is_empty() {
-                eprintln!("{}: force-killed {forced:?}", record.nick);
+                errln!("{}: force-killed {forced:?}", record.nick);
             }
         }
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
@@ -306,7 +307,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             );
         }
         seats::remove(&project, &record.nick)?;
-        println!("seat {} down", record.nick);
+        outln!("seat {} down", record.nick);
     }
     Ok(Outcome::Ok)
 }
@@ -377,7 +378,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 ]
             })
             .collect();
-        print!(
+        out!(
             "{}",
             table(
                 &[

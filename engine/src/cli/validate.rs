@@ -7,6 +7,7 @@
 //! `message` is for people; `check` and `severity` are the contract. Exit 1
 //! iff some finding is a problem.
 
+use super::output::{errln, outln};
 use std::path::Path;
 
 use serde::Serialize;
@@ -78,9 +79,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     } else {
         for f in &findings {
             match f.severity {
-                Severity::Ok => println!("  ok: {}", f.message),
-                Severity::Warning => println!("  warning: {}", f.message),
-                Severity::Problem => eprintln!("FAIL: {}", f.message),
+                Severity::Ok => outln!("  ok: {}", f.message),
+                Severity::Warning => outln!("  warning: {}", f.message),
+                Severity::Problem => errln!("FAIL: {}", f.message),
             }
         }
     }

@@ -345,9 +345,9 @@ impl Catalog {
             .find(|(alias, _)| *alias == profile.name)
             .map(|(_, target)| *target);
         let replaced = aliased.and_then(|target| {
-            self.profiles.iter_mut().find(|p| {
-                p.name == target && matches!(p.source, ProfileSource::Builtin(_))
-            })
+            self.profiles
+                .iter_mut()
+                .find(|p| p.name == target && matches!(p.source, ProfileSource::Builtin(_)))
         });
         match replaced {
             Some(builtin) => {

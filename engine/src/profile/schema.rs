@@ -228,7 +228,10 @@ impl<'r, 'a, 'i> Table<'r, 'a, 'i> {
                     self.reader.error(
                         Some(span.clone()),
                         &self.path(key),
-                        format!("expected a non-negative integer, found {}: {m}", type_name(other)),
+                        format!(
+                            "expected a non-negative integer, found {}: {m}",
+                            type_name(other)
+                        ),
                     )
                 })?;
                 self.reader.warn(
@@ -636,7 +639,13 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
 #[allow(clippy::type_complexity)]
 fn adapter_field(
     top: &mut Table<'_, '_, '_>,
-) -> Result<(Option<(String, std::ops::Range<usize>)>, BTreeMap<String, String>), ProfileError> {
+) -> Result<
+    (
+        Option<(String, std::ops::Range<usize>)>,
+        BTreeMap<String, String>,
+    ),
+    ProfileError,
+> {
     let Some(value) = top.take("adapter") else {
         return Ok((None, BTreeMap::new()));
     };

@@ -264,7 +264,11 @@ fn bmad_loop_coercions_load_and_say_what_they_were_read_as() {
     .replace("binary = \"demo-cli\"", "binary = \"  demo-cli \"");
     let p = parse(&text).expect("bmad-loop would accept it, so drover does");
     assert_eq!(p.binary, "demo-cli");
-    let env: Vec<(&str, &str)> = p.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let env: Vec<(&str, &str)> = p
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     assert_eq!(env, [("A", "1"), ("B", "True"), ("C", "2.5"), ("D", "d")]);
     assert_eq!(p.stop_without_result_nudges, Some(2));
     assert!(p.subagent_stop_without_transcript);
@@ -291,7 +295,10 @@ fn the_adapter_kind_follows_bmad_loops_rules() {
     assert_eq!(p.adapter, AdapterKind::OpencodeHttp);
     assert_eq!(p.component, ComponentRef::Builtin("opencode".to_string()));
     let explicit = hookless.replace("[hooks]", "adapter = \"opencode-http\"\n[hooks]");
-    assert_eq!(parse(&explicit).expect("explicit").adapter, AdapterKind::OpencodeHttp);
+    assert_eq!(
+        parse(&explicit).expect("explicit").adapter,
+        AdapterKind::OpencodeHttp
+    );
     let p = parse(&with_top("adapter = \"generic\"")).expect("generic with a dialect");
     assert_eq!(p.adapter, AdapterKind::Generic);
     assert_eq!(p.component, ComponentRef::Implicit("demo".to_string()));
@@ -360,5 +367,8 @@ fn bmad_loops_opencode_profile_replaces_the_builtin_it_aliases() {
         1,
         "the built-in opencode profile is replaced, not shadowed"
     );
-    assert_eq!(catalog.get("claude-code-tmux").expect("alias").name, "claude");
+    assert_eq!(
+        catalog.get("claude-code-tmux").expect("alias").name,
+        "claude"
+    );
 }

@@ -8,6 +8,7 @@
 //! memory cap. A call that traps or hits a limit returns a typed error and
 //! drops its store; the next call gets a fresh one.
 
+pub mod bounds;
 mod cache;
 mod error;
 mod host;
@@ -19,6 +20,8 @@ use std::time::Duration;
 
 use wasmtime::component::{Component, Linker, ResourceAny};
 use wasmtime::{Config, Engine, Store};
+
+use bounds::Bounded;
 
 pub use cache::{CacheOutcome, CompileCache};
 pub use error::{Limit, SandboxError};
@@ -224,6 +227,17 @@ impl Adapter {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// A call whose answer is bounded before anyone sees it.
+    fn bounded<R: Bounded>(
+        &self,
+        export: &str,
+        f: impl FnOnce(&Bindings, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, SandboxError> {
+        let mut answer = self.call(export, f)?;
+        answer.bound();
+        Ok(answer)
+    }
+
     fn call<R>(
         &self,
         export: &str,
@@ -254,7 +268,7 @@ impl Adapter {
     }
 
     pub fn describe(&self) -> Result<wit::Description, SandboxError> {
-        self.call("describe", |b, s| b.drover_adapter_cli().call_describe(s))
+        self.bounded("describe", |b, s| b.drover_adapter_cli().call_describe(s))
     }
 
     pub fn render_prompt(
@@ -262,10 +276,17 @@ impl Adapter {
         profile: &wit::Profile,
         prompt: &str,
     ) -> Result<Result<String, wit::AdapterError>, SandboxError> {
-        self.call("render-prompt", |b, s| {
+        let mut answer = self.call("render-prompt", |b, s| {
             b.drover_adapter_cli()
                 .call_render_prompt(s, profile, prompt)
-        })
+        })?;
+        if let Ok(text) = &answer {
+            bounds::check_act(&self.name, "render-prompt", "a prompt", [text.len()], 1)?;
+        }
+        if let Err(e) = &mut answer {
+            e.bound();
+        }
+        Ok(answer)
     }
 
     pub fn interactive_command(
@@ -273,10 +294,15 @@ impl Adapter {
         profile: &wit::Profile,
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
-        self.call("interactive-command", |b, s| {
+        let mut answer = self.call("interactive-command", |b, s| {
             b.drover_adapter_cli()
                 .call_interactive_command(s, profile, request)
-        })
+        })?;
+        match &mut answer {
+            Ok(command) => bounds::check_command(&self.name, "interactive-command", command)?,
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     pub fn headless_command(
@@ -284,10 +310,15 @@ impl Adapter {
         profile: &wit::Profile,
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
-        self.call("headless-command", |b, s| {
+        let mut answer = self.call("headless-command", |b, s| {
             b.drover_adapter_cli()
                 .call_headless_command(s, profile, request)
-        })
+        })?;
+        match &mut answer {
+            Ok(command) => bounds::check_command(&self.name, "headless-command", command)?,
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     pub fn parse_turn(
@@ -295,7 +326,7 @@ impl Adapter {
         profile: &wit::Profile,
         output: &wit::TurnOutput,
     ) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
-        self.call("parse-turn", |b, s| {
+        self.bounded("parse-turn", |b, s| {
             b.drover_adapter_cli().call_parse_turn(s, profile, output)
         })
     }
@@ -305,10 +336,21 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        self.call("install-hooks", |b, s| {
+        let mut answer = self.call("install-hooks", |b, s| {
             b.drover_adapter_cli()
                 .call_install_hooks(s, existing, request)
-        })
+        })?;
+        match &mut answer {
+            Ok(edit) => bounds::check_act(
+                &self.name,
+                "install-hooks",
+                "a hook config",
+                [edit.text.len()],
+                1,
+            )?,
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     pub fn remove_hooks(
@@ -316,10 +358,21 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        self.call("remove-hooks", |b, s| {
+        let mut answer = self.call("remove-hooks", |b, s| {
             b.drover_adapter_cli()
                 .call_remove_hooks(s, existing, request)
-        })
+        })?;
+        match &mut answer {
+            Ok(edit) => bounds::check_act(
+                &self.name,
+                "remove-hooks",
+                "a hook config",
+                [edit.text.len()],
+                1,
+            )?,
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     pub fn detect_hooks(
@@ -327,7 +380,7 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
-        self.call("detect-hooks", |b, s| {
+        self.bounded("detect-hooks", |b, s| {
             b.drover_adapter_cli()
                 .call_detect_hooks(s, existing, request)
         })
@@ -339,7 +392,7 @@ impl Adapter {
         native_event: &str,
         payload: &[u8],
     ) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
-        self.call("parse-hook", |b, s| {
+        self.bounded("parse-hook", |b, s| {
             b.drover_adapter_cli()
                 .call_parse_hook(s, profile, native_event, payload)
         })
@@ -350,7 +403,7 @@ impl Adapter {
         profile: &wit::Profile,
         context: &wit::LocationContext,
     ) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
-        self.call("transcript-locations", |b, s| {
+        self.bounded("transcript-locations", |b, s| {
             b.drover_adapter_cli()
                 .call_transcript_locations(s, profile, context)
         })
@@ -361,7 +414,7 @@ impl Adapter {
         profile: &wit::Profile,
         lines: &[String],
     ) -> Result<Option<wit::Fault>, SandboxError> {
-        self.call("classify-fault", |b, s| {
+        self.bounded("classify-fault", |b, s| {
             b.drover_adapter_cli()
                 .call_classify_fault(s, profile, lines)
         })
@@ -372,7 +425,7 @@ impl Adapter {
         profile: &wit::Profile,
         screen: &wit::Screen,
     ) -> Result<wit::ScreenReading, SandboxError> {
-        self.call("read-screen", |b, s| {
+        self.bounded("read-screen", |b, s| {
             b.drover_adapter_cli().call_read_screen(s, profile, screen)
         })
     }
@@ -454,15 +507,21 @@ impl Tally {
     }
 
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Result<(), wit::AdapterError>, SandboxError> {
-        self.call("tally.feed", |b, s, r| {
+        let mut answer = self.call("tally.feed", |b, s, r| {
             b.drover_adapter_cli().tally().call_feed(s, r, chunk)
-        })
+        })?;
+        if let Err(e) = &mut answer {
+            e.bound();
+        }
+        Ok(answer)
     }
 
     pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
-        self.call("tally.finish", |b, s, r| {
+        let mut report = self.call("tally.finish", |b, s, r| {
             b.drover_adapter_cli().tally().call_finish(s, r)
-        })
+        })?;
+        report.bound();
+        Ok(report)
     }
 }
 
