@@ -13,5 +13,7 @@ pub mod run;
 pub mod sandbox;
 pub mod seats;
 pub mod session;
+pub mod state;
+pub mod trust;
 pub mod usage;
 pub mod workspace;

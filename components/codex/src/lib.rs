@@ -81,8 +81,12 @@ impl Guest for Codex {
         commands::headless(&profile, &request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
+    fn parse_turn(profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(if drover_kit::text_output(&profile) {
+            turn::parse_text(&output)
+        } else {
+            turn::parse(&output)
+        })
     }
 
     fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {

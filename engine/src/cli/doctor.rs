@@ -27,6 +27,13 @@ struct ProfileHealth {
     binary: String,
     binary_path: Option<String>,
     component: String,
+    /// What drives it: the component, or `generic (dialect …)`.
+    driver: String,
+    /// Project profiles only: whether the user trusts the file as it is.
+    trusted: Option<bool>,
+    /// Notes about how it can run (a generic profile without `[turn] argv`
+    /// runs on tmux only).
+    notes: Vec<String>,
     capabilities: Vec<String>,
     limitations: Vec<String>,
     error: Option<String>,
@@ -61,6 +68,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         .unwrap_or((0, 0));
     let sandbox = Sandbox::new(cache.clone())?;
     let catalog = Catalog::load(project);
+    let trust = crate::trust::Trust::load(project).ok();
     let profiles = catalog
         .profiles()
         .iter()
@@ -79,6 +87,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ),
                 Err(e) => (Vec::new(), Vec::new(), Some(e)),
             };
+            let driver = registry::driver_label(p, project);
+            let mut notes = Vec::new();
+            if driver.starts_with(registry::GENERIC) && p.turn.argv.is_empty() {
+                notes.push("runs on tmux only: no [turn] argv for headless turns".to_string());
+            }
             ProfileHealth {
                 name: p.name.clone(),
                 binary: p.binary.clone(),
@@ -86,6 +99,10 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                     .ok()
                     .map(|b| b.display().to_string()),
                 component: p.component.to_string(),
+                driver,
+                trusted: matches!(p.source, crate::profile::ProfileSource::Project(_))
+                    .then(|| trust.as_ref().is_some_and(|t| t.require_profile(p).is_ok())),
+                notes,
                 capabilities,
                 limitations,
                 error,
@@ -144,7 +161,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             Some(path) => format!("{} at {path}", p.binary),
             None => format!("{} not on PATH", p.binary),
         };
-        outln!("\n{} ({binary}; component {})", p.name, p.component);
+        outln!("\n{} ({binary}; driven by {})", p.name, p.driver);
+        if p.trusted == Some(false) {
+            outln!("  untrusted project profile: `drover run` refuses it until `drover trust`");
+        }
+        for note in &p.notes {
+            outln!("  note: {note}");
+        }
         match &p.error {
             Some(e) => outln!("  component error: {e}"),
             None => {

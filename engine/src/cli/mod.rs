@@ -14,6 +14,7 @@ mod profiles;
 mod run;
 mod seats;
 mod status;
+mod trust;
 mod usage;
 mod validate;
 
@@ -81,6 +82,8 @@ enum Command {
     ProbeAdapter(probe::Args),
     /// Token usage from the CLIs' transcripts.
     Usage(usage::Args),
+    /// Show what this project's own settings would run, and trust them.
+    Trust(trust::Args),
 }
 
 /// What a command decided: success, a reported failure (exit 1), or an
@@ -143,6 +146,7 @@ pub fn main() -> ExitCode {
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
         Command::Usage(args) => usage::run(&project, args),
+        Command::Trust(args) => trust::run(&project, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -67,6 +67,13 @@ fn parse_payload(text: &str) -> Result<(String, PathBuf), String> {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    // Both modes run the profile's binary (`--version`, `--help`, a turn):
+    // a project profile's binary needs the user's trust, a `--binary` does not.
+    if let (Some(cli), None) = (&args.cli, &args.binary)
+        && let Some(profile) = crate::profile::Catalog::load(project).find(cli)
+    {
+        crate::trust::Trust::load(project)?.require_profile(profile)?;
+    }
     if args.keep_temp && !args.probe {
         errln!("warning: --keep-temp only matters with --probe (scan mode captures nothing)");
     }

@@ -137,6 +137,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let cli = args.cli.clone().unwrap_or_else(|| default_cli(&project));
     let catalog = Catalog::load(&project);
     let profile = catalog.get(&cli)?.clone();
+    crate::trust::Trust::load(&project)?.require_profile(&profile)?;
     let selection = workspace::select(&project, args.workspace)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;

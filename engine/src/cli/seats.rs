@@ -73,9 +73,11 @@ fn check_nick(nick: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `send` works with; the seat's profile must be trusted (it runs).
 fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Context> {
     let catalog = Catalog::load(project);
     let profile = catalog.get(&seat.cli)?.clone();
+    crate::trust::Trust::load(project)?.require_profile(&profile)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, project)?;
     let run = RunDir::open(project, &seat.run_id)
@@ -99,6 +101,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     }
     let catalog = Catalog::load(&project);
     let profile = catalog.get(&args.cli)?.clone();
+    crate::trust::Trust::load(&project)?.require_profile(&profile)?;
     let kind = workspace::select(&project, args.workspace)?.kind;
     if args.human && kind != Kind::Tmux {
         bail!("a human seat is a pane a person works in: use --workspace tmux");

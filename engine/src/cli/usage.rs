@@ -68,6 +68,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         for w in &report.warnings {
             errln!("warning: {w}");
         }
+        if let Some(note) = super::trust::untrusted_note(project) {
+            errln!("{note}");
+        }
         out!("{}", render(&report));
     }
     Ok(if failed { Outcome::Failed } else { Outcome::Ok })

@@ -1,6 +1,7 @@
 //! `drover validate`: findings with stable ids, in the order they ran.
 //!
-//! Ids: `profile.load`, `profile.component`, `component.load`,
+//! Ids: `profile.load`, `profile.warning`, `project.trust`,
+//! `profile.component`, `profile.generic`, `component.load`,
 //! `profile.dialect`, `profile.usage-parser`, `profile.fault-patterns`,
 //! `adapter.binary`, `hooks.config-parse`, `hooks.registered`,
 //! `mux.selection`, `mux.backend`. A finding's
@@ -124,6 +125,17 @@ pub fn collect(project: &Path, named: &[String]) -> Vec<Finding> {
         }
     }
     let strict = !named.is_empty();
+    for profile in &selected {
+        for warning in &profile.warnings {
+            out.push(
+                "profile.warning",
+                Severity::Warning,
+                warning.to_string(),
+                json!({"profile": profile.name, "source": warning.source, "line": warning.line, "field": warning.field}),
+            );
+        }
+    }
+    check_trust(&mut out, project, &selected);
     check_mux(&mut out, project);
     let sandbox = match Sandbox::new(CompileCache::default_location()) {
         Ok(s) => s,
@@ -152,6 +164,18 @@ fn check_profile(
 ) {
     let name = &profile.name;
     let component = match registry::resolve(&profile.component, project) {
+        Ok(c) if c.is_generic() => {
+            out.push(
+                "profile.component",
+                Severity::Ok,
+                format!(
+                    "{name}: no component of its own; the generic adapter drives it from its data (dialect {}, usage parser {})",
+                    profile.hooks.dialect, profile.usage_parser
+                ),
+                json!({"profile": name, "component": c.name, "origin": c.origin.to_string(), "generic": true}),
+            );
+            c
+        }
         Ok(c) => {
             out.push(
                 "profile.component",
@@ -200,6 +224,9 @@ fn check_profile(
             return;
         }
     };
+    if component.is_generic() {
+        check_generic(out, profile, &description);
+    }
     if !profile.hookless() && !description.dialects.contains(&profile.hooks.dialect) {
         out.push(
             "profile.dialect",
@@ -277,6 +304,79 @@ fn check_profile(
             json!({"profile": name, "config_path": profile.hooks.config_path}),
         ),
         Err(e) => out.push("hooks.registered", Severity::Problem, format!("{name}: {e}"), json!({"profile": name})),
+    }
+}
+
+/// `project.trust`: project profiles (and notifier settings) the user has
+/// not trusted, which `drover run` refuses.
+fn check_trust(out: &mut Findings, project: &Path, selected: &[&Profile]) {
+    let trust = match crate::trust::Trust::load(project) {
+        Ok(t) => t,
+        Err(e) => {
+            out.push(
+                "project.trust",
+                Severity::Warning,
+                e.to_string(),
+                Value::Null,
+            );
+            return;
+        }
+    };
+    for profile in selected {
+        if let Err(untrusted) = trust.require_profile(profile) {
+            out.push(
+                "project.trust",
+                Severity::Warning,
+                format!(
+                    "{}: {} {}; `drover run` refuses it until you review `drover trust --show` and run `drover trust`",
+                    profile.name,
+                    untrusted.file,
+                    if untrusted.changed { "changed since you trusted it" } else { "is not trusted" }
+                ),
+                json!({"profile": profile.name, "file": untrusted.file, "changed": untrusted.changed, "wants": untrusted.wants}),
+            );
+        }
+    }
+    if let Ok(Some(config)) = crate::config::ConfigFile::read(
+        &crate::config::project_path(project),
+        crate::config::Scope::Project,
+    ) {
+        let wants = crate::trust::config_wants(&config);
+        if !wants.is_empty() && !trust.trusts(&config.path, config.text().as_bytes()) {
+            out.push(
+                "project.trust",
+                Severity::Warning,
+                "this project's .drover/config.toml runs notifiers and is not trusted; review `drover trust --show`".to_string(),
+                json!({"file": ".drover/config.toml", "wants": wants}),
+            );
+        }
+    }
+}
+
+/// `profile.generic`: what the generic adapter can and cannot do for a
+/// profile no component knows.
+fn check_generic(
+    out: &mut Findings,
+    profile: &Profile,
+    description: &crate::sandbox::wit::Description,
+) {
+    let name = &profile.name;
+    out.push(
+        "profile.generic",
+        Severity::Ok,
+        format!(
+            "{name}: the generic adapter cannot tell apart: {}",
+            description.limitations.join("; ")
+        ),
+        json!({"profile": name, "limitations": description.limitations}),
+    );
+    if profile.turn.argv.is_empty() {
+        out.push(
+            "profile.generic",
+            Severity::Warning,
+            format!("{name}: no [turn] argv, so it runs on tmux only (headless turns need the argv template, see docs/profiles.md)"),
+            json!({"profile": name, "headless": false}),
+        );
     }
 }
 

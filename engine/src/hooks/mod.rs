@@ -122,6 +122,13 @@ struct ConfigFile {
 
 impl ConfigFile {
     fn open(project: &Path, profile: &Profile) -> Result<ConfigFile, HookError> {
+        // Backups go under `.drover/hooks/`: no link may lead them elsewhere.
+        crate::state::refuse_links(project, &[".drover", ".drover/hooks"]).map_err(|source| {
+            HookError::Io {
+                path: project.join(".drover"),
+                source,
+            }
+        })?;
         let dir = Dir::open_ambient_dir(project, ambient_authority()).map_err(|source| {
             HookError::Io {
                 path: project.to_path_buf(),

@@ -173,6 +173,9 @@ pub struct Profile {
     /// What loaded but deserves a look (coercions, old names).
     pub warnings: Vec<ProfileWarning>,
     pub source: ProfileSource,
+    /// SHA-256 of the file's bytes as parsed (user and project profiles),
+    /// which trust records are compared with.
+    pub sha256: Option<String>,
 }
 
 impl Profile {
@@ -261,7 +264,7 @@ impl Catalog {
         if let Some(dir) = user_dir() {
             catalog.load_dir(&dir, ProfileSource::User);
         }
-        catalog.load_dir(&project_dir(project), ProfileSource::Project);
+        catalog.load_project(project);
         catalog
     }
 
@@ -289,8 +292,23 @@ impl Catalog {
         if let Some(dir) = user_dir() {
             catalog.load_dir(&dir, ProfileSource::User);
         }
-        catalog.load_dir(&project_dir(project), ProfileSource::Project);
+        catalog.load_project(project);
         catalog
+    }
+
+    /// The project's profiles, unless `.drover` or `.drover/profiles` is a
+    /// link (a checkout must not point drover at files elsewhere).
+    fn load_project(&mut self, project: &Path) {
+        if let Err(e) = crate::state::refuse_links(project, &[".drover", ".drover/profiles"]) {
+            self.errors.push(ProfileError {
+                source: project_dir(project).display().to_string(),
+                line: None,
+                field: None,
+                message: e.to_string(),
+            });
+            return;
+        }
+        self.load_dir(&project_dir(project), ProfileSource::Project);
     }
 
     fn load_dir(&mut self, dir: &Path, source: fn(PathBuf) -> ProfileSource) {

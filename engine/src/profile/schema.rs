@@ -630,6 +630,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             warnings
         },
         source: source.clone(),
+        sha256: source.path().map(|_| crate::trust::digest(text.as_bytes())),
     })
 }
 
