@@ -122,6 +122,17 @@ impl World {
     }
 
     fn run(&self, args: &[&str]) -> Output {
+        self.drover("probe-adapter", args)
+    }
+
+    /// `drover trust`: the user's consent to the project's own profiles,
+    /// whose binaries probe-adapter runs.
+    fn trust(&self) {
+        let out = self.drover("trust", &[]);
+        assert!(out.status.success(), "drover trust: {}", text(&out.stderr));
+    }
+
+    fn drover(&self, command: &str, args: &[&str]) -> Output {
         let path = format!(
             "{}:{}",
             self.bin.display(),
@@ -130,7 +141,7 @@ impl World {
         Command::new(env!("CARGO_BIN_EXE_drover"))
             .arg("--project")
             .arg(&self.project)
-            .arg("probe-adapter")
+            .arg(command)
             .args(args)
             .env_clear()
             .env("PATH", path)
@@ -453,6 +464,7 @@ fn hostile_project(world: &World, settings: &str, parser: &str) {
         &world.project.join("transcripts/t.jsonl"),
         &format!("{{\"usage\":{{\"input_tokens\":1}},\"text\":\"PRIVATETRANSCRIPT {ANT_KEY}\"}}\n"),
     );
+    world.trust();
 }
 
 #[test]
