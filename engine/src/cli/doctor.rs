@@ -34,6 +34,9 @@ struct ProfileHealth {
     /// Notes about how it can run (a generic profile without `[turn] argv`
     /// runs on tmux only).
     notes: Vec<String>,
+    /// What will go wrong here before any run (a CLI that refuses its
+    /// bypass arguments under root).
+    warnings: Vec<String>,
     capabilities: Vec<String>,
     limitations: Vec<String>,
     error: Option<String>,
@@ -92,6 +95,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             if driver.starts_with(registry::GENERIC) && p.turn.argv.is_empty() {
                 notes.push("runs on tmux only: no [turn] argv for headless turns".to_string());
             }
+            let warnings: Vec<String> = crate::privileges::running_as_root()
+                .then(|| crate::privileges::root_refusal(p, &driver))
+                .flatten()
+                .into_iter()
+                .collect();
             ProfileHealth {
                 name: p.name.clone(),
                 binary: p.binary.clone(),
@@ -103,6 +111,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 trusted: matches!(p.source, crate::profile::ProfileSource::Project(_))
                     .then(|| trust.as_ref().is_some_and(|t| t.require_profile(p).is_ok())),
                 notes,
+                warnings,
                 capabilities,
                 limitations,
                 error,
@@ -167,6 +176,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         }
         for note in &p.notes {
             outln!("  note: {note}");
+        }
+        for warning in &p.warnings {
+            outln!("  warning: {warning}");
         }
         match &p.error {
             Some(e) => outln!("  component error: {e}"),

@@ -318,6 +318,9 @@ fn print_summary(r: &SessionResult) {
             terminal_line(&f.rule),
             terminal_line(&f.evidence)
         );
+        if let Some(hint) = &f.hint {
+            outln!("  hint: {hint}");
+        }
     }
     for log in &r.logs {
         outln!("  log: {}", log.display());

@@ -4,7 +4,7 @@
 //! `profile.component`, `profile.generic`, `component.load`,
 //! `profile.dialect`, `profile.usage-parser`, `profile.fault-patterns`,
 //! `adapter.binary`, `hooks.config-parse`, `hooks.registered`,
-//! `mux.selection`, `mux.backend`. A finding's
+//! `profile.root`, `mux.selection`, `mux.backend`. A finding's
 //! `message` is for people; `check` and `severity` are the contract. Exit 1
 //! iff some finding is a problem.
 
@@ -253,6 +253,16 @@ fn check_profile(
                 profile.usage_parser
             ),
             json!({"profile": name, "usage_parser": profile.usage_parser}),
+        );
+    }
+    if crate::privileges::running_as_root()
+        && let Some(warning) = crate::privileges::root_refusal(profile, &component.name)
+    {
+        out.push(
+            "profile.root",
+            Severity::Warning,
+            warning,
+            json!({"profile": name}),
         );
     }
     for n in &profile.self_matching_patterns {
