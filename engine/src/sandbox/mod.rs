@@ -6,7 +6,9 @@
 //! cache. [`Sandbox::load`] turns component bytes into an [`Adapter`]: a
 //! pre-instantiated component whose calls each run under a deadline and a
 //! memory cap. A call that traps or hits a limit returns a typed error and
-//! drops its store; the next call gets a fresh one.
+//! drops its store; the next call gets a fresh one. Components built against
+//! any hosted version of the WIT load side by side (`versions`); the API
+//! here speaks the latest types.
 
 pub mod bounds;
 mod cache;
@@ -14,6 +16,7 @@ mod error;
 mod host;
 mod limits;
 mod names;
+mod versions;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -25,12 +28,13 @@ use bounds::Bounded;
 
 pub use cache::{CacheOutcome, CompileCache};
 pub use error::{Limit, SandboxError};
-pub use host::latest::drover::adapter::types as wit;
-pub use host::{STDERR_CAPACITY, WIT_VERSION};
+pub use host::STDERR_CAPACITY;
 pub use limits::Limits;
+pub use versions::latest::drover::adapter::types as wit;
+pub use versions::{WIT_VERSION, WitVersion};
 
 use host::HostState;
-use host::latest::{Adapter as Bindings, AdapterPre};
+use versions::{Bindings, Exported, Pre};
 
 /// How often the ticker advances the epoch; deadlines are multiples of it.
 const TICK: Duration = Duration::from_millis(10);
@@ -55,7 +59,12 @@ impl Sandbox {
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
             .map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
-        host::latest::drover::adapter::host_log::add_to_linker::<
+        versions::v0_2::drover::adapter::host_log::add_to_linker::<
+            HostState,
+            wasmtime::component::HasSelf<HostState>,
+        >(&mut linker, |state| state)
+        .map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
+        versions::v0_1::drover::adapter::host_log::add_to_linker::<
             HostState,
             wasmtime::component::HasSelf<HostState>,
         >(&mut linker, |state| state)
@@ -86,8 +95,11 @@ impl Sandbox {
         &self.cache
     }
 
-    /// Compiles (or loads from the cache) and pre-instantiates a component,
-    /// then checks the WIT version it reports.
+    /// Compiles (or loads from the cache) a component, reads the WIT
+    /// version from its exports (refusing one this engine does not host
+    /// before running any of its code), pre-instantiates it against that
+    /// version's bindings, and checks that `describe` reports the same
+    /// version family.
     pub fn load(
         &self,
         name: &str,
@@ -102,21 +114,50 @@ impl Sandbox {
                 component: name.to_string(),
                 reason: root_cause(&e),
             })?;
-        let adapter = self.prepare(name, &component, limits)?;
+        let version = match versions::exported_version(&self.engine, &component) {
+            Exported::Hosted(version) => version,
+            Exported::Unhosted(found) => {
+                return Err(SandboxError::Incompatible {
+                    component: name.to_string(),
+                    found,
+                    supported: WitVersion::hosted_list(),
+                });
+            }
+            Exported::NoCli(exports) => {
+                return Err(SandboxError::Link {
+                    component: name.to_string(),
+                    reason: format!(
+                        "it exports no drover:adapter/cli interface (its exports: {})",
+                        if exports.is_empty() {
+                            "none".to_string()
+                        } else {
+                            exports.join(", ")
+                        }
+                    ),
+                });
+            }
+        };
+        let adapter = self.prepare(name, &component, version, limits)?;
         let description = adapter.describe()?;
-        if !compatible(&description.wit_version) {
-            return Err(SandboxError::Incompatible {
+        match WitVersion::of(&description.wit_version) {
+            Some(claimed) if claimed == version => Ok((adapter, outcome)),
+            Some(_) => Err(SandboxError::VersionMismatch {
+                component: name.to_string(),
+                claimed: description.wit_version,
+                exported: version.family().to_string(),
+            }),
+            None => Err(SandboxError::Incompatible {
                 component: name.to_string(),
                 found: description.wit_version,
-                supported: WIT_VERSION.to_string(),
-            });
+                supported: WitVersion::hosted_list(),
+            }),
         }
-        Ok((adapter, outcome))
     }
 
     /// Loads a component built into this binary. It was compiled against
-    /// this engine's WIT, so the version check (one instantiation and a
-    /// `describe` call, which the hook relay cannot spare) is skipped.
+    /// this engine's latest WIT, so the version checks (reading its exports,
+    /// one instantiation and a `describe` call, which the hook relay cannot
+    /// spare) are skipped.
     pub fn load_builtin(
         &self,
         builtin: &crate::builtin::Builtin,
@@ -129,7 +170,7 @@ impl Sandbox {
                 component: builtin.name.to_string(),
                 reason: root_cause(&e),
             })?;
-        let mut adapter = self.prepare(builtin.name, &component, limits)?;
+        let mut adapter = self.prepare(builtin.name, &component, WitVersion::LATEST, limits)?;
         adapter.builtin = true;
         Ok((adapter, outcome))
     }
@@ -138,6 +179,7 @@ impl Sandbox {
         &self,
         name: &str,
         component: &Component,
+        version: WitVersion,
         limits: Limits,
     ) -> Result<Adapter, SandboxError> {
         let link_error = |e: wasmtime::Error| SandboxError::Link {
@@ -145,7 +187,7 @@ impl Sandbox {
             reason: root_cause(&e),
         };
         let instance_pre = self.linker.instantiate_pre(component).map_err(link_error)?;
-        let pre = AdapterPre::new(instance_pre).map_err(link_error)?;
+        let pre = Pre::new(version, instance_pre).map_err(link_error)?;
         Ok(Adapter {
             name: name.to_string(),
             engine: self.engine.clone(),
@@ -154,19 +196,6 @@ impl Sandbox {
             live: Mutex::new(None),
             builtin: false,
         })
-    }
-}
-
-/// A WIT version this engine can host: same major, and for 0.x the same minor.
-fn compatible(version: &str) -> bool {
-    let parts = |v: &str| -> Option<(u64, u64)> {
-        let mut it = v.split('.');
-        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
-    };
-    match (parts(version), parts(WIT_VERSION)) {
-        (Some((0, minor)), Some((0, ours))) => minor == ours,
-        (Some((major, _)), Some((ours, _))) => major == ours,
-        _ => false,
     }
 }
 
@@ -184,7 +213,7 @@ struct Live {
 pub struct Adapter {
     name: String,
     engine: Engine,
-    pre: AdapterPre<HostState>,
+    pre: Pre,
     limits: Limits,
     live: Mutex<Option<Live>>,
     builtin: bool,
@@ -203,6 +232,11 @@ impl Adapter {
 
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// The version of `drover:adapter` the component was built against.
+    pub fn wit_version(&self) -> WitVersion {
+        self.pre.version()
     }
 
     fn instantiate(&self, limits: Limits) -> Result<Live, SandboxError> {
@@ -268,7 +302,7 @@ impl Adapter {
     }
 
     pub fn describe(&self) -> Result<wit::Description, SandboxError> {
-        self.bounded("describe", |b, s| b.drover_adapter_cli().call_describe(s))
+        self.bounded("describe", |b, s| b.describe(s))
     }
 
     pub fn render_prompt(
@@ -276,15 +310,12 @@ impl Adapter {
         profile: &wit::Profile,
         prompt: &str,
     ) -> Result<Result<String, wit::AdapterError>, SandboxError> {
-        let mut answer = self.call("render-prompt", |b, s| {
-            b.drover_adapter_cli()
-                .call_render_prompt(s, profile, prompt)
-        })?;
-        if let Ok(text) = &answer {
-            bounds::check_act(&self.name, "render-prompt", "a prompt", [text.len()], 1)?;
-        }
-        if let Err(e) = &mut answer {
-            e.bound();
+        let mut answer = self.call("render-prompt", |b, s| b.render_prompt(s, profile, prompt))?;
+        match &mut answer {
+            Ok(text) => {
+                bounds::check_act(&self.name, "render-prompt", "a prompt", [text.len()], 1)?
+            }
+            Err(e) => e.bound(),
         }
         Ok(answer)
     }
@@ -295,8 +326,7 @@ impl Adapter {
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
         let mut answer = self.call("interactive-command", |b, s| {
-            b.drover_adapter_cli()
-                .call_interactive_command(s, profile, request)
+            b.interactive_command(s, profile, request)
         })?;
         match &mut answer {
             Ok(command) => bounds::check_command(&self.name, "interactive-command", command)?,
@@ -311,8 +341,7 @@ impl Adapter {
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
         let mut answer = self.call("headless-command", |b, s| {
-            b.drover_adapter_cli()
-                .call_headless_command(s, profile, request)
+            b.headless_command(s, profile, request)
         })?;
         match &mut answer {
             Ok(command) => bounds::check_command(&self.name, "headless-command", command)?,
@@ -326,9 +355,7 @@ impl Adapter {
         profile: &wit::Profile,
         output: &wit::TurnOutput,
     ) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
-        self.bounded("parse-turn", |b, s| {
-            b.drover_adapter_cli().call_parse_turn(s, profile, output)
-        })
+        self.bounded("parse-turn", |b, s| b.parse_turn(s, profile, output))
     }
 
     pub fn install_hooks(
@@ -336,21 +363,10 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        let mut answer = self.call("install-hooks", |b, s| {
-            b.drover_adapter_cli()
-                .call_install_hooks(s, existing, request)
+        let answer = self.call("install-hooks", |b, s| {
+            b.install_hooks(s, existing, request)
         })?;
-        match &mut answer {
-            Ok(edit) => bounds::check_act(
-                &self.name,
-                "install-hooks",
-                "a hook config",
-                [edit.text.len()],
-                1,
-            )?,
-            Err(e) => e.bound(),
-        }
-        Ok(answer)
+        self.bounded_edit("install-hooks", answer)
     }
 
     pub fn remove_hooks(
@@ -358,21 +374,8 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        let mut answer = self.call("remove-hooks", |b, s| {
-            b.drover_adapter_cli()
-                .call_remove_hooks(s, existing, request)
-        })?;
-        match &mut answer {
-            Ok(edit) => bounds::check_act(
-                &self.name,
-                "remove-hooks",
-                "a hook config",
-                [edit.text.len()],
-                1,
-            )?,
-            Err(e) => e.bound(),
-        }
-        Ok(answer)
+        let answer = self.call("remove-hooks", |b, s| b.remove_hooks(s, existing, request))?;
+        self.bounded_edit("remove-hooks", answer)
     }
 
     pub fn detect_hooks(
@@ -380,10 +383,7 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
-        self.bounded("detect-hooks", |b, s| {
-            b.drover_adapter_cli()
-                .call_detect_hooks(s, existing, request)
-        })
+        self.bounded("detect-hooks", |b, s| b.detect_hooks(s, existing, request))
     }
 
     pub fn parse_hook(
@@ -393,8 +393,7 @@ impl Adapter {
         payload: &[u8],
     ) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
         self.bounded("parse-hook", |b, s| {
-            b.drover_adapter_cli()
-                .call_parse_hook(s, profile, native_event, payload)
+            b.parse_hook(s, profile, native_event, payload)
         })
     }
 
@@ -404,8 +403,7 @@ impl Adapter {
         context: &wit::LocationContext,
     ) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
         self.bounded("transcript-locations", |b, s| {
-            b.drover_adapter_cli()
-                .call_transcript_locations(s, profile, context)
+            b.transcript_locations(s, profile, context)
         })
     }
 
@@ -414,10 +412,7 @@ impl Adapter {
         profile: &wit::Profile,
         lines: &[String],
     ) -> Result<Option<wit::Fault>, SandboxError> {
-        self.bounded("classify-fault", |b, s| {
-            b.drover_adapter_cli()
-                .call_classify_fault(s, profile, lines)
-        })
+        self.bounded("classify-fault", |b, s| b.classify_fault(s, profile, lines))
     }
 
     pub fn read_screen(
@@ -425,9 +420,23 @@ impl Adapter {
         profile: &wit::Profile,
         screen: &wit::Screen,
     ) -> Result<wit::ScreenReading, SandboxError> {
-        self.bounded("read-screen", |b, s| {
-            b.drover_adapter_cli().call_read_screen(s, profile, screen)
-        })
+        self.bounded("read-screen", |b, s| b.read_screen(s, profile, screen))
+    }
+
+    /// A hook-config edit is written to the user's file: refused, never
+    /// cut, past the bound.
+    fn bounded_edit(
+        &self,
+        export: &str,
+        mut answer: Result<wit::HookEdit, wit::AdapterError>,
+    ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
+        match &mut answer {
+            Ok(edit) => {
+                bounds::check_act(&self.name, export, "a hook config", [edit.text.len()], 1)?
+            }
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     /// A usage tally in its own store, with its own limits (usage dedupe
@@ -438,9 +447,7 @@ impl Adapter {
             .set_epoch_deadline(deadline_ticks(limits.call_timeout));
         let resource = live
             .bindings
-            .drover_adapter_cli()
-            .tally()
-            .call_constructor(&mut live.store, parser)
+            .tally_new(&mut live.store, parser)
             .map_err(|e| {
                 classify(
                     &self.name,
@@ -501,15 +508,11 @@ impl Tally {
     }
 
     pub fn begin_file(&mut self, name: &str) -> Result<(), SandboxError> {
-        self.call("tally.begin-file", |b, s, r| {
-            b.drover_adapter_cli().tally().call_begin_file(s, r, name)
-        })
+        self.call("tally.begin-file", |b, s, r| b.tally_begin_file(s, r, name))
     }
 
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Result<(), wit::AdapterError>, SandboxError> {
-        let mut answer = self.call("tally.feed", |b, s, r| {
-            b.drover_adapter_cli().tally().call_feed(s, r, chunk)
-        })?;
+        let mut answer = self.call("tally.feed", |b, s, r| b.tally_feed(s, r, chunk))?;
         if let Err(e) = &mut answer {
             e.bound();
         }
@@ -517,9 +520,7 @@ impl Tally {
     }
 
     pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
-        let mut report = self.call("tally.finish", |b, s, r| {
-            b.drover_adapter_cli().tally().call_finish(s, r)
-        })?;
+        let mut report = self.call("tally.finish", |b, s, r| b.tally_finish(s, r))?;
         report.bound();
         Ok(report)
     }
@@ -570,15 +571,6 @@ fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn versions_are_compatible_by_semver_rules() {
-        assert!(compatible("0.1.0"));
-        assert!(compatible("0.1.7"));
-        assert!(!compatible("0.2.0"));
-        assert!(!compatible("1.1.0"));
-        assert!(!compatible("garbage"));
-    }
 
     #[test]
     fn deadlines_round_up_to_ticks() {
