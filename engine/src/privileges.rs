@@ -8,9 +8,6 @@
 use crate::profile::Profile;
 use crate::session::FaultReport;
 
-/// The Claude component's rule for the refusal.
-const CLAUDE_ROOT_RULE: &str = "claude/root-bypass";
-
 /// Arguments Claude Code refuses under root.
 const CLAUDE_REFUSED: &[&str] = &["--dangerously-skip-permissions", "bypassPermissions"];
 
@@ -47,8 +44,8 @@ pub fn root_refusal(profile: &Profile, component: &str) -> Option<String> {
 
 /// What to do about a fault, when drover knows.
 pub fn hint(fault: &FaultReport) -> Option<String> {
-    (fault.rule == CLAUDE_ROOT_RULE).then(|| {
-        "Claude Code will not skip its permission checks as root. Run drover as a normal user; in a disposable container or VM, set IS_SANDBOX = \"1\" in the profile's [env]; or run with --no-bypass (the CLI then asks before acting).".to_string()
+    (fault.kind == crate::sandbox::wit::FaultKind::Privileges).then(|| {
+        "The CLI will not skip its permission checks as root (Claude Code: unless IS_SANDBOX=1). Run drover as a normal user; in a disposable container or VM, set IS_SANDBOX = \"1\" in the profile's [env]; or run with --no-bypass (the CLI then asks before acting).".to_string()
     })
 }
 

@@ -28,6 +28,7 @@ fn the_refusal_is_a_typed_fault_with_a_hint() {
         (Some("crashed"), 1),
         "{doc}"
     );
+    assert_eq!(doc["fault"]["kind"], "privileges", "{doc}");
     assert_eq!(doc["fault"]["rule"], "claude/root-bypass", "{doc}");
     assert_eq!(
         doc["fault"]["evidence"],
@@ -43,7 +44,7 @@ fn the_refusal_is_a_typed_fault_with_a_hint() {
     let out = p.output(&["run", "--cli", "rooty", "@as-root hi"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("  hint: Claude Code will not skip its permission checks as root"),
+        stdout.contains("  hint: The CLI will not skip its permission checks as root (Claude Code: unless IS_SANDBOX=1)"),
         "{stdout}"
     );
     // With the variable (the built-in stand-in sets it) the turn runs.

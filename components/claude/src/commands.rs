@@ -1,6 +1,7 @@
 //! Launch commands. Interactive: `claude [--resume ID | --session-id UUID]
 //! [prompt] <bypass> [--model M]`. Headless: the same with `-p PROMPT
-//! --output-format json` and the profile's `[turn]` args.
+//! --output-format json` (`text` when the profile's `[turn] output` says so)
+//! and the profile's `[turn]` args.
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
@@ -56,12 +57,17 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
     if request.prompt.is_empty() {
         return Err(invalid("a headless turn needs a prompt"));
     }
+    let format = if drover_kit::text_output(profile) {
+        "text"
+    } else {
+        "json"
+    };
     let mut argv = vec![
         profile.binary.clone(),
         "-p".to_string(),
         prompt::render(&profile.prompt_template, &request.prompt)?,
         "--output-format".to_string(),
-        "json".to_string(),
+        format.to_string(),
     ];
     argv.extend(conversation_args(&request.conversation)?);
     argv.extend(profile.turn_args.iter().cloned());
@@ -150,5 +156,13 @@ mod tests {
         let mut custom = request("hi", Conversation::Fresh);
         custom.extra_args = Some(vec![]);
         assert_eq!(headless(&profile(), &custom).expect("builds").argv.len(), 5);
+    }
+
+    #[test]
+    fn a_profile_that_asks_for_text_gets_text() {
+        let mut text = profile();
+        text.turn_output = "text".to_string();
+        let cmd = headless(&text, &request("hi", Conversation::Fresh)).expect("builds");
+        assert_eq!(&cmd.argv[3..5], ["--output-format", "text"]);
     }
 }

@@ -4,7 +4,7 @@
 //! assistant message that merely quotes one does not match.
 
 use drover_kit::FaultKind::{
-    Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog, Unknown,
+    Auth, Network, Overload, Privileges, Quota, RateLimit, ServerError, TrustDialog,
 };
 use drover_kit::faults::FaultRule;
 
@@ -101,13 +101,12 @@ pub const RULES: &[FaultRule] = &[
     // this sentence, before any request.
     FaultRule::new(
         ROOT_RULE,
-        Unknown,
+        Privileges,
         r"^\s*--dangerously-skip-permissions cannot be used with root/sudo privileges",
     ),
 ];
 
-/// The rule for Claude Code's refusal to bypass permissions as root; the
-/// engine attaches a hint to faults of this rule.
+/// The rule for Claude Code's refusal to bypass permissions as root.
 pub const ROOT_RULE: &str = "claude/root-bypass";
 
 #[cfg(test)]
@@ -139,7 +138,7 @@ mod tests {
             ("Invalid API key · Fix external API key", FaultKind::Auth),
             (
                 "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
-                FaultKind::Unknown,
+                FaultKind::Privileges,
             ),
             (
                 "API Error: Connection dropped (ECONNRESET). Check the gateway set in ANTHROPIC_BASE_URL, then try again.",

@@ -28,7 +28,7 @@ drover_kit::testing::real_captures!("claude");
 /// parse-turn over a captured run.
 trait Parse {
     fn parse(&self, prior: Option<Usage>) -> TurnResult;
-    /// For a run whose profile asked for `--output-format text`.
+    /// For a run whose profile asked for text (`[turn] output = "text"`).
     fn parse_text(&self) -> TurnResult;
 }
 
@@ -39,8 +39,8 @@ impl Parse for Run {
 
     fn parse_text(&self) -> TurnResult {
         let mut text = profile();
-        text.turn_args = vec!["--output-format".to_string(), "text".to_string()];
-        Claude::parse_turn(text, self.output(None)).expect("parses")
+        text.turn_output = "text".to_string();
+        Claude::parse_turn(&text, &self.output(None)).expect("parses")
     }
 }
 

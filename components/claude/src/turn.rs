@@ -11,8 +11,8 @@
 //! turn per model when its sums equal `usage`. A failed call reports all-zero
 //! usage: zero tokens and no request.
 //!
-//! Text mode (`--output-format text`, which a profile asks for in its
-//! `[turn] args`) prints only the reply, or the error sentence with exit
+//! Text mode (`--output-format text`, which a profile asks for with
+//! `[turn] output = "text"`) prints only the reply, or the error sentence with exit
 //! code 1. When drover asked for JSON, a turn that printed no result object
 //! did not say how it ended, whatever it printed instead.
 

@@ -36,8 +36,8 @@ impl Parse for Run {
 
     fn parse_text(&self) -> TurnResult {
         let mut text = profile();
-        text.turn_args = vec!["--output-format".to_string(), "text".to_string()];
-        Codex::parse_turn(text, self.output(None)).expect("parses")
+        text.turn_output = "text".to_string();
+        Codex::parse_turn(&text, &self.output(None)).expect("parses")
     }
 }
 

@@ -61,16 +61,12 @@ pub fn setting<'a>(profile: &'a Profile, key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Whether the profile asked for plain-text output from headless turns: its
-/// `[turn] args` carry `--output-format text`. Only then may a turn that
-/// printed none of the CLI's structured output be read as text; when drover
-/// asked for JSON, such a turn did not say how it ended.
+/// Whether the profile asked for plain-text output from headless turns
+/// (`[turn] output = "text"`). Only then may a turn that printed none of the
+/// CLI's structured output be read as text; when the adapter asked the CLI
+/// for JSON, such a turn did not say how it ended.
 pub fn text_output(profile: &Profile) -> bool {
-    let args = &profile.turn_args;
-    args.iter().any(|a| a == "--output-format=text")
-        || args
-            .windows(2)
-            .any(|w| w[0] == "--output-format" && w[1] == "text")
+    profile.turn_output == "text"
 }
 
 /// The argv pieces every launch shares: bypass args (or their replacement)

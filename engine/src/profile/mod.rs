@@ -219,6 +219,10 @@ impl Profile {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
+            turn_argv: self.turn.argv.clone(),
+            turn_resume: self.turn.resume.clone(),
+            turn_session_id: self.turn.session_id.clone(),
+            turn_output: self.turn.output.clone(),
         }
     }
 }
