@@ -110,6 +110,8 @@ fn transcript_globs() -> Vec<TranscriptGlob> {
     }]
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Antigravity);
 
 #[cfg(test)]

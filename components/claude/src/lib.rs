@@ -124,6 +124,8 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
     }
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Claude);
 
 #[cfg(test)]

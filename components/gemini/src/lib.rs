@@ -120,6 +120,8 @@ impl Adapter for Gemini {
     }
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Gemini);
 
 #[cfg(test)]

@@ -114,6 +114,8 @@ impl Adapter for Opencode {
     }
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Opencode);
 
 #[cfg(test)]

@@ -151,6 +151,8 @@ fn data_root(context: &LocationContext) -> (GlobBase, String) {
     (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Qwen);
 
 #[cfg(test)]
