@@ -90,6 +90,7 @@ families! {
     Cursor => drover_cursor::Cursor, "cursor-json";
     Opencode => drover_opencode::Opencode, "opencode-jsonl";
     Qwen => drover_qwen::Qwen, "qwen-json";
+    Grok => drover_grok::Grok, "grok-json";
 }
 
 impl Family {

@@ -46,6 +46,7 @@ const DIALECTS: &[&str] = &[
     "antigravity-hooks-json",
     "opencode-plugin",
     "cursor-hooks-json",
+    "grok-hooks-json",
 ];
 
 macro_rules! parsers_of {
@@ -62,6 +63,7 @@ const PARSERS: &[ParserSpec] = parsers_of![
     drover_cursor::Cursor[0],
     drover_opencode::Opencode[0, 1],
     drover_qwen::Qwen[0, 1],
+    drover_grok::Grok[0, 1],
 ];
 
 /// The family of the profile's hook dialect.
