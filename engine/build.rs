@@ -45,7 +45,11 @@ fn main() {
     // same cargo run, feature unification would give it their exports; in
     // the same target dir, its build of them would replace their components.
     let generic_dir = wasm_dir.join("generic");
-    build_workspace(&components, &wasm_dir, &["--workspace", "--exclude", GENERIC]);
+    build_workspace(
+        &components,
+        &wasm_dir,
+        &["--workspace", "--exclude", GENERIC],
+    );
     build_workspace(&components, &generic_dir, &["-p", GENERIC]);
     build_workspace(&guests, &wasm_dir, &[]);
     println!("cargo:rerun-if-changed={}", root.join("wit").display());

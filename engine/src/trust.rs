@@ -13,9 +13,9 @@
 //!
 //! The API for features that read project settings: [`Trust::load`] once,
 //! then [`Trust::require_profile`] before using a profile, or
-//! [`Trust::require_file`] before acting on a project settings file's
-//! contents (for `[[notify]]` commands and webhooks in `.drover/config.toml`:
-//! `trust.require_file(&config_file.path, config_file.text().as_bytes())`).
+//! [`Trust::trusts`] before acting on a project settings file's contents
+//! (`[[notify]]` commands and webhooks in `.drover/config.toml`, which are
+//! set aside while untrusted).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -200,28 +200,6 @@ impl Trust {
                 .is_some_and(|r| r.files.get(&self.relative(file)) == Some(&digest(bytes)))
     }
 
-    /// Refuses a project file (with these bytes) the user has not trusted;
-    /// `wants` says what it would run.
-    pub fn require_file(
-        &self,
-        file: &Path,
-        bytes: &[u8],
-        wants: Vec<String>,
-    ) -> Result<(), Untrusted> {
-        if self.trusts(file, bytes) {
-            return Ok(());
-        }
-        let relative = self.relative(file);
-        Err(Untrusted {
-            changed: self
-                .record
-                .as_ref()
-                .is_some_and(|r| r.files.contains_key(&relative)),
-            file: relative,
-            wants,
-        })
-    }
-
     /// Refuses a project profile the user has not trusted. User and
     /// built-in profiles pass.
     pub fn require_profile(&self, profile: &Profile) -> Result<(), Untrusted> {
@@ -297,7 +275,7 @@ pub fn config_wants(file: &crate::config::ConfigFile) -> Vec<String> {
             matches!(
                 t.get("kind").and_then(toml::Value::as_str),
                 Some("command" | "webhook")
-            ) || t.contains_key("command")
+            ) || t.contains_key("argv")
                 || t.contains_key("url")
         })
         .map(|t| {

@@ -270,3 +270,52 @@ fn a_json_turn_that_printed_no_result_is_not_completed() {
     );
     assert_eq!(doc["reply"], serde_json::Value::Null);
 }
+
+#[test]
+fn a_projects_notify_commands_and_webhooks_wait_for_trust() {
+    let p = Project::new();
+    let config = p.path().join(".drover/config.toml");
+    std::fs::create_dir_all(config.parent().expect("dir")).expect("mkdir");
+    std::fs::write(
+        &config,
+        "[[notify]]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"cat > /tmp/x\"]\n\n[[notify]]\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\n\n[[notify]]\nkind = \"tmux\"\n",
+    )
+    .expect("config");
+    let kinds = |p: &Project| {
+        let out = p.output(&["doctor", "--json"]);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one document");
+        let kinds: Vec<String> = doc["notify"]["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .filter_map(|e| e["kind"].as_str().map(str::to_string))
+            .collect();
+        let ignored = doc["notify"]["ignored"].as_array().expect("ignored").len();
+        (kinds, ignored)
+    };
+    assert_eq!(kinds(&p), (vec!["tmux".to_string()], 2));
+    let shown = text(&p.output(&["trust", "--show"]).stdout);
+    assert!(
+        shown.contains("[[notify]]") && shown.contains("cat > /tmp/x"),
+        "{shown}"
+    );
+
+    assert!(p.output(&["trust"]).status.success());
+    assert_eq!(
+        kinds(&p),
+        (
+            vec![
+                "command".to_string(),
+                "webhook".to_string(),
+                "tmux".to_string()
+            ],
+            0
+        )
+    );
+
+    // A change needs trust again.
+    let mut changed = std::fs::read_to_string(&config).expect("read");
+    changed.push_str("# harmless\n");
+    std::fs::write(&config, changed).expect("write");
+    assert_eq!(kinds(&p), (vec!["tmux".to_string()], 2));
+}

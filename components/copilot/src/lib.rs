@@ -163,6 +163,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: strings(&["--no-ask-user"]),
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

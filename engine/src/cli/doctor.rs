@@ -173,9 +173,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             entry.on.join(", ")
         );
         if entry.target == crate::notify::Target::Desktop && report.desktop_notifier.is_none() {
-            outln!(
-                "  no desktop notifier here (notify-send or osascript): these will be skipped"
-            );
+            outln!("  no desktop notifier here (notify-send or osascript): these will be skipped");
         }
     }
     for ignored in &report.notify.ignored {

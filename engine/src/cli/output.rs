@@ -21,10 +21,17 @@ pub struct Json {
 }
 
 /// Prints `value` as one pretty JSON document with a trailing newline.
-/// serde escapes C0 controls; C1 controls (U+0080..U+009F, which some
-/// terminals obey) and DEL are escaped here too, which is the same JSON.
 pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
+    let mut out = terminal_json(&serde_json::to_string_pretty(value)?);
+    out.push('\n');
+    write_all(&mut std::io::stdout(), &out);
+    Ok(())
+}
+
+/// JSON text safe for a terminal: serde escapes C0 controls; C1 controls
+/// (U+0080..U+009F, which some terminals obey) and DEL are escaped here
+/// too, which is the same JSON.
+pub fn terminal_json(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 1);
     for c in text.chars() {
         if ('\u{7f}'..='\u{9f}').contains(&c) {
@@ -33,9 +40,7 @@ pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
             out.push(c);
         }
     }
-    out.push('\n');
-    write_all(&mut std::io::stdout(), &out);
-    Ok(())
+    out
 }
 
 fn control(c: char) -> bool {

@@ -413,7 +413,9 @@ fn send_in_background(
     } else {
         outln!(
             "{}: {} (`drover wait {}` for its verdict)",
-            record.nick, started_line.transition.state, record.nick
+            record.nick,
+            started_line.transition.state,
+            record.nick
         );
     }
     Ok(Outcome::Ok)
