@@ -2,8 +2,9 @@
 //! through the built-in generic adapter: headless from its `[turn]` table,
 //! on tmux from its hook dialect and the common screen shapes, with its
 //! family's fault rules and its own `env_fault_patterns`. The stand-in CLI
-//! is the scripted one (Claude Code's formats) under a name drover does not
-//! know, and a shell script.
+//! is the scripted one (Claude Code's formats, hooks read from
+//! `.scripted/settings.json`) under a name drover does not know, and a
+//! shell script.
 
 mod support;
 
@@ -27,7 +28,7 @@ IS_SANDBOX = "1"
 
 [hooks]
 dialect = "claude-settings-json"
-config_path = ".acme/settings.json"
+config_path = ".scripted/settings.json"
 
 [hooks.events]
 SessionStart = "SessionStart"
@@ -49,10 +50,6 @@ fn user_profile(p: &Project, text: &str) {
     let dir = p.home.join(".config/drover/profiles");
     std::fs::create_dir_all(&dir).expect("profiles dir");
     std::fs::write(dir.join("acme.toml"), text).expect("profile");
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn json(out: &std::process::Output) -> Value {
@@ -135,12 +132,14 @@ fn the_profiles_own_fault_patterns_apply() {
 fn without_a_turn_table_it_runs_on_tmux_only_and_says_so() {
     let p = Project::new();
     user_profile(&p, &acme(""));
-    let out = p.output(&["run", "--workspace", "headless", "--cli", "acme", "hi"]);
-    assert_eq!(out.status.code(), Some(1));
+    let (doc, code) = p.run(&["--workspace", "headless", "--cli", "acme", "hi"]);
+    assert_eq!(code, 1, "{doc:#}");
+    assert_ne!(doc["status"], "completed", "{doc:#}");
     assert!(
-        stderr(&out).contains("has no [turn] argv, so it runs on tmux only"),
-        "{}",
-        stderr(&out)
+        doc["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("has no [turn] argv, so it runs on tmux only")),
+        "{doc:#}"
     );
 
     let profiles = json(&p.output(&["profiles", "--json"]));
@@ -188,7 +187,7 @@ fn on_tmux_its_hooks_and_the_common_screen_shapes_drive_it() {
     let p = Project::new();
     user_profile(&p, &acme(""));
     p.install_hooks("acme");
-    let settings = std::fs::read_to_string(p.path().join(".acme/settings.json"))
+    let settings = std::fs::read_to_string(p.path().join(".scripted/settings.json"))
         .expect("the dialect's hook config was written");
     assert!(settings.contains("drover"), "{settings}");
     let (doc, code) = p.run(&[
@@ -198,6 +197,8 @@ fn on_tmux_its_hooks_and_the_common_screen_shapes_drive_it() {
         "tmux",
         "--teardown-grace",
         "2s",
+        "--timeout",
+        "2m",
         "Reply with exactly: ON TMUX",
     ]);
     assert_eq!(
