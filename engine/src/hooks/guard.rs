@@ -252,10 +252,8 @@ fn is_ours(value: &Value, direction: Direction<'_>) -> bool {
                 let mut holds = false;
                 for item in items {
                     let inner = walk(item, direction)?;
-                    if item.is_array() || item.is_object() {
-                        if !inner {
-                            return None;
-                        }
+                    if (item.is_array() || item.is_object()) && !inner {
+                        return None;
                     }
                     holds |= inner;
                 }
