@@ -34,6 +34,10 @@ fn kit_profile(p: &wit::Profile) -> drover_kit::Profile {
         env_fault_patterns: p.env_fault_patterns.clone(),
         turn_args: p.turn_args.clone(),
         settings: p.settings.clone(),
+        turn_argv: p.turn_argv.clone(),
+        turn_resume: p.turn_resume.clone(),
+        turn_session_id: p.turn_session_id.clone(),
+        turn_output: p.turn_output.clone(),
     }
 }
 

@@ -2,8 +2,10 @@
 //!
 //! A component name resolves to `<project>/.drover/adapters/<name>.wasm`, then
 //! `~/.config/drover/adapters/<name>.wasm`, then the built-in of that name; a
-//! path names a file directly. Project and user components need no trust
-//! prompt: the sandbox gives them nothing to abuse (docs/sandbox.md).
+//! path names a file directly. A profile that names no component and has
+//! none of its own name is driven by the built-in generic adapter, from its
+//! data alone. Project and user components need no trust prompt: the sandbox
+//! gives them nothing to abuse (docs/sandbox.md).
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,9 @@ impl std::fmt::Display for Origin {
     }
 }
 
+/// The built-in component that drives profiles no component knows.
+pub const GENERIC: &str = "generic";
+
 pub struct ComponentBytes {
     pub name: String,
     pub bytes: Cow<'static, [u8]>,
@@ -36,8 +41,17 @@ pub struct ComponentBytes {
     pub origin: Origin,
 }
 
+impl ComponentBytes {
+    /// Whether this is the generic adapter (driven by the profile's data).
+    pub fn is_generic(&self) -> bool {
+        self.origin == Origin::Builtin && self.name == GENERIC
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ResolveError {
+    #[error(transparent)]
+    Link(#[from] std::io::Error),
     #[error("no component named '{name}' (not in {searched}, and not built in)")]
     Unknown { name: String, searched: String },
     #[error(transparent)]
@@ -67,42 +81,93 @@ pub fn read_file(name: &str, path: &Path) -> Result<ComponentBytes, ResolveError
     })
 }
 
-/// The bytes for a component reference.
-pub fn resolve(component: &ComponentRef, project: &Path) -> Result<ComponentBytes, ResolveError> {
+/// Which component a reference means, without reading it: its name and
+/// where it is.
+pub fn locate(component: &ComponentRef, project: &Path) -> Result<(String, Origin), ResolveError> {
     match component {
         ComponentRef::File(path) => {
             let name = path.file_stem().map_or_else(
                 || "component".to_string(),
                 |s| s.to_string_lossy().into_owned(),
             );
-            read_file(&name, path)
+            Ok((name, Origin::File(path.clone())))
         }
         ComponentRef::Builtin(name) => {
-            let mut searched = Vec::new();
-            for dir in [Some(project_adapters_dir(project)), user_adapters_dir()]
-                .into_iter()
-                .flatten()
-            {
-                let candidate = dir.join(format!("{name}.wasm"));
-                if candidate.is_file() {
-                    return read_file(name, &candidate);
+            let (found, searched) = by_name(name, project)?;
+            found.ok_or_else(|| ResolveError::Unknown {
+                name: name.clone(),
+                searched,
+            })
+        }
+        ComponentRef::Implicit(name) => {
+            let (found, searched) = by_name(name, project)?;
+            match found {
+                Some(found) => Ok(found),
+                None if crate::builtin::find(GENERIC).is_some() => {
+                    Ok((GENERIC.to_string(), Origin::Builtin))
                 }
-                searched.push(dir.display().to_string());
-            }
-            match crate::builtin::find(name) {
-                Some(builtin) => Ok(ComponentBytes {
-                    name: name.clone(),
-                    bytes: Cow::Borrowed(builtin.bytes),
-                    sha256: builtin.sha256.to_string(),
-                    origin: Origin::Builtin,
-                }),
                 None => Err(ResolveError::Unknown {
                     name: name.clone(),
-                    searched: searched.join(", "),
+                    searched,
                 }),
             }
         }
     }
+}
+
+/// The bytes for a component reference.
+pub fn resolve(component: &ComponentRef, project: &Path) -> Result<ComponentBytes, ResolveError> {
+    let (name, origin) = locate(component, project)?;
+    match origin {
+        Origin::File(path) => read_file(&name, &path),
+        Origin::Builtin => {
+            let builtin = crate::builtin::find(&name).ok_or_else(|| ResolveError::Unknown {
+                name: name.clone(),
+                searched: "the built-in components".to_string(),
+            })?;
+            Ok(ComponentBytes {
+                name,
+                bytes: Cow::Borrowed(builtin.bytes),
+                sha256: builtin.sha256.to_string(),
+                origin: Origin::Builtin,
+            })
+        }
+    }
+}
+
+/// What drives a profile, in words: `claude`, `/p/x.wasm`, or `generic
+/// (dialect claude-settings-json)`.
+pub fn driver_label(profile: &Profile, project: &Path) -> String {
+    match locate(&profile.component, project) {
+        Ok((name, Origin::Builtin)) if name == GENERIC => {
+            format!("generic (dialect {})", profile.hooks.dialect)
+        }
+        Ok((name, Origin::Builtin)) => name,
+        Ok((_, Origin::File(path))) => path.display().to_string(),
+        Err(_) => format!("{} (missing)", profile.component),
+    }
+}
+
+/// A project or user component file called `name`, else the built-in; and
+/// the directories searched, for the error when there is neither.
+fn by_name(name: &str, project: &Path) -> Result<(Option<(String, Origin)>, String), ResolveError> {
+    crate::state::refuse_links(project, &[".drover", ".drover/adapters"])?;
+    let mut searched = Vec::new();
+    for dir in [Some(project_adapters_dir(project)), user_adapters_dir()]
+        .into_iter()
+        .flatten()
+    {
+        let candidate = dir.join(format!("{name}.wasm"));
+        if candidate.is_file() {
+            return Ok((
+                Some((name.to_string(), Origin::File(candidate))),
+                String::new(),
+            ));
+        }
+        searched.push(dir.display().to_string());
+    }
+    let builtin = crate::builtin::find(name).map(|_| (name.to_string(), Origin::Builtin));
+    Ok((builtin, searched.join(", ")))
 }
 
 /// Resolves and loads the component a profile names, under its limits.

@@ -227,9 +227,14 @@ pub fn canonical_kind(name: &str) -> Option<wit::CanonicalEvent> {
     })
 }
 
-/// Writes the record into `events/` atomically and symlink-safely.
+/// Writes the record into `events/` atomically and symlink-safely: inside a
+/// project, no component from the project down to `events/` may be a link.
 pub fn publish(run_dir: &Path, record: &HookRecord) -> std::io::Result<()> {
-    let run = Dir::open_ambient_dir(run_dir, ambient_authority())?;
+    // The run directory must exist already: a hook call never creates one.
+    let run = match crate::state::split(run_dir) {
+        Some((project, below)) => crate::state::open_dir(&project, &below, false)?,
+        None => Dir::open_ambient_dir(run_dir, ambient_authority())?,
+    };
     let events = match run.open_dir_nofollow("events") {
         Ok(dir) => dir,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

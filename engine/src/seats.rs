@@ -45,10 +45,7 @@ pub fn save(project: &Path, seat: &SeatRecord) -> std::io::Result<()> {
 }
 
 pub fn remove(project: &Path, nick: &str) -> std::io::Result<()> {
-    match std::fs::remove_file(path(project, nick)) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        other => other,
-    }
+    crate::state::remove_file(&path(project, nick))
 }
 
 /// Every seat on record, by nickname.

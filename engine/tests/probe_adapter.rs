@@ -122,6 +122,17 @@ impl World {
     }
 
     fn run(&self, args: &[&str]) -> Output {
+        self.drover("probe-adapter", args)
+    }
+
+    /// `drover trust`: the user's consent to the project's own profiles,
+    /// whose binaries probe-adapter runs.
+    fn trust(&self) {
+        let out = self.drover("trust", &[]);
+        assert!(out.status.success(), "drover trust: {}", text(&out.stderr));
+    }
+
+    fn drover(&self, command: &str, args: &[&str]) -> Output {
         let path = format!(
             "{}:{}",
             self.bin.display(),
@@ -130,7 +141,7 @@ impl World {
         Command::new(env!("CARGO_BIN_EXE_drover"))
             .arg("--project")
             .arg(&self.project)
-            .arg("probe-adapter")
+            .arg(command)
             .args(args)
             .env_clear()
             .env("PATH", path)
@@ -441,7 +452,7 @@ fn hostile_project(world: &World, settings: &str, parser: &str) {
              [hooks]\ndialect = \"hostile-panic\"\nconfig_path = \".hostile/hooks.json\"\n\
              [hooks.events]\nStop = \"Stop\"\n\
              [sandbox]\ncall_timeout_ms = 300\nmemory_mib = 32\n\
-             [adapter]\n{settings}\n"
+             [component_settings]\n{settings}\n"
         ),
     );
     // Private bytes the guest is fed (and echoes in its panics).
@@ -453,6 +464,7 @@ fn hostile_project(world: &World, settings: &str, parser: &str) {
         &world.project.join("transcripts/t.jsonl"),
         &format!("{{\"usage\":{{\"input_tokens\":1}},\"text\":\"PRIVATETRANSCRIPT {ANT_KEY}\"}}\n"),
     );
+    world.trust();
 }
 
 #[test]

@@ -189,6 +189,12 @@ fn a_broken_third_party_component_is_a_finding_not_a_crash() {
         "name = \"broken\"\nbinary = \"scripted-cli\"\ncomponent = \"hostile\"\n[hooks]\ndialect = \"claude-settings-json\"\nconfig_path = \".scripted/settings.json\"\n[hooks.events]\nStop = \"Stop\"\n",
     )
     .expect("profile");
+    let trusted = p.output(&["trust"]);
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
     let tmp = p.path().join("tmp");
     std::fs::create_dir_all(&tmp).expect("tmp");
     let (doc, out) = probe(&p, &tmp, &["broken", "--timeout", "20s"]);

@@ -26,6 +26,10 @@ fn profile() -> wit::Profile {
         env_fault_patterns: vec![],
         turn_args: vec![],
         settings: vec![("K".into(), "V".into())],
+        turn_argv: vec![],
+        turn_resume: vec![],
+        turn_session_id: vec![],
+        turn_output: String::new(),
     }
 }
 

@@ -63,6 +63,7 @@ def profile(**overrides) -> Profile:
         name="echo", binary="echo-cli", prompt_template="{prompt}", launch_args=[],
         bypass_args=["--yes"], model_flag="--model", dialect="", hook_events=[],
         usage_parser="echo-jsonl", env_fault_patterns=[], turn_args=[], settings=[],
+        turn_argv=[], turn_resume=[], turn_session_id=[], turn_output="",
     )
     fields.update(overrides)
     return Profile(**fields)

@@ -110,6 +110,8 @@ fn transcript_globs() -> Vec<TranscriptGlob> {
     }]
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Antigravity);
 
 #[cfg(test)]
@@ -132,6 +134,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: vec![],
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Launch commands. Interactive: `claude [--resume ID | --session-id UUID]
 //! [prompt] <bypass> [--model M]`. Headless: the same with `-p PROMPT
-//! --output-format json` and the profile's `[turn]` args.
+//! --output-format json` (`text` when the profile's `[turn] output` says so)
+//! and the profile's `[turn]` args.
 
 use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, invalid, launch};
 
@@ -36,7 +37,12 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    launch::print_mode(profile, request, "json", conversation_args)
+    let format = if drover_kit::text_output(profile) {
+        "text"
+    } else {
+        "json"
+    };
+    launch::print_mode(profile, request, format, conversation_args)
 }
 
 #[cfg(test)]
@@ -120,5 +126,13 @@ mod tests {
         let mut custom = request("hi", Conversation::Fresh);
         custom.extra_args = Some(vec![]);
         assert_eq!(headless(&profile(), &custom).expect("builds").argv.len(), 5);
+    }
+
+    #[test]
+    fn a_profile_that_asks_for_text_gets_text() {
+        let mut text = profile();
+        text.turn_output = "text".to_string();
+        let cmd = headless(&text, &request("hi", Conversation::Fresh)).expect("builds");
+        assert_eq!(&cmd.argv[3..5], ["--output-format", "text"]);
     }
 }

@@ -3,7 +3,9 @@
 //! after `●` or `⎿`. Each rule is anchored at the start of the line so an
 //! assistant message that merely quotes one does not match.
 
-use drover_kit::FaultKind::{Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog};
+use drover_kit::FaultKind::{
+    Auth, Network, Overload, Privileges, Quota, RateLimit, ServerError, TrustDialog,
+};
 use drover_kit::faults::FaultRule;
 
 /// `● `, `⎿ ` or `✻ ` lead-ins the TUI puts before a sentence, or the `-p`
@@ -94,7 +96,18 @@ pub const RULES: &[FaultRule] = &[
         TrustDialog,
         r"^\s*(?:│\s*)?(?:Do you trust the files in this folder\?|Quick safety check: Is this a project you created or one you trust\?)",
     ),
+    // As root (without IS_SANDBOX=1) both `--permission-mode
+    // bypassPermissions` and `--dangerously-skip-permissions` exit 1 with
+    // this sentence, before any request.
+    FaultRule::new(
+        ROOT_RULE,
+        Privileges,
+        r"^\s*--dangerously-skip-permissions cannot be used with root/sudo privileges",
+    ),
 ];
+
+/// The rule for Claude Code's refusal to bypass permissions as root.
+pub const ROOT_RULE: &str = "claude/root-bypass";
 
 #[cfg(test)]
 mod tests {
@@ -124,6 +137,10 @@ mod tests {
             ),
             ("Invalid API key · Fix external API key", FaultKind::Auth),
             (
+                "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
+                FaultKind::Privileges,
+            ),
+            (
                 "API Error: Connection dropped (ECONNRESET). Check the gateway set in ANTHROPIC_BASE_URL, then try again.",
                 FaultKind::Network,
             ),
@@ -147,6 +164,14 @@ mod tests {
         for (line, kind) in cases {
             assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
         }
+    }
+
+    #[test]
+    fn the_root_refusal_has_its_own_rule() {
+        let line = "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons";
+        assert_eq!(one(line).map(|(_, rule)| rule).as_deref(), Some(ROOT_RULE));
+        // Quoted in a reply, it is not the CLI refusing.
+        assert_eq!(one(&format!("● The error says: {line}")), None);
     }
 
     #[test]

@@ -62,8 +62,12 @@ impl Adapter for Claude {
         commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
+    fn parse_turn(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(if drover_kit::text_output(profile) {
+            turn::parse_text(output)
+        } else {
+            turn::parse(output)
+        })
     }
 
     fn parse_hook(
@@ -120,6 +124,8 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
     }
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Claude);
 
 #[cfg(test)]
@@ -152,6 +158,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: vec![],
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

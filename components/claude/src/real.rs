@@ -28,11 +28,19 @@ drover_kit::testing::real_captures!("claude");
 /// parse-turn over a captured run.
 trait Parse {
     fn parse(&self, prior: Option<Usage>) -> TurnResult;
+    /// For a run whose profile asked for text (`[turn] output = "text"`).
+    fn parse_text(&self) -> TurnResult;
 }
 
 impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
         Claude::parse_turn(&profile(), &self.output(prior)).expect("parses")
+    }
+
+    fn parse_text(&self) -> TurnResult {
+        let mut text = profile();
+        text.turn_output = "text".to_string();
+        Claude::parse_turn(&text, &self.output(None)).expect("parses")
     }
 }
 
@@ -114,12 +122,12 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 
 #[test]
 fn text_mode_prints_the_reply_or_the_sentence() {
-    let plain = run!("headless-text", "txt").parse(None);
+    let plain = run!("headless-text", "txt").parse_text();
     assert_eq!(plain.outcome, TurnOutcome::Success);
     assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
     assert_eq!((plain.error, plain.usage), (None, None));
 
-    let failed = run!("headless-error-529-text", "txt").parse(None);
+    let failed = run!("headless-error-529-text", "txt").parse_text();
     assert_eq!(failed.outcome, TurnOutcome::Failed);
     assert_eq!(failed.reply, None);
     assert_eq!(

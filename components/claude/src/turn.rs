@@ -11,8 +11,10 @@
 //! turn per model when its sums equal `usage`. A failed call reports all-zero
 //! usage: zero tokens and no request.
 //!
-//! Text mode (`-p` without `--output-format`) prints only the reply, or the
-//! error sentence with exit code 1.
+//! Text mode (`--output-format text`, which a profile asks for with
+//! `[turn] output = "text"`) prints only the reply, or the error sentence with exit
+//! code 1. When drover asked for JSON, a turn that printed no result object
+//! did not say how it ended, whatever it printed instead.
 
 use drover_kit::usage::Count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
@@ -82,29 +84,46 @@ fn last_line(text: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A text-mode turn: the reply itself on success.
+pub fn parse_text(output: &TurnOutput) -> TurnResult {
+    let text = output.stdout.trim();
+    if result_object(&output.stdout).is_none()
+        && output.exit_code == Some(0)
+        && !text.is_empty()
+        && !text.starts_with('{')
+    {
+        return TurnResult {
+            outcome: TurnOutcome::Success,
+            reply: Some(text.to_string()),
+            conversation_id: None,
+            error: None,
+            usage: None,
+            prompt_kind: None,
+        };
+    }
+    parse(output)
+}
+
+/// A JSON turn (`--output-format json` or `stream-json`).
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let Some(result) = result_object(&output.stdout) else {
-        // Text mode: the reply itself on success.
-        let text = output.stdout.trim();
-        if output.exit_code == Some(0) && !text.is_empty() && !text.starts_with('{') {
-            return TurnResult {
-                outcome: TurnOutcome::Success,
-                reply: Some(text.to_string()),
-                conversation_id: None,
-                error: None,
-                usage: None,
-                prompt_kind: None,
-            };
-        }
+        let succeeded = output.exit_code == Some(0);
         return TurnResult {
-            outcome: if output.exit_code == Some(0) {
+            outcome: if succeeded {
                 TurnOutcome::Unknown
             } else {
                 TurnOutcome::Failed
             },
             reply: None,
             conversation_id: None,
-            error: last_line(&output.stderr).or_else(|| last_line(&output.stdout)),
+            error: if succeeded {
+                Some(
+                    "it printed no result object (drover asked for --output-format json)"
+                        .to_string(),
+                )
+            } else {
+                last_line(&output.stderr).or_else(|| last_line(&output.stdout))
+            },
             usage: None,
             prompt_kind: None,
         };
@@ -284,5 +303,25 @@ mod tests {
         assert_eq!(r.error.as_deref(), Some("Error: unknown option '--bogus'"));
         let stream = format!("{{\"type\":\"system\",\"subtype\":\"init\"}}\n{SUCCESS}\n");
         assert_eq!(parse(&output(&stream, "", 0)).reply.as_deref(), Some("OK"));
+    }
+
+    #[test]
+    fn plain_text_is_a_reply_only_when_text_was_asked_for() {
+        let plain = output("hello from a wrapper\n", "", 0);
+        let asked_json = parse(&plain);
+        assert_eq!(asked_json.outcome, TurnOutcome::Unknown);
+        assert_eq!(asked_json.reply, None);
+        assert_eq!(
+            asked_json.error.as_deref(),
+            Some("it printed no result object (drover asked for --output-format json)")
+        );
+        let asked_text = parse_text(&plain);
+        assert_eq!(asked_text.outcome, TurnOutcome::Success);
+        assert_eq!(asked_text.reply.as_deref(), Some("hello from a wrapper"));
+        // A result object still wins in text mode.
+        assert_eq!(
+            parse_text(&output(SUCCESS, "", 0)).reply.as_deref(),
+            Some("OK")
+        );
     }
 }

@@ -81,11 +81,11 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
     }
     let prompt = render(profile, &request.prompt)?;
     let resume = resume_args(&request.conversation)?;
-    let mut argv = vec![
-        profile.binary.clone(),
-        "exec".to_string(),
-        "--json".to_string(),
-    ];
+    let mut argv = vec![profile.binary.clone(), "exec".to_string()];
+    // `[turn] output = "text"`: the reply alone on stdout.
+    if !drover_kit::text_output(profile) {
+        argv.push("--json".to_string());
+    }
     argv.extend(profile.turn_args.iter().cloned());
     argv.extend(common_launch_tail(profile, request));
     argv.extend(resume);
@@ -234,5 +234,14 @@ mod tests {
         );
         let cmd = interactive(&p, &request("-v", Conversation::Fresh)).expect("builds");
         assert_eq!(&cmd.argv[cmd.argv.len() - 2..], ["--", "-v"]);
+    }
+
+    #[test]
+    fn a_profile_that_asks_for_text_drops_json() {
+        let mut text = profile();
+        text.turn_output = "text".to_string();
+        let cmd = headless(&text, &request("hi", Conversation::Fresh)).expect("builds");
+        assert_eq!(&cmd.argv[..2], ["codex", "exec"]);
+        assert!(!cmd.argv.iter().any(|a| a == "--json"), "{:?}", cmd.argv);
     }
 }

@@ -25,11 +25,19 @@ drover_kit::testing::real_captures!("codex");
 /// parse-turn over a captured run.
 trait Parse {
     fn parse(&self, prior: Option<Usage>) -> TurnResult;
+    /// For a run whose profile asked for text output.
+    fn parse_text(&self) -> TurnResult;
 }
 
 impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
         Codex::parse_turn(&profile(), &self.output(prior)).expect("parses")
+    }
+
+    fn parse_text(&self) -> TurnResult {
+        let mut text = profile();
+        text.turn_output = "text".to_string();
+        Codex::parse_turn(&text, &self.output(None)).expect("parses")
     }
 }
 
@@ -90,7 +98,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 #[test]
 fn text_mode_prints_the_reply_and_the_sentence_on_stderr() {
     // seq 3.
-    let plain = run!("headless-text", "txt").parse(None);
+    let plain = run!("headless-text", "txt").parse_text();
     assert_eq!(plain.outcome, TurnOutcome::Success);
     assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
     assert_eq!(plain.error, None);
@@ -99,7 +107,7 @@ fn text_mode_prints_the_reply_and_the_sentence_on_stderr() {
         Some("01a22d68-b019-7291-b395-e92c5d35d1d1")
     );
 
-    let failed = run!("headless-error-500-text", "txt").parse(None);
+    let failed = run!("headless-error-500-text", "txt").parse_text();
     assert_eq!(failed.outcome, TurnOutcome::Failed);
     assert_eq!(failed.reply, None);
     assert_eq!(

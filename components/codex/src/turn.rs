@@ -18,8 +18,10 @@
 //! item (the real tool turn: two calls served, one `command_execution`).
 //! Tool calls the model made in parallel in one response over-count.
 //!
-//! Without `--json` (text mode) stdout is the reply alone and stderr carries
-//! the banner, `tokens used` and `ERROR: S` lines.
+//! Without `--json` (text mode, only when the profile asks for text) stdout
+//! is the reply alone and stderr carries the banner, `tokens used` and
+//! `ERROR: S` lines. When drover asked for `--json`, a turn that printed no
+//! event did not say how it ended, whatever it printed instead.
 
 use drover_kit::usage::Count;
 use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
@@ -194,17 +196,32 @@ fn per_turn(reported: Usage, prior: Option<&Usage>) -> Usage {
     }
 }
 
-pub fn parse(output: &TurnOutput) -> TurnResult {
-    let events = read_events(&output.stdout);
-    let exited_badly = output.exit_code.is_some_and(|c| c != 0);
+/// A text-mode turn: stdout is the reply.
+pub fn parse_text(output: &TurnOutput) -> TurnResult {
     let text = output.stdout.trim();
-    if !events.saw_event && output.exit_code == Some(0) && !text.is_empty() {
-        // Text mode: stdout is the reply.
+    if !read_events(&output.stdout).saw_event && output.exit_code == Some(0) && !text.is_empty() {
         return TurnResult {
             outcome: TurnOutcome::Success,
             reply: Some(text.to_string()),
             conversation_id: banner_session(&output.stderr),
             error: None,
+            usage: None,
+            prompt_kind: None,
+        };
+    }
+    parse(output)
+}
+
+/// A `--json` turn.
+pub fn parse(output: &TurnOutput) -> TurnResult {
+    let events = read_events(&output.stdout);
+    let exited_badly = output.exit_code.is_some_and(|c| c != 0);
+    if !events.saw_event && output.exit_code == Some(0) && !output.stdout.trim().is_empty() {
+        return TurnResult {
+            outcome: TurnOutcome::Unknown,
+            reply: None,
+            conversation_id: banner_session(&output.stderr),
+            error: Some("it printed no JSON events (drover asked for --json)".to_string()),
             usage: None,
             prompt_kind: None,
         };

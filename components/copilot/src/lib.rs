@@ -126,6 +126,8 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
     }
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Copilot);
 
 #[cfg(test)]
@@ -161,6 +163,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: strings(&["--no-ask-user"]),
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

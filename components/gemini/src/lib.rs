@@ -120,6 +120,8 @@ impl Adapter for Gemini {
     }
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Gemini);
 
 #[cfg(test)]
@@ -150,6 +152,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: vec![],
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

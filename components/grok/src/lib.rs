@@ -155,6 +155,8 @@ fn grok_home(context: &LocationContext) -> (GlobBase, String) {
     (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Grok);
 
 #[cfg(test)]
@@ -191,6 +193,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: vec![],
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

@@ -222,6 +222,10 @@ fn probe_profile<A: Adapter>() -> Profile {
         env_fault_patterns: vec!["^drover claims probe".to_string()],
         turn_args: Vec::new(),
         settings: Vec::new(),
+        turn_argv: Vec::new(),
+        turn_resume: Vec::new(),
+        turn_session_id: Vec::new(),
+        turn_output: String::new(),
     }
 }
 

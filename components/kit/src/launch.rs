@@ -99,6 +99,10 @@ mod tests {
             env_fault_patterns: vec![],
             turn_args: vec!["--quiet".into()],
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 

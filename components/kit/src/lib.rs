@@ -53,13 +53,21 @@ pub fn unsupported(message: impl Into<String>) -> AdapterError {
     AdapterError::Unsupported(message.into())
 }
 
-/// Looks up a free-form `[adapter]` setting from the profile.
+/// Looks up a free-form `[component_settings]` entry of the profile.
 pub fn setting<'a>(profile: &'a Profile, key: &str) -> Option<&'a str> {
     profile
         .settings
         .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| v.as_str())
+}
+
+/// Whether the profile asked for plain-text output from headless turns
+/// (`[turn] output = "text"`). Only then may a turn that printed none of the
+/// CLI's structured output be read as text; when the adapter asked the CLI
+/// for JSON, such a turn did not say how it ended.
+pub fn text_output(profile: &Profile) -> bool {
+    profile.turn_output == "text"
 }
 
 /// The argv pieces every launch shares: bypass args (or their replacement)

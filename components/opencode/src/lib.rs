@@ -114,6 +114,8 @@ impl Adapter for Opencode {
     }
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Opencode);
 
 #[cfg(test)]
@@ -144,6 +146,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: vec![],
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

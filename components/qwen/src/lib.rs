@@ -151,6 +151,8 @@ fn data_root(context: &LocationContext) -> (GlobBase, String) {
     (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
+// The generic adapter links this crate for its logic, without the exports.
+#[cfg(feature = "export")]
 drover_kit::export!(Qwen);
 
 #[cfg(test)]
@@ -184,6 +186,10 @@ mod tests_support {
             env_fault_patterns: vec![],
             turn_args: vec![],
             settings: vec![],
+            turn_argv: vec![],
+            turn_resume: vec![],
+            turn_session_id: vec![],
+            turn_output: String::new(),
         }
     }
 }

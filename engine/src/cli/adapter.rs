@@ -1,5 +1,6 @@
 //! `drover adapter wit|inspect`: the contract, and what a component file is.
 
+use super::output::{errln, out, outln};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -75,7 +76,7 @@ impl From<wit::Description> for Description {
 pub fn run(project: &Path, command: Command) -> anyhow::Result<Outcome> {
     match command {
         Command::Wit => {
-            print!("{WIT}");
+            out!("{WIT}");
             Ok(Outcome::Ok)
         }
         Command::Inspect { component, json } => inspect(project, &component, json.json),
@@ -115,33 +116,37 @@ fn inspect(project: &Path, component: &str, json: bool) -> anyhow::Result<Outcom
     if json {
         print_json(&report)?;
     } else {
-        println!(
+        outln!(
             "component {} ({}, {} bytes)",
-            report.component, report.origin, report.size_bytes
+            report.component,
+            report.origin,
+            report.size_bytes
         );
-        println!("imports:");
+        outln!("imports:");
         for i in &report.imports {
-            println!("  {i}");
+            outln!("  {i}");
         }
-        println!("exports:");
+        outln!("exports:");
         for e in &report.exports {
-            println!("  {e}");
+            outln!("  {e}");
         }
         if let Some(d) = &report.describe {
-            println!("describe:");
-            println!(
+            outln!("describe:");
+            outln!(
                 "  name: {} {} (drover:adapter@{})",
-                d.name, d.adapter_version, d.wit_version
+                d.name,
+                d.adapter_version,
+                d.wit_version
             );
-            println!("  capabilities: {}", d.capabilities.join(", "));
-            println!("  dialects: {}", d.dialects.join(", "));
-            println!("  usage parsers: {}", d.usage_parsers.join(", "));
+            outln!("  capabilities: {}", d.capabilities.join(", "));
+            outln!("  dialects: {}", d.dialects.join(", "));
+            outln!("  usage parsers: {}", d.usage_parsers.join(", "));
             if !d.limitations.is_empty() {
-                println!("  limitations: {}", d.limitations.join("; "));
+                outln!("  limitations: {}", d.limitations.join("; "));
             }
         }
         if let Some(e) = &report.error {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
         }
     }
     Ok(if failed { Outcome::Failed } else { Outcome::Ok })

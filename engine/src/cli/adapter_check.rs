@@ -7,6 +7,7 @@
 //! where there is one. Exits 1 when an export fails or a claimed capability
 //! fails a check. For people writing adapters.
 
+use super::output::{out, outln};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -113,6 +114,10 @@ fn minimal_profile(description: &wit::Description) -> wit::Profile {
         env_fault_patterns: vec![],
         turn_args: vec![],
         settings: vec![],
+        turn_argv: vec![],
+        turn_resume: vec![],
+        turn_session_id: vec![],
+        turn_output: String::new(),
     }
 }
 
@@ -416,14 +421,14 @@ fn print_text(report: &Report) {
             ]
         })
         .collect();
-    print!("{}", table(&["EXPORT", "RESULT", "TIME", "DETAIL"], &rows));
+    out!("{}", table(&["EXPORT", "RESULT", "TIME", "DETAIL"], &rows));
     for w in &report.warnings {
-        println!("warning: {}", printable(w));
+        outln!("warning: {}", printable(w));
     }
-    println!();
+    outln!();
     match report.family {
-        Some(family) => println!("conformance, compared with the built-in {family}:"),
-        None => println!("conformance (no built-in family to compare with):"),
+        Some(family) => outln!("conformance, compared with the built-in {family}:"),
+        None => outln!("conformance (no built-in family to compare with):"),
     }
     let rows: Vec<Vec<String>> = report
         .findings
@@ -437,7 +442,7 @@ fn print_text(report: &Report) {
             ]
         })
         .collect();
-    print!(
+    out!(
         "{}",
         table(&["CAPABILITY", "CHECK", "RESULT", "DETAIL"], &rows)
     );
@@ -447,8 +452,8 @@ fn print_text(report: &Report) {
         .map(|c| c.as_str())
         .collect();
     if failed.is_empty() {
-        println!("every claimed capability passed its checks");
+        outln!("every claimed capability passed its checks");
     } else {
-        println!("failed: {}", failed.join(", "));
+        outln!("failed: {}", failed.join(", "));
     }
 }

@@ -4,6 +4,7 @@
 //! the WIT this drover hosts, with a README that says how to build it.
 //! Python and JavaScript get the same build script as their examples.
 
+use super::output::outln;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -133,8 +134,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.lang != Lang::Rust {
         make_executable(&dir.join("build.sh"))?;
     }
-    println!("created {}; build it with:", dir.display());
-    println!("  cd {} && {build}", dir.display());
+    outln!("created {}; build it with:", dir.display());
+    outln!("  cd {} && {build}", dir.display());
     Ok(Outcome::Ok)
 }
 

@@ -3,6 +3,7 @@
 //! component's capabilities, and what the component says it cannot tell
 //! apart (for most CLIs: done vs idle on a pane).
 
+use super::output::{errln, outln};
 use std::path::Path;
 
 use serde::Serialize;
@@ -26,6 +27,16 @@ struct ProfileHealth {
     binary: String,
     binary_path: Option<String>,
     component: String,
+    /// What drives it: the component, or `generic (dialect …)`.
+    driver: String,
+    /// Project profiles only: whether the user trusts the file as it is.
+    trusted: Option<bool>,
+    /// Notes about how it can run (a generic profile without `[turn] argv`
+    /// runs on tmux only).
+    notes: Vec<String>,
+    /// What will go wrong here before any run (a CLI that refuses its
+    /// bypass arguments under root).
+    warnings: Vec<String>,
     capabilities: Vec<String>,
     limitations: Vec<String>,
     error: Option<String>,
@@ -63,6 +74,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         .unwrap_or((0, 0));
     let sandbox = Sandbox::new(cache.clone())?;
     let catalog = Catalog::load(project);
+    let trust = crate::trust::Trust::load(project).ok();
     let profiles = catalog
         .profiles()
         .iter()
@@ -81,6 +93,16 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ),
                 Err(e) => (Vec::new(), Vec::new(), Some(e)),
             };
+            let driver = registry::driver_label(p, project);
+            let mut notes = Vec::new();
+            if driver.starts_with(registry::GENERIC) && p.turn.argv.is_empty() {
+                notes.push("runs on tmux only: no [turn] argv for headless turns".to_string());
+            }
+            let warnings: Vec<String> = crate::privileges::running_as_root()
+                .then(|| crate::privileges::root_refusal(p, &driver))
+                .flatten()
+                .into_iter()
+                .collect();
             ProfileHealth {
                 name: p.name.clone(),
                 binary: p.binary.clone(),
@@ -88,6 +110,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                     .ok()
                     .map(|b| b.display().to_string()),
                 component: p.component.to_string(),
+                driver,
+                trusted: matches!(p.source, crate::profile::ProfileSource::Project(_))
+                    .then(|| trust.as_ref().is_some_and(|t| t.require_profile(p).is_ok())),
+                notes,
+                warnings,
                 capabilities,
                 limitations,
                 error,
@@ -118,16 +145,16 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             Outcome::Failed
         });
     }
-    println!("drover {}", report.drover);
+    outln!("drover {}", report.drover);
     if let Some(s) = &report.workspace {
-        println!(
+        outln!(
             "workspace: {} ({})",
             s.kind.as_str(),
             super::mux::reason_label(s.reason)
         );
     }
     for b in &report.backends {
-        println!(
+        outln!(
             "  {}: {}",
             b.name,
             if b.available {
@@ -139,50 +166,57 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     }
     super::mux::print_gaps(&report.backends);
     for entry in &report.notify.entries {
-        println!(
+        outln!(
             "notify: {} ({}) on {}",
             entry.target.kind(),
             entry.at,
             entry.on.join(", ")
         );
         if entry.target == crate::notify::Target::Desktop && report.desktop_notifier.is_none() {
-            println!(
-                "  no desktop notifier here (notify-send or osascript): these will be skipped"
-            );
+            outln!("  no desktop notifier here (notify-send or osascript): these will be skipped");
         }
     }
     for ignored in &report.notify.ignored {
-        println!("notify ignored: {ignored}");
+        outln!("notify ignored: {ignored}");
     }
     for e in &report.notify.errors {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
     }
     match &report.cache_dir {
-        Some(d) => println!(
+        Some(d) => outln!(
             "compile cache: {d} ({} components, {:.1} MB)",
             report.cache_entries,
             report.cache_bytes as f64 / 1e6
         ),
-        None => println!("compile cache: disabled (no HOME, XDG_CACHE_HOME or DROVER_CACHE_DIR)"),
+        None => outln!("compile cache: disabled (no HOME, XDG_CACHE_HOME or DROVER_CACHE_DIR)"),
     }
     for p in &report.profiles {
         let binary = match &p.binary_path {
             Some(path) => format!("{} at {path}", p.binary),
             None => format!("{} not on PATH", p.binary),
         };
-        println!("\n{} ({binary}; component {})", p.name, p.component);
+        outln!("\n{} ({binary}; driven by {})", p.name, p.driver);
+        if p.trusted == Some(false) {
+            outln!("  untrusted project profile: `drover run` refuses it until `drover trust`");
+        }
+        for note in &p.notes {
+            outln!("  note: {note}");
+        }
+        for warning in &p.warnings {
+            outln!("  warning: {warning}");
+        }
         match &p.error {
-            Some(e) => println!("  component error: {e}"),
+            Some(e) => outln!("  component error: {e}"),
             None => {
-                println!("  can: {}", p.capabilities.join(", "));
+                outln!("  can: {}", p.capabilities.join(", "));
                 for l in &p.limitations {
-                    println!("  cannot: {l}");
+                    outln!("  cannot: {l}");
                 }
             }
         }
     }
     for e in &report.profile_errors {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
     }
     Ok(if healthy {
         Outcome::Ok

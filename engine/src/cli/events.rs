@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Outcome;
-use super::output::Json;
+use super::output::{Json, errln, terminal_json};
 use crate::run::{Follower, RunDir, RunEvent};
 use crate::session::recover::{Settler, driver_alive, is_seat_run};
 
@@ -59,7 +59,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     if let Some(id) = &args.run
         && RunDir::open(project, id).is_err()
     {
-        eprintln!("error: no run {id} in {}", project.display());
+        errln!("error: no run {id} in {}", project.display());
         return Ok(Outcome::Usage);
     }
     let mut follower = Follower::new(project, args.run.as_deref());
@@ -113,7 +113,7 @@ pub fn settle_orphans(project: &Path, follower: &mut Follower, settler: &mut Set
 
 fn print(out: &mut impl std::io::Write, event: &RunEvent, json: bool) -> anyhow::Result<()> {
     if json {
-        writeln!(out, "{}", event.to_json())?;
+        writeln!(out, "{}", terminal_json(&event.to_json().to_string()))?;
         return Ok(());
     }
     let t = &event.transition;

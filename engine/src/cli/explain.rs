@@ -2,6 +2,7 @@
 //! pane shows, which rule decided, and the text it matched. For people
 //! writing or debugging screen rules.
 
+use super::output::{outln, terminal_line};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -64,12 +65,12 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         print_json(&report)?;
     } else {
         match report.prompt_kind {
-            Some(kind) => println!("{} ({kind})", report.state),
-            None => println!("{}", report.state),
+            Some(kind) => outln!("{} ({kind})", report.state),
+            None => outln!("{}", report.state),
         }
-        println!("  rule: {}", report.rule);
+        outln!("  rule: {}", terminal_line(&report.rule));
         if !report.evidence.is_empty() {
-            println!("  evidence: {}", report.evidence);
+            outln!("  evidence: {}", report.evidence);
         }
     }
     Ok(Outcome::Ok)

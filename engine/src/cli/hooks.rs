@@ -1,6 +1,7 @@
 //! `drover hooks install|remove|status --cli NAME`: edit a CLI's hook config
 //! through its component (the engine does the confined, atomic write).
 
+use super::output::outln;
 use std::path::Path;
 
 use serde::Serialize;
@@ -71,28 +72,28 @@ pub fn run(project: &Path, command: Command) -> anyhow::Result<Outcome> {
         let path = project.join(&report.config_path);
         match &report.change {
             Some(Change::Written) => {
-                println!("hooks {action}ed ({}): {}", report.cli, path.display())
+                outln!("hooks {action}ed ({}): {}", report.cli, path.display())
             }
-            Some(Change::Restored) => println!(
+            Some(Change::Restored) => outln!(
                 "hooks removed ({}): {} restored to its original bytes",
                 report.cli,
                 path.display()
             ),
-            Some(Change::Deleted) => println!(
+            Some(Change::Deleted) => outln!(
                 "hooks removed ({}): {} deleted (drover had created it)",
                 report.cli,
                 path.display()
             ),
             Some(Change::Unchanged) => {
-                println!("nothing to {action} ({}): {}", report.cli, path.display())
+                outln!("nothing to {action} ({}): {}", report.cli, path.display())
             }
             None => {}
         }
         if !report.registered.is_empty() {
-            println!("  registered: {}", report.registered.join(", "));
+            outln!("  registered: {}", report.registered.join(", "));
         }
         if !report.missing.is_empty() {
-            println!("  missing: {}", report.missing.join(", "));
+            outln!("  missing: {}", report.missing.join(", "));
         }
     }
     // An install that left events unregistered did not do its job.

@@ -15,10 +15,12 @@ mod profiles;
 mod run;
 mod seats;
 mod status;
+mod trust;
 mod usage;
 mod validate;
 mod wait;
 
+use output::errln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -86,6 +88,8 @@ enum Command {
     ProbeAdapter(probe::Args),
     /// Token usage from the CLIs' transcripts.
     Usage(usage::Args),
+    /// Show what this project's own settings would run, and trust them.
+    Trust(trust::Args),
     /// Sends the notifications one journal line asks for (started by drover).
     #[command(hide = true)]
     NotifyDispatch { run: String, task: String, ts: u64 },
@@ -159,6 +163,7 @@ pub fn main() -> ExitCode {
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
         Command::Usage(args) => usage::run(&project, args),
+        Command::Trust(args) => trust::run(&project, args),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
@@ -166,7 +171,7 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Usage) => ExitCode::from(2),
         Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            errln!("error: {error:#}");
             ExitCode::from(1)
         }
     }
@@ -177,7 +182,7 @@ fn init_logging() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| output::CleanStderr)
         .with_target(false)
         .try_init();
 }

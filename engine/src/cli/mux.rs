@@ -2,6 +2,7 @@
 //! version (and socket), which one is selected and why, and which optional
 //! operations of the contract each lacks.
 
+use super::output::{errln, out, outln};
 use std::path::Path;
 
 use serde::Serialize;
@@ -36,13 +37,13 @@ pub fn reason_label(reason: &str) -> &'static str {
 pub fn print_gaps(backends: &[Backend]) {
     for b in backends {
         if let Some(socket) = &b.socket {
-            println!("{}: socket {socket}", b.name);
+            outln!("{}: socket {socket}", b.name);
         }
         if !b.available {
-            println!("{}: {}", b.name, b.note);
+            outln!("{}: {}", b.name, b.note);
         }
         for gap in b.lacks {
-            println!("{} lacks {}: {}", b.name, gap.operation, gap.instead);
+            outln!("{} lacks {}: {}", b.name, gap.operation, gap.instead);
         }
     }
 }
@@ -75,13 +76,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ]
             })
             .collect();
-        print!(
+        out!(
             "{}",
             table(&["NAME", "AVAILABLE", "VERSION", "SELECTED"], &rows)
         );
         print_gaps(&report.backends);
         if let Some(e) = &report.error {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
         }
     }
     Ok(if report.error.is_none() {

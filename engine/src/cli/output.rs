@@ -1,4 +1,14 @@
 //! Printing results: human text, or exactly one JSON document.
+//!
+//! Much of what drover prints comes from places it does not control — a
+//! component's answers, a CLI's output, a panic message — so every line for
+//! people goes through [`terminal_text`]: escape, C0 and C1 control
+//! characters are shown escaped (`\x1b`, `\u{9b}`) instead of reaching the
+//! terminal, where they could clear it, retitle it or write the clipboard.
+//! Use the `outln!`/`out!`/`errln!` macros, never `println!`.
+
+use std::borrow::Cow;
+use std::io::Write;
 
 use serde::Serialize;
 
@@ -12,15 +22,121 @@ pub struct Json {
 
 /// Prints `value` as one pretty JSON document with a trailing newline.
 pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(value)?;
-    println!("{text}");
+    let mut out = terminal_json(&serde_json::to_string_pretty(value)?);
+    out.push('\n');
+    write_all(&mut std::io::stdout(), &out);
     Ok(())
 }
 
-/// Left-aligned columns sized to their widest cell.
+/// JSON text safe for a terminal: serde escapes C0 controls; C1 controls
+/// (U+0080..U+009F, which some terminals obey) and DEL are escaped here
+/// too, which is the same JSON.
+pub fn terminal_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 1);
+    for c in text.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// `text` with every control character but newline and tab escaped.
+pub fn terminal_text(text: &str) -> Cow<'_, str> {
+    escape(text, control)
+}
+
+/// `text` as one line: newline and tab escaped as well.
+pub fn terminal_line(text: &str) -> Cow<'_, str> {
+    escape(text, char::is_control)
+}
+
+fn escape(text: &str, needs: fn(char) -> bool) -> Cow<'_, str> {
+    if !text.chars().any(needs) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if !needs(c) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x80 => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            c => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn write_all(stream: &mut dyn Write, text: &str) {
+    // A closed pipe ends the process (SIGPIPE is restored in `main`); other
+    // write errors have nowhere better to go.
+    let _ = stream.write_all(text.as_bytes());
+    let _ = stream.flush();
+}
+
+/// Prints human text on stdout, neutralised.
+pub fn stdout_text(text: &str) {
+    write_all(&mut std::io::stdout().lock(), &terminal_text(text));
+}
+
+/// Prints human text on stderr, neutralised.
+pub fn stderr_text(text: &str) {
+    write_all(&mut std::io::stderr().lock(), &terminal_text(text));
+}
+
+/// `print!` for people: neutralised.
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::cli::output::stdout_text(&format!($($arg)*)) };
+}
+
+/// `println!` for people: neutralised.
+macro_rules! outln {
+    () => { $crate::cli::output::stdout_text("\n") };
+    ($($arg:tt)*) => { $crate::cli::output::stdout_text(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+/// `eprintln!` for people: neutralised.
+macro_rules! errln {
+    ($($arg:tt)*) => { $crate::cli::output::stderr_text(&format!("{}\n", format_args!($($arg)*))) };
+}
+
+pub(crate) use {errln, out, outln};
+
+/// A stderr writer for the log subscriber: log lines can carry guest text.
+pub struct CleanStderr;
+
+impl Write for CleanStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        std::io::stderr().write_all(terminal_text(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// Left-aligned columns sized to their widest cell; each cell is one line,
+/// neutralised.
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|c| terminal_line(c).into_owned()).collect())
+        .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
+    for row in &rows {
         for (i, cell) in row.iter().enumerate() {
             if let Some(w) = widths.get_mut(i) {
                 *w = (*w).max(cell.chars().count());
@@ -42,9 +158,43 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     };
     let mut out = line(header.to_vec());
     out.push('\n');
-    for row in rows {
+    for row in &rows {
         out.push_str(&line(row.iter().map(String::as_str).collect()));
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_sequences_are_shown_not_obeyed() {
+        let osc52 = "copy \u{1b}]52;c;ZXZpbA==\u{7}done";
+        assert_eq!(terminal_text(osc52), "copy \\x1b]52;c;ZXZpbA==\\x07done");
+        assert_eq!(
+            terminal_text("\u{1b}[2J\u{1b}]0;pwned\u{7}"),
+            "\\x1b[2J\\x1b]0;pwned\\x07"
+        );
+        assert_eq!(
+            terminal_text("csi \u{9b}31m and \u{7f}"),
+            "csi \\u{9b}31m and \\x7f"
+        );
+        assert_eq!(
+            terminal_text("line one\n\tline two"),
+            "line one\n\tline two"
+        );
+        assert_eq!(terminal_line("one\ntwo\r\tthree"), "one\\ntwo\\r\\tthree");
+        assert!(matches!(terminal_text("plain ünïcode"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn table_cells_stay_on_one_line() {
+        let text = table(
+            &["A", "B"],
+            &[vec!["x\ny".to_string(), "\u{1b}[31mred".to_string()]],
+        );
+        assert_eq!(text, "A     B\nx\\ny  \\x1b[31mred\n");
+    }
 }

@@ -2,6 +2,7 @@
 //! The report reaches stdout or `--out` only after the egress guard passed;
 //! on refusal stdout stays empty, no file is written, and the exit is 1.
 
+use super::output::errln;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -66,8 +67,15 @@ fn parse_payload(text: &str) -> Result<(String, PathBuf), String> {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    // Both modes run the profile's binary (`--version`, `--help`, a turn):
+    // a project profile's binary needs the user's trust, a `--binary` does not.
+    if let (Some(cli), None) = (&args.cli, &args.binary)
+        && let Some(profile) = crate::profile::Catalog::load(project).find(cli)
+    {
+        crate::trust::Trust::load(project)?.require_profile(profile)?;
+    }
     if args.keep_temp && !args.probe {
-        eprintln!("warning: --keep-temp only matters with --probe (scan mode captures nothing)");
+        errln!("warning: --keep-temp only matters with --probe (scan mode captures nothing)");
     }
     let opts = ScanOptions {
         project: project.to_path_buf(),
@@ -92,13 +100,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         let cancel = std::sync::Arc::clone(&probe_opts.cancel);
         let (report, sanitizer, kept) = probe::live::probe(&probe_opts, &identity)?;
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            eprintln!(
-                "interrupted: the probe turn was stopped and its temporary workspace removed"
-            );
+            errln!("interrupted: the probe turn was stopped and its temporary workspace removed");
             return Ok(Outcome::Interrupted);
         }
         if let Some(dir) = kept {
-            eprintln!(
+            errln!(
                 "WARNING: --keep-temp: RAW, UNSANITIZED probe data (hook payloads, logs) is kept at {} — DO NOT SHARE IT; delete it when done.",
                 dir.display()
             );
@@ -115,11 +121,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let (text, repairs) = match probe::report::finish(&report, format, &sanitizer) {
         Ok(done) => done,
         Err(leak) => {
-            eprintln!(
+            errln!(
                 "FAIL: refusing to emit the report: the leak check fired ({}).",
                 leak.rules.join(", ")
             );
-            eprintln!(
+            errln!(
                 "  Something personal got past the sanitizer; nothing was printed or written. \
                  Please report this (without the data) so the gap can be closed."
             );
@@ -129,7 +135,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     if !repairs.is_empty() {
         let total: u64 = repairs.values().sum();
         let labels: Vec<String> = repairs.iter().map(|(l, n)| format!("{l} ×{n}")).collect();
-        eprintln!(
+        errln!(
             "warning: the leak check replaced {total} stray occurrence(s) ({}); the report says so",
             labels.join(", ")
         );
@@ -139,7 +145,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         Some(path) => {
             write_atomic(path, text.as_bytes())
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            eprintln!(
+            errln!(
                 "  ok: {kind} written to {} ({} warning(s))",
                 path.display(),
                 report.warnings()
@@ -150,7 +156,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             stdout.write_all(text.as_bytes())?;
             stdout.flush()?;
             let mode = if args.probe { "probe" } else { "scan" };
-            eprintln!("  ok: {mode} {kind} ({} warning(s))", report.warnings());
+            errln!("  ok: {mode} {kind} ({} warning(s))", report.warnings());
         }
     }
     Ok(Outcome::Ok)

@@ -1,5 +1,8 @@
-//! `drover profiles`: what each profile binds, and whether its binary exists.
+//! `drover profiles`: what each profile binds, what drives it (a component,
+//! or the generic adapter from its dialect), whether its binary exists, and
+//! whether a project profile is trusted.
 
+use super::output::{errln, out};
 use std::path::Path;
 
 use serde::Serialize;
@@ -19,7 +22,14 @@ struct Row {
     name: String,
     source: String,
     source_kind: &'static str,
+    /// bmad-loop's driver kind.
+    adapter: crate::profile::AdapterKind,
     component: String,
+    /// What drives it: the component, or `generic (dialect …)`.
+    driver: String,
+    /// Project profiles only: whether the user trusts the file as it is.
+    trusted: Option<bool>,
+    warnings: Vec<String>,
     dialect: String,
     usage_parser: String,
     binary: String,
@@ -35,6 +45,7 @@ struct Report {
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let catalog = Catalog::load(project);
+    let trust = crate::trust::Trust::load(project);
     let profiles = catalog
         .profiles()
         .iter()
@@ -42,7 +53,12 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             name: p.name.clone(),
             source: p.source.to_string(),
             source_kind: p.source.kind(),
+            adapter: p.adapter,
             component: p.component.to_string(),
+            driver: crate::registry::driver_label(p, project),
+            trusted: matches!(p.source, crate::profile::ProfileSource::Project(_))
+                .then(|| trust.as_ref().is_ok_and(|t| t.require_profile(p).is_ok())),
+            warnings: p.warnings.iter().map(ToString::to_string).collect(),
             dialect: p.hooks.dialect.clone(),
             usage_parser: p.usage_parser.clone(),
             binary: p.binary.clone(),
@@ -65,8 +81,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             .map(|r| {
                 vec![
                     r.name.clone(),
-                    r.source_kind.to_string(),
-                    r.component.clone(),
+                    match r.trusted {
+                        Some(false) => format!("{} (untrusted)", r.source_kind),
+                        _ => r.source_kind.to_string(),
+                    },
+                    r.driver.clone(),
                     r.dialect.clone(),
                     r.usage_parser.clone(),
                     match &r.binary_found {
@@ -76,15 +95,24 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ]
             })
             .collect();
-        print!(
+        out!(
             "{}",
             table(
-                &["NAME", "SOURCE", "COMPONENT", "DIALECT", "USAGE", "BINARY"],
+                &["NAME", "SOURCE", "DRIVER", "DIALECT", "USAGE", "BINARY"],
                 &rows
             )
         );
+        if let Some(note) = super::trust::untrusted_note(project) {
+            errln!("{note}");
+        }
+        if let Err(e) = &trust {
+            errln!("warning: cannot read trust records: {e}");
+        }
+        for warning in report.profiles.iter().flat_map(|r| &r.warnings) {
+            errln!("warning: {warning}");
+        }
         for error in &report.errors {
-            eprintln!("error: {error}");
+            errln!("error: {error}");
         }
     }
     Ok(if report.errors.is_empty() {

@@ -2,6 +2,7 @@
 //! workspace. Prints a summary (or one JSON document) and exits 0 only when
 //! the session completed.
 
+use super::output::{errln, outln, terminal_line};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -136,6 +137,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let cli = args.cli.clone().unwrap_or_else(|| default_cli(&project));
     let catalog = Catalog::load(&project);
     let profile = catalog.get(&cli)?.clone();
+    crate::trust::Trust::load(&project)?.require_profile(&profile)?;
     let selection = workspace::select(&project, args.workspace)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
@@ -241,7 +243,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     );
     let interactive_terminal = std::io::stderr().is_terminal() && !args.json.json;
     if interactive_terminal {
-        eprintln!(
+        errln!(
             "drover: {} on {} (run {run_id}, logs in {})",
             profile.name,
             selection.kind.as_str(),
@@ -270,8 +272,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
 }
 
 fn print_summary(r: &SessionResult) {
-    println!("{}: {} ({})", r.task, r.status.as_str(), r.reason);
-    println!(
+    outln!(
+        "{}: {} ({})",
+        r.task,
+        r.status.as_str(),
+        terminal_line(&r.reason)
+    );
+    outln!(
         "  run {} · {} · {} · {:.1}s",
         r.run_id,
         r.cli,
@@ -279,29 +286,45 @@ fn print_summary(r: &SessionResult) {
         r.timings.duration_ms as f64 / 1000.0
     );
     if let Some(id) = &r.session_id {
-        println!("  conversation {id}");
+        outln!("  conversation {}", terminal_line(id));
     }
     if let Some(reply) = &r.reply {
         let first = reply.lines().next().unwrap_or_default();
-        println!("  reply: {}", crate::run::truncate_chars(first, 200));
+        outln!(
+            "  reply: {}",
+            terminal_line(&crate::run::truncate_chars(first, 200))
+        );
     }
     if let Some(u) = &r.usage {
-        println!(
+        outln!(
             "  tokens: input {} · output {} (reasoning {}) · cache read {} · cache write {} · {} requests",
-            u.input, u.output, u.reasoning, u.cache_read, u.cache_write, u.requests
+            u.input,
+            u.output,
+            u.reasoning,
+            u.cache_read,
+            u.cache_write,
+            u.requests
         );
     }
     if let Some(kind) = &r.blocked {
-        println!("  blocked on a {kind} prompt");
+        outln!("  blocked on a {kind} prompt");
     }
     if let Some(f) = &r.fault {
         let retry = f
             .retry_after_secs
             .map(|s| format!(", retry after {s}s"))
             .unwrap_or_default();
-        println!("  fault: {} ({}{retry}): {}", f.kind, f.rule, f.evidence);
+        outln!(
+            "  fault: {} ({}{retry}): {}",
+            f.kind,
+            terminal_line(&f.rule),
+            terminal_line(&f.evidence)
+        );
+        if let Some(hint) = &f.hint {
+            outln!("  hint: {hint}");
+        }
     }
     for log in &r.logs {
-        println!("  log: {}", log.display());
+        outln!("  log: {}", log.display());
     }
 }

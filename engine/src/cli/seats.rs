@@ -1,5 +1,6 @@
 //! Seat commands: `drover up`, `send`, `attach`, `down` and `seats`.
 
+use super::output::{errln, out, outln};
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::time::Duration;
@@ -81,9 +82,11 @@ fn check_nick(nick: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `send` works with; the seat's profile must be trusted (it runs).
 fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Context> {
     let catalog = Catalog::load(project);
     let profile = catalog.get(&seat.cli)?.clone();
+    crate::trust::Trust::load(project)?.require_profile(&profile)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, project)?;
     let run = RunDir::open(project, &seat.run_id)
@@ -107,6 +110,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     }
     let catalog = Catalog::load(&project);
     let profile = catalog.get(&args.cli)?.clone();
+    crate::trust::Trust::load(&project)?.require_profile(&profile)?;
     let kind = workspace::select(&project, args.workspace)?.kind;
     if args.human && !kind.has_panes() {
         bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
@@ -185,7 +189,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     if args.json.json {
         print_json(&serde_json::json!({"seat": record, "blocked": blocked}))?;
     } else {
-        println!(
+        outln!(
             "seat {} up: {} · {} on {}{}",
             record.nick,
             record.cli,
@@ -194,7 +198,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             if record.human { " (human)" } else { "" }
         );
         if let Some(kind) = &blocked {
-            println!(
+            outln!(
                 "  its CLI waits at a {kind} prompt: `drover attach {}` and answer it",
                 record.nick
             );
@@ -255,14 +259,14 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     if args.json.json {
         print_json(&result)?;
     } else {
-        println!(
+        outln!(
             "{}: {} ({})",
             record.nick,
             result.status.as_str(),
             result.reason
         );
         if let Some(reply) = &result.reply {
-            println!(
+            outln!(
                 "  reply: {}",
                 crate::run::truncate_chars(reply.lines().next().unwrap_or_default(), 200)
             );
@@ -325,7 +329,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             forced = ws.close_pane(pane, Duration::from_secs(10));
             ws.close_session(&pane.session);
             if !forced.is_empty() && !args.json.json {
-                eprintln!("{}: force-killed {forced:?}", record.nick);
+                errln!("{}: force-killed {forced:?}", record.nick);
             }
         }
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
@@ -340,7 +344,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         }
         seats::remove(&project, &record.nick)?;
         if !args.json.json {
-            println!("seat {} down", record.nick);
+            outln!("seat {} down", record.nick);
         }
         downed.push(
             serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced}),
@@ -407,9 +411,11 @@ fn send_in_background(
             "pid": pid, "started": started_line.to_json(),
         }))?;
     } else {
-        println!(
+        outln!(
             "{}: {} (`drover wait {}` for its verdict)",
-            record.nick, started_line.transition.state, record.nick
+            record.nick,
+            started_line.transition.state,
+            record.nick
         );
     }
     Ok(Outcome::Ok)
@@ -506,7 +512,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 ]
             })
             .collect();
-        print!(
+        out!(
             "{}",
             table(
                 &[

@@ -1,6 +1,7 @@
 //! `drover status [RUN…]`: every run's tasks and their last states, settled
 //! from the run's files (a run whose drover died is reconciled here).
 
+use super::output::{errln, out};
 use std::path::Path;
 
 use serde::Serialize;
@@ -93,7 +94,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 ]);
             }
         }
-        print!(
+        out!(
             "{}",
             table(
                 &["RUN", "CLI", "WORKSPACE", "TASK", "STATE", "VERDICT", "WHY"],
@@ -101,7 +102,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             )
         );
         for e in &report.errors {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
         }
     }
     Ok(if report.errors.is_empty() {

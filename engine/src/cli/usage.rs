@@ -6,6 +6,7 @@
 //! could be read; 2 for a bad command line (unknown `--cli`, a PATH no CLI
 //! claims).
 
+use super::output::{errln, out};
 use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -65,9 +66,12 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         print_json(&report)?;
     } else {
         for w in &report.warnings {
-            eprintln!("warning: {w}");
+            errln!("warning: {w}");
         }
-        print!("{}", render(&report));
+        if let Some(note) = super::trust::untrusted_note(project) {
+            errln!("{note}");
+        }
+        out!("{}", render(&report));
     }
     Ok(if failed { Outcome::Failed } else { Outcome::Ok })
 }

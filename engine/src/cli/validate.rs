@@ -1,12 +1,14 @@
 //! `drover validate`: findings with stable ids, in the order they ran.
 //!
-//! Ids: `profile.load`, `profile.component`, `component.load`,
+//! Ids: `profile.load`, `profile.warning`, `project.trust`,
+//! `profile.component`, `profile.generic`, `component.load`,
 //! `profile.dialect`, `profile.usage-parser`, `profile.fault-patterns`,
 //! `adapter.binary`, `hooks.config-parse`, `hooks.registered`,
-//! `mux.selection`, `mux.backend`. A finding's
+//! `profile.root`, `mux.selection`, `mux.backend`. A finding's
 //! `message` is for people; `check` and `severity` are the contract. Exit 1
 //! iff some finding is a problem.
 
+use super::output::{errln, outln};
 use std::path::Path;
 
 use serde::Serialize;
@@ -78,9 +80,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     } else {
         for f in &findings {
             match f.severity {
-                Severity::Ok => println!("  ok: {}", f.message),
-                Severity::Warning => println!("  warning: {}", f.message),
-                Severity::Problem => eprintln!("FAIL: {}", f.message),
+                Severity::Ok => outln!("  ok: {}", f.message),
+                Severity::Warning => outln!("  warning: {}", f.message),
+                Severity::Problem => errln!("FAIL: {}", f.message),
             }
         }
     }
@@ -123,6 +125,17 @@ pub fn collect(project: &Path, named: &[String]) -> Vec<Finding> {
         }
     }
     let strict = !named.is_empty();
+    for profile in &selected {
+        for warning in &profile.warnings {
+            out.push(
+                "profile.warning",
+                Severity::Warning,
+                warning.to_string(),
+                json!({"profile": profile.name, "source": warning.source, "line": warning.line, "field": warning.field}),
+            );
+        }
+    }
+    check_trust(&mut out, project, &selected);
     check_mux(&mut out, project);
     let sandbox = match Sandbox::new(CompileCache::default_location()) {
         Ok(s) => s,
@@ -151,6 +164,18 @@ fn check_profile(
 ) {
     let name = &profile.name;
     let component = match registry::resolve(&profile.component, project) {
+        Ok(c) if c.is_generic() => {
+            out.push(
+                "profile.component",
+                Severity::Ok,
+                format!(
+                    "{name}: no component of its own; the generic adapter drives it from its data (dialect {}, usage parser {})",
+                    profile.hooks.dialect, profile.usage_parser
+                ),
+                json!({"profile": name, "component": c.name, "origin": c.origin.to_string(), "generic": true}),
+            );
+            c
+        }
         Ok(c) => {
             out.push(
                 "profile.component",
@@ -199,6 +224,9 @@ fn check_profile(
             return;
         }
     };
+    if component.is_generic() {
+        check_generic(out, profile, &description);
+    }
     if !profile.hookless() && !description.dialects.contains(&profile.hooks.dialect) {
         out.push(
             "profile.dialect",
@@ -225,6 +253,16 @@ fn check_profile(
                 profile.usage_parser
             ),
             json!({"profile": name, "usage_parser": profile.usage_parser}),
+        );
+    }
+    if crate::privileges::running_as_root()
+        && let Some(warning) = crate::privileges::root_refusal(profile, &component.name)
+    {
+        out.push(
+            "profile.root",
+            Severity::Warning,
+            warning,
+            json!({"profile": name}),
         );
     }
     for n in &profile.self_matching_patterns {
@@ -276,6 +314,79 @@ fn check_profile(
             json!({"profile": name, "config_path": profile.hooks.config_path}),
         ),
         Err(e) => out.push("hooks.registered", Severity::Problem, format!("{name}: {e}"), json!({"profile": name})),
+    }
+}
+
+/// `project.trust`: project profiles (and notifier settings) the user has
+/// not trusted, which `drover run` refuses.
+fn check_trust(out: &mut Findings, project: &Path, selected: &[&Profile]) {
+    let trust = match crate::trust::Trust::load(project) {
+        Ok(t) => t,
+        Err(e) => {
+            out.push(
+                "project.trust",
+                Severity::Warning,
+                e.to_string(),
+                Value::Null,
+            );
+            return;
+        }
+    };
+    for profile in selected {
+        if let Err(untrusted) = trust.require_profile(profile) {
+            out.push(
+                "project.trust",
+                Severity::Warning,
+                format!(
+                    "{}: {} {}; `drover run` refuses it until you review `drover trust --show` and run `drover trust`",
+                    profile.name,
+                    untrusted.file,
+                    if untrusted.changed { "changed since you trusted it" } else { "is not trusted" }
+                ),
+                json!({"profile": profile.name, "file": untrusted.file, "changed": untrusted.changed, "wants": untrusted.wants}),
+            );
+        }
+    }
+    if let Ok(Some(config)) = crate::config::ConfigFile::read(
+        &crate::config::project_path(project),
+        crate::config::Scope::Project,
+    ) {
+        let wants = crate::trust::config_wants(&config);
+        if !wants.is_empty() && !trust.trusts(&config.path, config.text().as_bytes()) {
+            out.push(
+                "project.trust",
+                Severity::Warning,
+                "this project's .drover/config.toml runs notifiers and is not trusted; review `drover trust --show`".to_string(),
+                json!({"file": ".drover/config.toml", "wants": wants}),
+            );
+        }
+    }
+}
+
+/// `profile.generic`: what the generic adapter can and cannot do for a
+/// profile no component knows.
+fn check_generic(
+    out: &mut Findings,
+    profile: &Profile,
+    description: &crate::sandbox::wit::Description,
+) {
+    let name = &profile.name;
+    out.push(
+        "profile.generic",
+        Severity::Ok,
+        format!(
+            "{name}: the generic adapter cannot tell apart: {}",
+            description.limitations.join("; ")
+        ),
+        json!({"profile": name, "limitations": description.limitations}),
+    );
+    if profile.turn.argv.is_empty() {
+        out.push(
+            "profile.generic",
+            Severity::Warning,
+            format!("{name}: no [turn] argv, so it runs on tmux only (headless turns need the argv template, see docs/profiles.md)"),
+            json!({"profile": name, "headless": false}),
+        );
     }
 }
 

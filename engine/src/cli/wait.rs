@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::Outcome;
-use super::output::{Json, print_json};
+use super::output::{Json, errln, outln, print_json};
 use crate::run::status::TaskView;
 use crate::run::{Follower, RunDir, RunEvent};
 use crate::session::recover::{Settler, driver_alive, is_seat_run};
@@ -127,7 +127,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let (run_id, task, seat) = match resolve(project, &args.target) {
         Ok(found) => found,
         Err(Usage(message)) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             return Ok(Outcome::Usage);
         }
     };
@@ -197,7 +197,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             _ => String::new(),
         };
         let prefix = if held { "" } else { "timed out: " };
-        println!("{prefix}{}: {state}{verdict}", args.target);
+        outln!("{prefix}{}: {state}{verdict}", args.target);
     }
     Ok(if held { Outcome::Ok } else { Outcome::Failed })
 }

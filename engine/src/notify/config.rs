@@ -10,6 +10,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::config::{Config, ConfigFile, Scope};
+use crate::trust::Trust;
 
 /// The events an entry can ask for.
 pub const EVENTS: &[&str] = &[
@@ -120,11 +121,20 @@ impl Notifiers {
 
     pub fn from_config(project: &Path, config: &Config) -> Notifiers {
         let mut out = Notifiers::default();
+        // Loaded at the first entry that needs it: most configs have none,
+        // and this runs on every journal line.
+        let mut trust = None;
         for (value, file, index) in config.items("notify") {
             match parse(value, file, index) {
-                Ok(entry) if needs_trust(&entry.target) && !project_trusted(project, file) => {
+                Ok(entry)
+                    if needs_trust(&entry.target)
+                        && !project_trusted(
+                            trust.get_or_insert_with(|| Trust::load(project).ok()),
+                            file,
+                        ) =>
+                {
                     out.ignored.push(format!(
-                        "{}: a project's own config may not run commands or call webhooks until the project is trusted; put this entry in the user config ({}) or trust the project",
+                        "{}: a project's own config may not run commands or call webhooks until you trust it (`drover trust`); or put this entry in the user config ({})",
                         entry.at,
                         crate::config::user_dir()
                             .map(|d| d.join("config.toml").display().to_string())
@@ -144,11 +154,14 @@ fn needs_trust(target: &Target) -> bool {
 }
 
 /// The trust gate: whether `file`'s entries may run commands and call
-/// webhooks. The user's own file always may. A project's file is somebody
-/// else's until the project is trusted, and drover has no record of trust
-/// yet, so a project's `command` and `webhook` entries wait for it.
-pub fn project_trusted(_project: &Path, file: &ConfigFile) -> bool {
+/// webhooks. The user's own file always may; a project's file only with
+/// the bytes the user trusted (`drover trust`), or under
+/// `DROVER_TRUST_ALL=1`. An unreadable trust store trusts nothing.
+fn project_trusted(trust: &Option<Trust>, file: &ConfigFile) -> bool {
     file.scope == Scope::User
+        || trust
+            .as_ref()
+            .is_some_and(|t| t.trusts(&file.path, file.text().as_bytes()))
 }
 
 fn parse(value: &toml::Value, file: &ConfigFile, index: usize) -> Result<Entry, String> {

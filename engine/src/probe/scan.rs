@@ -1032,7 +1032,8 @@ impl Scan<'_> {
         AdapterInfo {
             component: profile
                 .map(|p| match &p.component {
-                    crate::profile::ComponentRef::Builtin(name) => s.identifier(name),
+                    crate::profile::ComponentRef::Builtin(name)
+                    | crate::profile::ComponentRef::Implicit(name) => s.identifier(name),
                     // The file's name says which component; its directory
                     // says only where the user keeps it.
                     crate::profile::ComponentRef::File(path) => path

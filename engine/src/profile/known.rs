@@ -44,6 +44,22 @@ pub const PARSERS: &[&str] = &[
     "grok-log",
 ];
 
+/// How the generic adapter reads a headless turn's stdout (`[turn] output`):
+/// the reply as text, common JSON result shapes, or one CLI family's format.
+pub const TURN_OUTPUTS: &[&str] = &[
+    "text",
+    "json",
+    "claude-json",
+    "codex-jsonl",
+    "gemini-json",
+    "qwen-json",
+    "copilot-jsonl",
+    "cursor-json",
+    "opencode-jsonl",
+    "antigravity-stream-json",
+    "grok-json",
+];
+
 /// `^[A-Za-z0-9][A-Za-z0-9._-]*$`
 pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();

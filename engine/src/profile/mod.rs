@@ -2,9 +2,11 @@
 //!
 //! Built-in profiles are embedded; `~/.config/drover/profiles/*.toml` and then
 //! `<project>/.drover/profiles/*.toml` override them by `name`. A bmad-loop
-//! profile loads unchanged (same fields and meanings); drover's own fields are
-//! `component`, `aliases`, `[turn]`, `[sandbox]` and `[adapter]`.
+//! profile loads unchanged (same fields and meanings, its coercions and its
+//! string `adapter` kind included); drover's own fields are `component`,
+//! `aliases`, `[turn]`, `[sandbox]` and `[component_settings]`.
 
+mod coerce;
 mod error;
 pub mod known;
 mod paths;
@@ -17,6 +19,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use error::{LookupError, ProfileError};
+
+/// A finding that does not stop a profile from loading (a coerced value, an
+/// old field name). Same shape as an error: file, line, field, message.
+pub type ProfileWarning = ProfileError;
 
 use crate::sandbox::{Limits, wit};
 
@@ -61,13 +67,38 @@ pub enum ComponentRef {
     Builtin(String),
     /// A `.wasm` file (relative paths resolved against the profile's directory).
     File(PathBuf),
+    /// No `component` field: the component named like the profile if there
+    /// is one, else the generic adapter, driven by the profile's data.
+    Implicit(String),
 }
 
 impl fmt::Display for ComponentRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ComponentRef::Builtin(name) => write!(f, "{name}"),
+            ComponentRef::Builtin(name) | ComponentRef::Implicit(name) => write!(f, "{name}"),
             ComponentRef::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// bmad-loop's `adapter` field: which kind of driver runs the CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AdapterKind {
+    /// A pane plus hook signals (headless turns too, in drover).
+    Generic,
+    /// bmad-loop's HTTP/SSE driver for opencode; drover drives opencode with
+    /// its `opencode` component instead.
+    OpencodeHttp,
+}
+
+impl AdapterKind {
+    pub const NAMES: &[&str] = &["generic", "opencode-http"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AdapterKind::Generic => "generic",
+            AdapterKind::OpencodeHttp => "opencode-http",
         }
     }
 }
@@ -82,11 +113,24 @@ pub struct Hooks {
     pub events: Vec<(String, String)>,
 }
 
-/// `[turn]`: how headless turns run.
+/// `[turn]`: how headless turns run. `args` and `env` apply to every
+/// component; the rest tells the generic adapter how to run a turn of a CLI
+/// no component knows.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Turn {
+    /// Extra argv for headless turns.
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
+    /// The turn's argv after the binary; `{prompt}` is the rendered prompt
+    /// (without one, the prompt goes to stdin).
+    pub argv: Vec<String>,
+    /// Argv that continues a conversation; `{id}` is its id.
+    pub resume: Vec<String>,
+    /// Argv that starts a conversation with a chosen id; `{id}` is the id.
+    pub session_id: Vec<String>,
+    /// How to read the turn's stdout: `text`, `json` or a CLI family's
+    /// format (`claude-json`, …); empty = not set.
+    pub output: String,
 }
 
 /// `[sandbox]`: per-profile overrides of the component limits.
@@ -117,12 +161,21 @@ pub struct Profile {
     /// Indexes of `env_fault_patterns` that match their own line in the
     /// profile file (reported by `validate`; bmad-loop's claude pattern does).
     pub self_matching_patterns: Vec<usize>,
+    /// bmad-loop's driver kind (default `generic`; `opencode-http` when
+    /// absent with dialect `none`).
+    pub adapter: AdapterKind,
     pub component: ComponentRef,
     pub aliases: Vec<String>,
     pub turn: Turn,
     pub sandbox: SandboxOverrides,
-    pub adapter_settings: BTreeMap<String, String>,
+    /// `[component_settings]`: free-form settings only the component reads.
+    pub component_settings: BTreeMap<String, String>,
+    /// What loaded but deserves a look (coercions, old names).
+    pub warnings: Vec<ProfileWarning>,
     pub source: ProfileSource,
+    /// SHA-256 of the file's bytes as parsed (user and project profiles),
+    /// which trust records are compared with.
+    pub sha256: Option<String>,
 }
 
 impl Profile {
@@ -162,10 +215,14 @@ impl Profile {
             env_fault_patterns: self.env_fault_patterns.clone(),
             turn_args: self.turn.args.clone(),
             settings: self
-                .adapter_settings
+                .component_settings
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
+            turn_argv: self.turn.argv.clone(),
+            turn_resume: self.turn.resume.clone(),
+            turn_session_id: self.turn.session_id.clone(),
+            turn_output: self.turn.output.clone(),
         }
     }
 }
@@ -212,7 +269,7 @@ impl Catalog {
         if let Some(dir) = user_dir() {
             catalog.load_dir(&dir, ProfileSource::User);
         }
-        catalog.load_dir(&project_dir(project), ProfileSource::Project);
+        catalog.load_project(project);
         catalog
     }
 
@@ -240,8 +297,23 @@ impl Catalog {
         if let Some(dir) = user_dir() {
             catalog.load_dir(&dir, ProfileSource::User);
         }
-        catalog.load_dir(&project_dir(project), ProfileSource::Project);
+        catalog.load_project(project);
         catalog
+    }
+
+    /// The project's profiles, unless `.drover` or `.drover/profiles` is a
+    /// link (a checkout must not point drover at files elsewhere).
+    fn load_project(&mut self, project: &Path) {
+        if let Err(e) = crate::state::refuse_links(project, &[".drover", ".drover/profiles"]) {
+            self.errors.push(ProfileError {
+                source: project_dir(project).display().to_string(),
+                line: None,
+                field: None,
+                message: e.to_string(),
+            });
+            return;
+        }
+        self.load_dir(&project_dir(project), ProfileSource::Project);
     }
 
     fn load_dir(&mut self, dir: &Path, source: fn(PathBuf) -> ProfileSource) {
@@ -278,13 +350,36 @@ impl Catalog {
         }
     }
 
+    /// Adds a profile; one of the same name replaces the earlier one. A user
+    /// or project profile named like a built-in alias (bmad-loop's
+    /// `opencode-http`, say) replaces the built-in profile the alias means,
+    /// and answers to that profile's name too.
     fn add(&mut self, parsed: Result<Profile, ProfileError>) {
-        match parsed {
-            Ok(profile) => match self.profiles.iter_mut().find(|p| p.name == profile.name) {
-                Some(existing) => *existing = profile,
-                None => self.profiles.push(profile),
-            },
-            Err(e) => self.errors.push(e),
+        let mut profile = match parsed {
+            Ok(profile) => profile,
+            Err(e) => return self.errors.push(e),
+        };
+        if let Some(existing) = self.profiles.iter_mut().find(|p| p.name == profile.name) {
+            *existing = profile;
+            return;
+        }
+        let aliased = BUILTIN_ALIASES
+            .iter()
+            .find(|(alias, _)| *alias == profile.name)
+            .map(|(_, target)| *target);
+        let replaced = aliased.and_then(|target| {
+            self.profiles
+                .iter_mut()
+                .find(|p| p.name == target && matches!(p.source, ProfileSource::Builtin(_)))
+        });
+        match replaced {
+            Some(builtin) => {
+                if !profile.aliases.contains(&builtin.name) {
+                    profile.aliases.push(builtin.name.clone());
+                }
+                *builtin = profile;
+            }
+            None => self.profiles.push(profile),
         }
     }
 

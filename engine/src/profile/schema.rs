@@ -1,9 +1,11 @@
 //! Reading one profile file into a [`Profile`], field by field, so every
 //! error can name its line. Field names, defaults and meanings are
-//! bmad-loop's `CLIProfile`; drover adds `component`, `aliases`, `[turn]`,
-//! `[sandbox]` and `[adapter]`. Unlike bmad-loop nothing is coerced: a
-//! number where a string belongs is an error, not `"1"`.
+//! bmad-loop's `CLIProfile` (its string `adapter` kind included); drover adds
+//! `component`, `aliases`, `[turn]`, `[sandbox]` and `[component_settings]`.
+//! Where bmad-loop coerces a value (`str()`, `int()`, `bool()`), drover reads
+//! it the same way and records a warning that says what it was read as.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,15 +13,18 @@ use std::time::Duration;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+use super::coerce;
 use super::error::ProfileError;
 use super::{
-    ComponentRef, Hooks, Profile, ProfileSource, SandboxOverrides, Turn, known, paths, template,
+    AdapterKind, ComponentRef, Hooks, Profile, ProfileSource, SandboxOverrides, Turn, known, paths,
+    template,
 };
 
-/// Reads a spanned TOML tree with line-aware errors.
+/// Reads a spanned TOML tree with line-aware errors (and warnings).
 struct Reader<'a> {
     text: &'a str,
     source: String,
+    warnings: RefCell<Vec<ProfileError>>,
 }
 
 impl<'a> Reader<'a> {
@@ -44,6 +49,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    fn warn(&self, span: std::ops::Range<usize>, field: &str, message: impl Into<String>) {
+        let warning = self.error(Some(span), field, message);
+        self.warnings.borrow_mut().push(warning);
+    }
+
     /// The text of the line `offset` is on.
     fn line_text(&self, offset: usize) -> &'a str {
         let start = self.text[..offset.min(self.text.len())]
@@ -56,7 +66,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn type_name(value: &DeValue<'_>) -> &'static str {
+pub(super) fn type_name(value: &DeValue<'_>) -> &'static str {
     match value {
         DeValue::String(_) => "a string",
         DeValue::Integer(_) => "an integer",
@@ -118,12 +128,36 @@ impl<'r, 'a, 'i> Table<'r, 'a, 'i> {
         }
     }
 
-    fn required_string(
+    /// A field bmad-loop reads with `str()`: any value, read as Python
+    /// would print it, with a warning when it was not a string.
+    fn text(&mut self, key: &str) -> Option<(String, usize)> {
+        let value = self.take(key)?;
+        let text = self.coerced_text(&self.path(key), &value);
+        Some((text, value.span().start))
+    }
+
+    fn coerced_text(&self, field: &str, value: &Spanned<DeValue<'i>>) -> String {
+        let text = coerce::py_str(value.get_ref());
+        if !matches!(value.get_ref(), DeValue::String(_)) {
+            self.reader.warn(
+                value.span(),
+                field,
+                format!(
+                    "{} read as the string {text:?}, as bmad-loop's str() reads it; write it in quotes to say so",
+                    type_name(value.get_ref())
+                ),
+            );
+        }
+        text
+    }
+
+    /// A required `str()` field, stripped (bmad-loop strips `name` and `binary`).
+    fn required_text(
         &mut self,
         key: &str,
         table_span: Option<std::ops::Range<usize>>,
     ) -> Result<(String, usize), ProfileError> {
-        let (value, at) = self.string(key)?.ok_or_else(|| {
+        let (value, at) = self.text(key).ok_or_else(|| {
             self.reader
                 .error(table_span, &self.path(key), "is required")
         })?;
@@ -159,71 +193,112 @@ impl<'r, 'a, 'i> Table<'r, 'a, 'i> {
         Ok(out)
     }
 
-    fn boolean(&mut self, key: &str) -> Result<Option<bool>, ProfileError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(value) => match value.get_ref() {
-                DeValue::Boolean(b) => Ok(Some(*b)),
-                _ => Err(self.wrong(key, &value, "true or false")),
-            },
+    /// A flag bmad-loop reads with `bool()`: an empty string, zero or an
+    /// empty container is false, anything else true (the string "false"
+    /// too), with a warning when it was not a boolean.
+    fn truthy(&mut self, key: &str) -> Option<bool> {
+        let value = self.take(key)?;
+        let truth = coerce::py_bool(value.get_ref());
+        if !matches!(value.get_ref(), DeValue::Boolean(_)) {
+            self.reader.warn(
+                value.span(),
+                &self.path(key),
+                format!(
+                    "{} read as {truth}, as bmad-loop's bool() reads it (any non-empty string is true); write true or false",
+                    type_name(value.get_ref())
+                ),
+            );
         }
+        Some(truth)
     }
 
-    /// A non-negative integer that fits `u32`.
-    fn count(&mut self, key: &str) -> Result<Option<u32>, ProfileError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(value) => match value.get_ref() {
-                DeValue::Integer(i) => {
-                    let digits = i.as_str().replace('_', "");
-                    match i64::from_str_radix(&digits, i.radix()) {
-                        Ok(n) if n >= 0 => u32::try_from(n).map(Some).map_err(|_| {
-                            self.reader.error(
-                                Some(value.span()),
-                                &self.path(key),
-                                format!("{n} is too large"),
-                            )
-                        }),
-                        Ok(n) => Err(self.reader.error(
-                            Some(value.span()),
-                            &self.path(key),
-                            format!("must not be negative, found {n}"),
-                        )),
-                        Err(_) => Err(self.reader.error(
-                            Some(value.span()),
-                            &self.path(key),
-                            "integer out of range",
-                        )),
-                    }
-                }
-                _ => Err(self.wrong(key, &value, "a non-negative integer")),
-            },
-        }
-    }
-
-    /// A finite number >= 0 (integers accepted: `8` means `8.0`).
-    fn seconds(&mut self, key: &str) -> Result<Option<f64>, ProfileError> {
-        match self.take(key) {
-            None => Ok(None),
-            Some(value) => {
-                let number = match value.get_ref() {
-                    DeValue::Float(f) => f.as_str().replace('_', "").parse::<f64>().ok(),
-                    DeValue::Integer(i) => {
-                        i64::from_str_radix(&i.as_str().replace('_', ""), i.radix())
-                            .ok()
-                            .map(|n| n as f64)
-                    }
-                    _ => return Err(self.wrong(key, &value, "a number of seconds")),
-                };
-                match number {
-                    Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
-                    _ => Err(self.reader.error(
-                        Some(value.span()),
+    /// A non-negative integer that fits `u32`; `int_like` also takes what
+    /// bmad-loop's `int()` takes (`2.7` is 2, `true` is 1, `"3"` is 3), with
+    /// a warning.
+    fn count(&mut self, key: &str, int_like: bool) -> Result<Option<u32>, ProfileError> {
+        let Some(value) = self.take(key) else {
+            return Ok(None);
+        };
+        let span = value.span();
+        let n = match value.get_ref() {
+            DeValue::Integer(_) => coerce::py_int(value.get_ref())
+                .map_err(|m| self.reader.error(Some(span.clone()), &self.path(key), m))?,
+            other if int_like => {
+                let n = coerce::py_int(other).map_err(|m| {
+                    self.reader.error(
+                        Some(span.clone()),
                         &self.path(key),
-                        "must be a finite number of seconds >= 0",
-                    )),
-                }
+                        format!(
+                            "expected a non-negative integer, found {}: {m}",
+                            type_name(other)
+                        ),
+                    )
+                })?;
+                self.reader.warn(
+                    span.clone(),
+                    &self.path(key),
+                    format!(
+                        "{} read as {n}, as bmad-loop's int() reads it; write an integer",
+                        type_name(other)
+                    ),
+                );
+                n
             }
+            _ => return Err(self.wrong(key, &value, "a non-negative integer")),
+        };
+        if n < 0 {
+            return Err(self.reader.error(
+                Some(span),
+                &self.path(key),
+                format!("must not be negative, found {n}"),
+            ));
+        }
+        u32::try_from(n).map(Some).map_err(|_| {
+            self.reader
+                .error(Some(span), &self.path(key), format!("{n} is too large"))
+        })
+    }
+
+    /// A finite number >= 0 (integers accepted: `8` means `8.0`). Strings and
+    /// booleans bmad-loop's `float()` reads are read the same way, with a
+    /// warning.
+    fn seconds(&mut self, key: &str) -> Result<Option<f64>, ProfileError> {
+        let Some(value) = self.take(key) else {
+            return Ok(None);
+        };
+        let span = value.span();
+        let number = match value.get_ref() {
+            DeValue::Float(_) | DeValue::Integer(_) => coerce::py_float(value.get_ref()).ok(),
+            DeValue::String(_) | DeValue::Boolean(_) => {
+                let n = coerce::py_float(value.get_ref()).map_err(|m| {
+                    self.reader.error(
+                        Some(span.clone()),
+                        &self.path(key),
+                        format!(
+                            "expected a number of seconds, found {}: {m}",
+                            type_name(value.get_ref())
+                        ),
+                    )
+                })?;
+                self.reader.warn(
+                    span.clone(),
+                    &self.path(key),
+                    format!(
+                        "{} read as {n} seconds, as bmad-loop's float() reads it; write a number",
+                        type_name(value.get_ref())
+                    ),
+                );
+                Some(n)
+            }
+            _ => return Err(self.wrong(key, &value, "a number of seconds")),
+        };
+        match number {
+            Some(n) if n.is_finite() && n >= 0.0 => Ok(Some(n)),
+            _ => Err(self.reader.error(
+                Some(span),
+                &self.path(key),
+                "must be a finite number of seconds >= 0",
+            )),
         }
     }
 
@@ -252,6 +327,14 @@ impl<'r, 'a, 'i> Table<'r, 'a, 'i> {
         let Some((table, _)) = self.table(key)? else {
             return Ok(BTreeMap::new());
         };
+        self.strings_of(key, table)
+    }
+
+    fn strings_of(
+        &self,
+        key: &str,
+        table: DeTable<'i>,
+    ) -> Result<BTreeMap<String, String>, ProfileError> {
         let mut out = BTreeMap::new();
         for (k, v) in table {
             let name = k.get_ref().to_string();
@@ -274,6 +357,21 @@ impl<'r, 'a, 'i> Table<'r, 'a, 'i> {
         Ok(out)
     }
 
+    /// A table bmad-loop reads as `{str(k): str(v)}`: values of any type,
+    /// read as Python prints them, with a warning for each non-string.
+    fn text_map(&mut self, key: &str) -> Result<BTreeMap<String, String>, ProfileError> {
+        let Some((table, _)) = self.table(key)? else {
+            return Ok(BTreeMap::new());
+        };
+        let mut out = BTreeMap::new();
+        for (k, v) in table {
+            let name = k.get_ref().to_string();
+            let text = self.coerced_text(&format!("{}.{name}", self.path(key)), &v);
+            out.insert(name, text);
+        }
+        Ok(out)
+    }
+
     /// Errors on the first field nobody asked for.
     fn finish(self, known_fields: &[&str]) -> Result<(), ProfileError> {
         if let Some((key, _)) = self.entries.first() {
@@ -290,6 +388,7 @@ impl<'r, 'a, 'i> Table<'r, 'a, 'i> {
 const TOP_FIELDS: &[&str] = &[
     "name",
     "binary",
+    "adapter",
     "hooks",
     "skill_tree",
     "prompt_template",
@@ -308,14 +407,17 @@ const TOP_FIELDS: &[&str] = &[
     "aliases",
     "turn",
     "sandbox",
-    "adapter",
+    "component_settings",
 ];
+
+const TURN_FIELDS: &[&str] = &["args", "env", "argv", "resume", "session_id", "output"];
 
 /// Parses and validates one profile file.
 pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError> {
     let reader = Reader {
         text,
         source: source.to_string(),
+        warnings: RefCell::new(Vec::new()),
     };
     let root = DeTable::parse(text).map_err(|e| {
         let span = e.span();
@@ -324,7 +426,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
     let root_span = root.span();
     let mut top = Table::new(&reader, "", root.into_inner());
 
-    let (name, name_at) = top.required_string("name", Some(root_span.start..root_span.start))?;
+    let (name, name_at) = top.required_text("name", Some(root_span.start..root_span.start))?;
     if !known::is_identifier(&name) {
         return Err(reader.error(
             Some(name_at..name_at),
@@ -332,16 +434,17 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             format!("'{name}' must be letters, digits, '.', '_' or '-'"),
         ));
     }
-    let (binary, _) = top.required_string("binary", Some(root_span.start..root_span.start))?;
+    let (binary, _) = top.required_text("binary", Some(root_span.start..root_span.start))?;
+    let (adapter_kind, mut component_settings) = adapter_field(&mut top)?;
 
-    let component = match top.string("component")? {
-        Some((value, at)) => component_ref(&reader, &value, at, source)?,
-        None => ComponentRef::Builtin(name.clone()),
+    let explicit_component = match top.string("component")? {
+        Some((value, at)) => Some(component_ref(&reader, &value, at, source)?),
+        None => None,
     };
-    let builtin_component = matches!(component, ComponentRef::Builtin(_));
+    let file_component = matches!(explicit_component, Some(ComponentRef::File(_)));
 
     let hooks = match top.table("hooks")? {
-        Some((table, span)) => parse_hooks(&reader, table, span, builtin_component)?,
+        Some((table, span)) => parse_hooks(&reader, table, span, !file_component)?,
         None => {
             return Err(reader.error(
                 Some(root_span.start..root_span.start),
@@ -350,6 +453,36 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             ));
         }
     };
+    let adapter = match adapter_kind {
+        None if hooks.dialect == "none" => AdapterKind::OpencodeHttp,
+        None => AdapterKind::Generic,
+        Some((kind, span)) => match kind.as_str() {
+            "generic" if hooks.dialect == "none" => {
+                return Err(reader.error(
+                    Some(span),
+                    "adapter",
+                    "'generic' drives a CLI by its hook signals, but hooks.dialect is none; a hookless profile is adapter = \"opencode-http\" (the default when adapter is left out), or give it a hook dialect",
+                ));
+            }
+            "generic" => AdapterKind::Generic,
+            "opencode-http" => AdapterKind::OpencodeHttp,
+            other => {
+                return Err(reader.error(
+                    Some(span),
+                    "adapter",
+                    format!(
+                        "unknown adapter kind '{other}' (drover has: {})",
+                        AdapterKind::NAMES.join(", ")
+                    ),
+                ));
+            }
+        },
+    };
+    // bmad-loop's opencode-http driver is drover's opencode component.
+    let component = explicit_component.unwrap_or_else(|| match adapter {
+        AdapterKind::OpencodeHttp => ComponentRef::Builtin("opencode".to_string()),
+        AdapterKind::Generic => ComponentRef::Implicit(name.clone()),
+    });
 
     let skill_tree = match top.string("skill_tree")? {
         Some((path, at)) => {
@@ -359,7 +492,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         }
         None => ".claude/skills".to_string(),
     };
-    let prompt_template = match top.string("prompt_template")? {
+    let prompt_template = match top.text("prompt_template") {
         Some((t, at)) => {
             template::validate(&t).map_err(|m| reader.error(Some(at..at), "prompt_template", m))?;
             t
@@ -369,16 +502,16 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
     let launch_args = values(top.strings("launch_args")?);
     let bypass_args = values(top.strings("bypass_args")?);
     let model_flag = top
-        .string("model_flag")?
+        .text("model_flag")
         .map_or_else(|| "--model".to_string(), |(v, _)| v);
-    let env = top.string_map("env")?;
+    let env = top.text_map("env")?;
     let usage_parser = match top.string("usage_parser")? {
         Some((p, at)) => {
             let p = p.trim().to_string();
-            let known = if builtin_component {
-                known::PARSERS.contains(&p.as_str())
-            } else {
+            let known = if file_component {
                 known::is_identifier(&p)
+            } else {
+                known::PARSERS.contains(&p.as_str())
             };
             if !known {
                 return Err(reader.error(
@@ -395,12 +528,12 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         None => "none".to_string(),
     };
     let usage_grace = top.seconds("usage_grace_s")?.unwrap_or(0.0);
-    let stop_without_result_nudges = top.count("stop_without_result_nudges")?;
+    let stop_without_result_nudges = top.count("stop_without_result_nudges", true)?;
     let subagent_stop_without_transcript = top
-        .boolean("subagent_stop_without_transcript")?
+        .truthy("subagent_stop_without_transcript")
         .unwrap_or(false);
     let first_run_note = top
-        .string("first_run_note")?
+        .text("first_run_note")
         .map(|(v, _)| v)
         .unwrap_or_default();
     let mut seed_files = Vec::new();
@@ -431,22 +564,14 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         }
     }
     let turn = match top.table("turn")? {
-        Some((table, _)) => {
-            let mut t = Table::new(&reader, "turn", table);
-            let turn = Turn {
-                args: values(t.strings("args")?),
-                env: t.string_map("env")?,
-            };
-            t.finish(&["args", "env"])?;
-            turn
-        }
+        Some((table, _)) => parse_turn(&reader, table, file_component)?,
         None => Turn::default(),
     };
     let sandbox = match top.table("sandbox")? {
         Some((table, _)) => {
             let mut t = Table::new(&reader, "sandbox", table);
-            let timeout = t.count("call_timeout_ms")?;
-            let memory = t.count("memory_mib")?;
+            let timeout = t.count("call_timeout_ms", false)?;
+            let memory = t.count("memory_mib", false)?;
             t.finish(&["call_timeout_ms", "memory_mib"])?;
             for (field, value) in [
                 ("sandbox.call_timeout_ms", timeout),
@@ -463,7 +588,16 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         }
         None => SandboxOverrides::default(),
     };
-    let adapter_settings = top.string_map("adapter")?;
+    if let Some((table, span)) = top.table("component_settings")? {
+        if !component_settings.is_empty() {
+            return Err(reader.error(
+                Some(span),
+                "component_settings",
+                "given twice: here and as the old [adapter] table; keep this one",
+            ));
+        }
+        component_settings = top.strings_of("component_settings", table)?;
+    }
     top.finish(TOP_FIELDS)?;
 
     Ok(Profile {
@@ -484,13 +618,129 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         seed_files,
         env_fault_patterns,
         self_matching_patterns,
+        adapter,
         component,
         aliases,
         turn,
         sandbox,
-        adapter_settings,
+        component_settings,
+        warnings: {
+            let mut warnings = reader.warnings.into_inner();
+            warnings.sort_by_key(|w| w.line);
+            warnings
+        },
         source: source.clone(),
+        sha256: source.path().map(|_| crate::trust::digest(text.as_bytes())),
     })
+}
+
+/// The `adapter` field: bmad-loop's driver kind (a string), or drover 0.1's
+/// `[adapter]` table of component settings, read for one more release with
+/// a warning.
+#[allow(clippy::type_complexity)]
+fn adapter_field(
+    top: &mut Table<'_, '_, '_>,
+) -> Result<
+    (
+        Option<(String, std::ops::Range<usize>)>,
+        BTreeMap<String, String>,
+    ),
+    ProfileError,
+> {
+    let Some(value) = top.take("adapter") else {
+        return Ok((None, BTreeMap::new()));
+    };
+    let span = value.span();
+    match value.into_inner() {
+        DeValue::String(kind) => Ok((Some((kind.trim().to_string(), span)), BTreeMap::new())),
+        DeValue::Table(table) => {
+            top.reader.warn(
+                span,
+                "adapter",
+                "a table here is the old name of [component_settings]; rename it (drover reads the old name until its next release, when adapter is only bmad-loop's adapter kind)",
+            );
+            Ok((None, top.strings_of("adapter", table)?))
+        }
+        other => Err(top.reader.error(
+            Some(span),
+            "adapter",
+            format!(
+                "expected the adapter kind as a string (one of: {}), found {}",
+                AdapterKind::NAMES.join(", "),
+                type_name(&other)
+            ),
+        )),
+    }
+}
+
+/// `[turn]`: extra args and env for every component's headless turns, and
+/// the argv templates and output format the generic adapter runs a turn with.
+fn parse_turn(
+    reader: &Reader<'_>,
+    table: DeTable<'_>,
+    file_component: bool,
+) -> Result<Turn, ProfileError> {
+    let mut t = Table::new(reader, "turn", table);
+    let args = values(t.strings("args")?);
+    let env = t.string_map("env")?;
+    let argv = argv_template(reader, &mut t, "argv", "prompt")?;
+    let resume = argv_template(reader, &mut t, "resume", "id")?;
+    let session_id = argv_template(reader, &mut t, "session_id", "id")?;
+    let output = match t.string("output")? {
+        Some((format, at)) => {
+            let known = if file_component {
+                known::is_identifier(&format)
+            } else {
+                known::TURN_OUTPUTS.contains(&format.as_str())
+            };
+            if !known {
+                return Err(reader.error(
+                    Some(at..at),
+                    "turn.output",
+                    format!(
+                        "unknown output format '{format}' (one of: {})",
+                        known::TURN_OUTPUTS.join(", ")
+                    ),
+                ));
+            }
+            format
+        }
+        None => String::new(),
+    };
+    t.finish(TURN_FIELDS)?;
+    Ok(Turn {
+        args,
+        env,
+        argv,
+        resume,
+        session_id,
+        output,
+    })
+}
+
+/// An argv template of `[turn]`: only `{placeholder}` may appear, and the
+/// conversation templates must use it (a resume without the id is no resume).
+fn argv_template(
+    reader: &Reader<'_>,
+    t: &mut Table<'_, '_, '_>,
+    key: &str,
+    placeholder: &str,
+) -> Result<Vec<String>, ProfileError> {
+    let items = t.strings(key)?;
+    let mut uses = 0;
+    for (n, (item, at)) in items.iter().enumerate() {
+        uses += template::placeholders(item, &[placeholder])
+            .map_err(|m| reader.error(Some(*at..*at), &format!("turn.{key}[{n}]"), m))?
+            .len();
+    }
+    if placeholder == "id" && !items.is_empty() && uses == 0 {
+        return Err(reader.error(
+            items.first().map(|(_, at)| *at..*at),
+            &format!("turn.{key}"),
+            format!("must contain {{{placeholder}}} where the conversation id goes"),
+        ));
+    }
+    Ok(values(items))
 }
 
 fn values(items: Vec<(String, usize)>) -> Vec<String> {
@@ -539,7 +789,7 @@ fn parse_hooks(
     builtin_component: bool,
 ) -> Result<Hooks, ProfileError> {
     let mut t = Table::new(reader, "hooks", table);
-    let (dialect, dialect_at) = t.required_string("dialect", Some(span.clone()))?;
+    let (dialect, dialect_at) = t.required_text("dialect", Some(span.clone()))?;
     let dialect_known = if builtin_component {
         dialect == "none" || known::DIALECTS.contains(&dialect.as_str())
     } else {

@@ -1,8 +1,17 @@
-//! Load-time check of `prompt_template`: only `{prompt}`, `{skill}` and
-//! `{args}` placeholders, braces doubled for literals. (bmad-loop only finds a
-//! bad placeholder when it renders; rendering itself is the component's job.)
+//! Load-time check of templates: `prompt_template` may use only `{prompt}`,
+//! `{skill}` and `{args}`, `[turn]` argv templates only their own
+//! placeholder; braces are doubled for literals. (bmad-loop only finds a bad
+//! placeholder when it renders; rendering itself is the component's job.)
+
+const PROMPT_PLACEHOLDERS: &[&str] = &["prompt", "skill", "args"];
 
 pub fn validate(template: &str) -> Result<(), String> {
+    placeholders(template, PROMPT_PLACEHOLDERS).map(|_| ())
+}
+
+/// The placeholders `template` uses, each one of `known`.
+pub fn placeholders<'t>(template: &'t str, known: &[&str]) -> Result<Vec<&'t str>, String> {
+    let mut found = Vec::new();
     let mut chars = template.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         match c {
@@ -18,11 +27,14 @@ pub fn validate(template: &str) -> Result<(), String> {
                     return Err(format!("unclosed '{{' at byte {at}"));
                 };
                 let name = &rest[..close];
-                if !matches!(name, "prompt" | "skill" | "args") {
+                if !known.contains(&name) {
+                    let known: Vec<String> = known.iter().map(|k| format!("{{{k}}}")).collect();
                     return Err(format!(
-                        "unknown placeholder {{{name}}} (known: {{prompt}}, {{skill}}, {{args}})"
+                        "unknown placeholder {{{name}}} (known: {})",
+                        known.join(", ")
                     ));
                 }
+                found.push(name);
                 for _ in 0..=close {
                     chars.next();
                 }
@@ -35,7 +47,7 @@ pub fn validate(template: &str) -> Result<(), String> {
             _ => {}
         }
     }
-    Ok(())
+    Ok(found)
 }
 
 #[cfg(test)]

@@ -42,7 +42,9 @@ fn defaults_match_bmad_loop() {
     assert_eq!(p.stop_without_result_nudges, None);
     assert!(!p.subagent_stop_without_transcript);
     assert!(p.launch_args.is_empty() && p.bypass_args.is_empty() && p.seed_files.is_empty());
-    assert_eq!(p.component, ComponentRef::Builtin("demo".to_string()));
+    assert_eq!(p.adapter, AdapterKind::Generic);
+    assert_eq!(p.component, ComponentRef::Implicit("demo".to_string()));
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
     assert_eq!(
         p.hooks.events,
         vec![("Stop".to_string(), "Stop".to_string())]
@@ -57,7 +59,6 @@ fn each_bad_field_gets_its_own_error() {
         (BASE.replace("name = \"demo\"\n", ""), format!("{file}:1: name: is required")),
         (BASE.replace("\"demo\"", "\"  \""), format!("{file}:1: name: must not be empty")),
         (BASE.replace("name = \"demo\"", "name = \"a b\""), format!("{file}:1: name: 'a b' must be letters, digits, '.', '_' or '-'")),
-        (BASE.replace("binary = \"demo-cli\"", "binary = 3"), format!("{file}:2: binary: expected a string, found an integer")),
         (BASE.split("[hooks]").next().unwrap_or_default().to_string(), format!("{file}:1: hooks: missing [hooks] table")),
         (BASE.replace("claude-settings-json", "vim-json"), format!("{file}:4: hooks.dialect: unknown dialect 'vim-json' (built-in: none, ")),
         (BASE.replace(".demo/settings.json", "/etc/passwd"), format!("{file}:5: hooks.config_path: '/etc/passwd' is absolute; give a path relative to the project")),
@@ -75,21 +76,13 @@ fn each_bad_field_gets_its_own_error() {
         (with_top("prompt_template = \"x }\""), format!("{file}:3: prompt_template: single '}}' at byte 2 (write '}}}}' for a literal brace)")),
         (with_top("launch_args = \"-i\""), format!("{file}:3: launch_args: expected an array of strings, found a string")),
         (with_top("bypass_args = [\"--yolo\", 1]"), format!("{file}:3: bypass_args[1]: expected a string, found an integer")),
-        (with_top("model_flag = true"), format!("{file}:3: model_flag: expected a string, found a boolean")),
-        (with_top("env = { X = 1 }"), format!("{file}:3: env.X: expected a string, found an integer (write it in quotes)")),
-        (with_top("env = { X = true }"), format!("{file}:3: env.X: expected a string, found a boolean (write it in quotes)")),
         (with_top("usage_parser = \"tokens\""), format!("{file}:3: usage_parser: unknown usage parser 'tokens' (built-in: none, ")),
         (with_top("usage_grace_s = -1.0"), format!("{file}:3: usage_grace_s: must be a finite number of seconds >= 0")),
         (with_top("usage_grace_s = inf"), format!("{file}:3: usage_grace_s: must be a finite number of seconds >= 0")),
         (with_top("usage_grace_s = nan"), format!("{file}:3: usage_grace_s: must be a finite number of seconds >= 0")),
-        (with_top("usage_grace_s = \"8\""), format!("{file}:3: usage_grace_s: expected a number of seconds, found a string")),
         (with_top("usage_grace_s = 1979-05-27"), format!("{file}:3: usage_grace_s: expected a number of seconds, found a datetime")),
         (with_top("stop_without_result_nudges = -2"), format!("{file}:3: stop_without_result_nudges: must not be negative, found -2")),
-        (with_top("stop_without_result_nudges = 2.7"), format!("{file}:3: stop_without_result_nudges: expected a non-negative integer, found a float")),
-        (with_top("stop_without_result_nudges = true"), format!("{file}:3: stop_without_result_nudges: expected a non-negative integer, found a boolean")),
         (with_top(&format!("stop_without_result_nudges = {}", "9".repeat(400))), format!("{file}:3: stop_without_result_nudges: integer out of range")),
-        (with_top("subagent_stop_without_transcript = \"yes\""), format!("{file}:3: subagent_stop_without_transcript: expected true or false, found a string")),
-        (with_top("first_run_note = []"), format!("{file}:3: first_run_note: expected a string, found an array")),
         (with_top("seed_files = [\"ok.json\", \"../escape\"]"), format!("{file}:3: seed_files[1]: '../escape' climbs out of the project with '..'")),
         (with_top("env_fault_patterns = [\"(unclosed\"]"), format!("{file}:3: env_fault_patterns[0]: not a valid regex: ")),
         (with_top("component = \"not a name\""), format!("{file}:3: component: 'not a name' is neither a component name nor a path ending in .wasm")),
@@ -98,7 +91,21 @@ fn each_bad_field_gets_its_own_error() {
         (with_top("sandbox = { memory = 1 }"), format!("{file}:3: sandbox.memory: unknown field (known: call_timeout_ms, memory_mib)")),
         (with_top("turn = { args = [1] }"), format!("{file}:3: turn.args[0]: expected a string, found an integer")),
         (with_top("adapter = { mode = 2 }"), format!("{file}:3: adapter.mode: expected a string, found an integer (write it in quotes)")),
-        (with_top("bypas_args = []"), format!("{file}:3: bypas_args: unknown field (known: name, binary, hooks, ")),
+        (with_top("usage_grace_s = \"eight\""), format!("{file}:3: usage_grace_s: expected a number of seconds, found a string: could not convert string to float: \"eight\"")),
+        (with_top("stop_without_result_nudges = \"2.7\""), format!("{file}:3: stop_without_result_nudges: expected a non-negative integer, found a string: invalid literal for int(): \"2.7\"")),
+        (with_top("stop_without_result_nudges = -0.5e1"), format!("{file}:3: stop_without_result_nudges: must not be negative, found -5")),
+        (with_top("stop_without_result_nudges = nan"), format!("{file}:3: stop_without_result_nudges: expected a non-negative integer, found a float: cannot convert float NaN to integer")),
+        (with_top("adapter = \"tmux\""), format!("{file}:3: adapter: unknown adapter kind 'tmux' (drover has: generic, opencode-http)")),
+        (with_top("adapter = 3"), format!("{file}:3: adapter: expected the adapter kind as a string (one of: generic, opencode-http), found an integer")),
+        ("name = \"d\"\nbinary = \"b\"\nadapter = \"generic\"\n[hooks]\ndialect = \"none\"\n".to_string(), format!("{file}:3: adapter: 'generic' drives a CLI by its hook signals, but hooks.dialect is none")),
+        (with_top("adapter = { mode = \"x\" }\ncomponent_settings = { mode = \"y\" }"), format!("{file}:4: component_settings: given twice: here and as the old [adapter] table")),
+        (with_top("component_settings = { mode = 2 }"), format!("{file}:3: component_settings.mode: expected a string, found an integer (write it in quotes)")),
+        (with_top("turn = { argv = [\"-p\", \"{promt}\"] }"), format!("{file}:3: turn.argv[1]: unknown placeholder {{promt}} (known: {{prompt}})")),
+        (with_top("turn = { resume = [\"--resume\"] }"), format!("{file}:3: turn.resume: must contain {{id}} where the conversation id goes")),
+        (with_top("turn = { session_id = [\"--id={prompt}\"] }"), format!("{file}:3: turn.session_id[0]: unknown placeholder {{prompt}} (known: {{id}})")),
+        (with_top("turn = { output = \"yaml\" }"), format!("{file}:3: turn.output: unknown output format 'yaml' (one of: text, json, ")),
+        (with_top("turn = { format = \"json\" }"), format!("{file}:3: turn.format: unknown field (known: args, env, argv, resume, session_id, output)")),
+        (with_top("bypas_args = []"), format!("{file}:3: bypas_args: unknown field (known: name, binary, adapter, hooks, ")),
     ];
     for (text, expected) in cases {
         let got = error_of(&text);
@@ -130,7 +137,7 @@ fn a_file_component_resolves_next_to_the_profile_and_opens_dialects() {
 
 #[test]
 fn bmad_loops_claude_profile_loads_unchanged() {
-    // bmad-loop's shipped claude.toml, field for field (bmad-loop.md §1.2).
+    // bmad-loop's shipped claude.toml, field for field.
     let text = r#"name = "claude"
 binary = "claude"
 prompt_template = "{prompt}"
@@ -173,8 +180,9 @@ fn every_builtin_profile_parses() {
             p.self_matching_patterns.is_empty(),
             "{file}: a built-in fault pattern matches its own line"
         );
+        assert!(p.warnings.is_empty(), "{file}: {:?}", p.warnings);
         match &p.component {
-            ComponentRef::Builtin(name) => assert!(
+            ComponentRef::Builtin(name) | ComponentRef::Implicit(name) => assert!(
                 crate::builtin::find(name).is_some(),
                 "{file}: no built-in component '{name}'"
             ),
@@ -223,7 +231,7 @@ fn a_broken_override_blocks_lookups() {
     std::fs::create_dir_all(&profiles).expect("mkdir");
     std::fs::write(
         profiles.join("claude.toml"),
-        "name = \"claude\"\nbinary = 1\n",
+        "name = \"claude\"\nbinary = \"claude\"\nusage_grace_s = -1\n[hooks]\ndialect = \"none\"\n",
     )
     .expect("write");
     let catalog = Catalog::load(dir.path());
@@ -231,7 +239,136 @@ fn a_broken_override_blocks_lookups() {
     let err = catalog.get("claude").expect_err("refused");
     assert!(
         err.to_string()
-            .contains("claude.toml:2: binary: expected a string"),
+            .contains("claude.toml:3: usage_grace_s: must be a finite number of seconds >= 0"),
         "{err}"
+    );
+}
+
+/// What each warning says, `file:line: field: message` without the file.
+fn warnings_of(p: &Profile) -> Vec<String> {
+    p.warnings
+        .iter()
+        .map(|w| {
+            w.to_string()
+                .trim_start_matches("profile /p/.drover/profiles/demo.toml:")
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn bmad_loop_coercions_load_and_say_what_they_were_read_as() {
+    let text = with_top(
+        "env = { A = 1, B = true, C = 2.5, D = \"d\" }\nstop_without_result_nudges = 2.7\nsubagent_stop_without_transcript = \"false\"\nusage_grace_s = \"8\"\nmodel_flag = 7",
+    )
+    .replace("binary = \"demo-cli\"", "binary = \"  demo-cli \"");
+    let p = parse(&text).expect("bmad-loop would accept it, so drover does");
+    assert_eq!(p.binary, "demo-cli");
+    let env: Vec<(&str, &str)> = p
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(env, [("A", "1"), ("B", "True"), ("C", "2.5"), ("D", "d")]);
+    assert_eq!(p.stop_without_result_nudges, Some(2));
+    assert!(p.subagent_stop_without_transcript);
+    assert_eq!(p.usage_grace, Duration::from_secs(8));
+    assert_eq!(p.model_flag, "7");
+    assert_eq!(
+        warnings_of(&p),
+        [
+            "3: env.A: an integer read as the string \"1\", as bmad-loop's str() reads it; write it in quotes to say so",
+            "3: env.B: a boolean read as the string \"True\", as bmad-loop's str() reads it; write it in quotes to say so",
+            "3: env.C: a float read as the string \"2.5\", as bmad-loop's str() reads it; write it in quotes to say so",
+            "4: stop_without_result_nudges: a float read as 2, as bmad-loop's int() reads it; write an integer",
+            "5: subagent_stop_without_transcript: a string read as true, as bmad-loop's bool() reads it (any non-empty string is true); write true or false",
+            "6: usage_grace_s: a string read as 8 seconds, as bmad-loop's float() reads it; write a number",
+            "7: model_flag: an integer read as the string \"7\", as bmad-loop's str() reads it; write it in quotes to say so",
+        ]
+    );
+}
+
+#[test]
+fn the_adapter_kind_follows_bmad_loops_rules() {
+    let hookless = "name = \"oc\"\nbinary = \"opencode\"\n[hooks]\ndialect = \"none\"\n";
+    let p = parse(hookless).expect("absent kind with dialect none");
+    assert_eq!(p.adapter, AdapterKind::OpencodeHttp);
+    assert_eq!(p.component, ComponentRef::Builtin("opencode".to_string()));
+    let explicit = hookless.replace("[hooks]", "adapter = \"opencode-http\"\n[hooks]");
+    assert_eq!(
+        parse(&explicit).expect("explicit").adapter,
+        AdapterKind::OpencodeHttp
+    );
+    let p = parse(&with_top("adapter = \"generic\"")).expect("generic with a dialect");
+    assert_eq!(p.adapter, AdapterKind::Generic);
+    assert_eq!(p.component, ComponentRef::Implicit("demo".to_string()));
+    let p = parse(&with_top("component = \"claude\"")).expect("explicit component");
+    assert_eq!(p.component, ComponentRef::Builtin("claude".to_string()));
+}
+
+#[test]
+fn the_old_adapter_table_is_read_as_component_settings_with_a_warning() {
+    let p = parse(&with_top("[adapter]\nmode = \"fast\"")).expect("old spelling");
+    assert_eq!(
+        p.component_settings.get("mode").map(String::as_str),
+        Some("fast")
+    );
+    assert_eq!(p.adapter, AdapterKind::Generic);
+    let warnings = warnings_of(&p);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("3: adapter: a table here is the old name of [component_settings]"),
+        "{warnings:?}"
+    );
+    let p = parse(&with_top("[component_settings]\nmode = \"fast\"")).expect("new spelling");
+    assert_eq!(p.component_settings.len(), 1);
+    assert!(p.warnings.is_empty());
+}
+
+#[test]
+fn the_turn_table_holds_the_generic_adapters_templates() {
+    let p = parse(&with_top(
+        "[turn]\nargv = [\"-p\", \"{prompt}\", \"--output-format\", \"json\"]\nresume = [\"--resume\", \"{id}\"]\nsession_id = [\"--session-id={id}\"]\noutput = \"claude-json\"\nargs = [\"--verbose\"]",
+    ))
+    .expect("valid turn table");
+    assert_eq!(p.turn.argv, ["-p", "{prompt}", "--output-format", "json"]);
+    assert_eq!(p.turn.resume, ["--resume", "{id}"]);
+    assert_eq!(p.turn.session_id, ["--session-id={id}"]);
+    assert_eq!(p.turn.output, "claude-json");
+    assert_eq!(p.turn.args, ["--verbose"]);
+}
+
+#[test]
+fn bmad_loops_opencode_profile_replaces_the_builtin_it_aliases() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let profiles = project_dir(dir.path());
+    std::fs::create_dir_all(&profiles).expect("mkdir");
+    // bmad-loop's shipped opencode.toml: hookless, adapter kind left out.
+    std::fs::write(
+        profiles.join("opencode.toml"),
+        "name = \"opencode-http\"\nbinary = \"opencode\"\nprompt_template = \"Use the {skill} skill now: {args}\"\nusage_parser = \"none\"\nskill_tree = \".claude/skills\"\nfirst_run_note = \"run `opencode auth login` once on this machine; headless servers reuse the stored credentials\"\n\n[hooks]\ndialect = \"none\"\n",
+    )
+    .expect("write");
+    let catalog = Catalog::load(dir.path());
+    assert!(catalog.errors().is_empty(), "{:?}", catalog.errors());
+    for name in ["opencode", "opencode-http"] {
+        let p = catalog.get(name).expect("resolves");
+        assert_eq!(p.name, "opencode-http", "{name}");
+        assert_eq!(p.source.kind(), "project");
+        assert_eq!(p.adapter, AdapterKind::OpencodeHttp);
+        assert_eq!(p.component, ComponentRef::Builtin("opencode".to_string()));
+    }
+    assert_eq!(
+        catalog
+            .profiles()
+            .iter()
+            .filter(|p| p.binary == "opencode")
+            .count(),
+        1,
+        "the built-in opencode profile is replaced, not shadowed"
+    );
+    assert_eq!(
+        catalog.get("claude-code-tmux").expect("alias").name,
+        "claude"
     );
 }

@@ -139,7 +139,7 @@ impl RunDir {
     pub fn create(project: &Path, id: &str) -> std::io::Result<RunDir> {
         let root = runs_root(project).join(id);
         for sub in ["events", "logs", "tasks"] {
-            fs::create_dir_all(root.join(sub))?;
+            crate::state::create_dir_all(&root.join(sub))?;
         }
         Ok(RunDir {
             root,
@@ -223,30 +223,18 @@ impl RunDir {
     }
 }
 
-/// Writes JSON via a temporary sibling and a rename.
+/// Writes JSON via a temporary sibling and a rename (confined to the
+/// project under `.drover/`, see [`crate::state`]).
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("path has no parent"))?;
-    fs::create_dir_all(dir)?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(text.as_bytes())?;
-    file.write_all(b"\n")?;
-    file.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let mut text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    text.push('\n');
+    crate::state::write_atomic(path, text.as_bytes())
 }
 
 /// Appends a line with a single `write` so concurrent appenders never
-/// interleave inside a line.
+/// interleave inside a line (confined like [`write_json_atomic`]).
 pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
-    let mut file = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
+    let mut file = crate::state::open_append(path)?;
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');

@@ -30,7 +30,7 @@ pub struct EventWatcher {
 
 impl EventWatcher {
     pub fn new(dir: PathBuf) -> EventWatcher {
-        let _ = std::fs::create_dir_all(&dir);
+        let _ = crate::state::create_dir_all(&dir);
         let (tx, rx) = channel();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             // Only a change can bring an event file. Access events must not

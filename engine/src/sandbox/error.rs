@@ -69,6 +69,16 @@ pub enum SandboxError {
 
     #[error("cannot read component {path}: {reason}")]
     Read { path: PathBuf, reason: String },
+
+    #[error(
+        "component {component}: {export} returned {what} of {size}; drover does not act on an answer that large"
+    )]
+    Oversized {
+        component: String,
+        export: String,
+        what: String,
+        size: String,
+    },
 }
 
 /// Which bound a call ran into.

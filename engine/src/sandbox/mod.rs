@@ -10,6 +10,7 @@
 //! any hosted version of the WIT load side by side (`versions`); the API
 //! here speaks the latest types.
 
+pub mod bounds;
 mod cache;
 mod error;
 mod host;
@@ -22,6 +23,8 @@ use std::time::Duration;
 
 use wasmtime::component::{Component, Linker, ResourceAny};
 use wasmtime::{Config, Engine, Store};
+
+use bounds::Bounded;
 
 pub use cache::{CacheOutcome, CompileCache};
 pub use error::{Limit, SandboxError};
@@ -258,6 +261,17 @@ impl Adapter {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// A call whose answer is bounded before anyone sees it.
+    fn bounded<R: Bounded>(
+        &self,
+        export: &str,
+        f: impl FnOnce(&Bindings, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<R, SandboxError> {
+        let mut answer = self.call(export, f)?;
+        answer.bound();
+        Ok(answer)
+    }
+
     fn call<R>(
         &self,
         export: &str,
@@ -288,7 +302,7 @@ impl Adapter {
     }
 
     pub fn describe(&self) -> Result<wit::Description, SandboxError> {
-        self.call("describe", |b, s| b.describe(s))
+        self.bounded("describe", |b, s| b.describe(s))
     }
 
     pub fn render_prompt(
@@ -296,7 +310,14 @@ impl Adapter {
         profile: &wit::Profile,
         prompt: &str,
     ) -> Result<Result<String, wit::AdapterError>, SandboxError> {
-        self.call("render-prompt", |b, s| b.render_prompt(s, profile, prompt))
+        let mut answer = self.call("render-prompt", |b, s| b.render_prompt(s, profile, prompt))?;
+        match &mut answer {
+            Ok(text) => {
+                bounds::check_act(&self.name, "render-prompt", "a prompt", [text.len()], 1)?
+            }
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     pub fn interactive_command(
@@ -304,9 +325,14 @@ impl Adapter {
         profile: &wit::Profile,
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
-        self.call("interactive-command", |b, s| {
+        let mut answer = self.call("interactive-command", |b, s| {
             b.interactive_command(s, profile, request)
-        })
+        })?;
+        match &mut answer {
+            Ok(command) => bounds::check_command(&self.name, "interactive-command", command)?,
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     pub fn headless_command(
@@ -314,9 +340,14 @@ impl Adapter {
         profile: &wit::Profile,
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
-        self.call("headless-command", |b, s| {
+        let mut answer = self.call("headless-command", |b, s| {
             b.headless_command(s, profile, request)
-        })
+        })?;
+        match &mut answer {
+            Ok(command) => bounds::check_command(&self.name, "headless-command", command)?,
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     pub fn parse_turn(
@@ -324,7 +355,7 @@ impl Adapter {
         profile: &wit::Profile,
         output: &wit::TurnOutput,
     ) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
-        self.call("parse-turn", |b, s| b.parse_turn(s, profile, output))
+        self.bounded("parse-turn", |b, s| b.parse_turn(s, profile, output))
     }
 
     pub fn install_hooks(
@@ -332,9 +363,10 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        self.call("install-hooks", |b, s| {
+        let answer = self.call("install-hooks", |b, s| {
             b.install_hooks(s, existing, request)
-        })
+        })?;
+        self.bounded_edit("install-hooks", answer)
     }
 
     pub fn remove_hooks(
@@ -342,7 +374,8 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        self.call("remove-hooks", |b, s| b.remove_hooks(s, existing, request))
+        let answer = self.call("remove-hooks", |b, s| b.remove_hooks(s, existing, request))?;
+        self.bounded_edit("remove-hooks", answer)
     }
 
     pub fn detect_hooks(
@@ -350,7 +383,7 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
-        self.call("detect-hooks", |b, s| b.detect_hooks(s, existing, request))
+        self.bounded("detect-hooks", |b, s| b.detect_hooks(s, existing, request))
     }
 
     pub fn parse_hook(
@@ -359,7 +392,7 @@ impl Adapter {
         native_event: &str,
         payload: &[u8],
     ) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
-        self.call("parse-hook", |b, s| {
+        self.bounded("parse-hook", |b, s| {
             b.parse_hook(s, profile, native_event, payload)
         })
     }
@@ -369,7 +402,7 @@ impl Adapter {
         profile: &wit::Profile,
         context: &wit::LocationContext,
     ) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
-        self.call("transcript-locations", |b, s| {
+        self.bounded("transcript-locations", |b, s| {
             b.transcript_locations(s, profile, context)
         })
     }
@@ -379,7 +412,7 @@ impl Adapter {
         profile: &wit::Profile,
         lines: &[String],
     ) -> Result<Option<wit::Fault>, SandboxError> {
-        self.call("classify-fault", |b, s| b.classify_fault(s, profile, lines))
+        self.bounded("classify-fault", |b, s| b.classify_fault(s, profile, lines))
     }
 
     pub fn read_screen(
@@ -387,7 +420,23 @@ impl Adapter {
         profile: &wit::Profile,
         screen: &wit::Screen,
     ) -> Result<wit::ScreenReading, SandboxError> {
-        self.call("read-screen", |b, s| b.read_screen(s, profile, screen))
+        self.bounded("read-screen", |b, s| b.read_screen(s, profile, screen))
+    }
+
+    /// A hook-config edit is written to the user's file: refused, never
+    /// cut, past the bound.
+    fn bounded_edit(
+        &self,
+        export: &str,
+        mut answer: Result<wit::HookEdit, wit::AdapterError>,
+    ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
+        match &mut answer {
+            Ok(edit) => {
+                bounds::check_act(&self.name, export, "a hook config", [edit.text.len()], 1)?
+            }
+            Err(e) => e.bound(),
+        }
+        Ok(answer)
     }
 
     /// A usage tally in its own store, with its own limits (usage dedupe
@@ -463,11 +512,17 @@ impl Tally {
     }
 
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Result<(), wit::AdapterError>, SandboxError> {
-        self.call("tally.feed", |b, s, r| b.tally_feed(s, r, chunk))
+        let mut answer = self.call("tally.feed", |b, s, r| b.tally_feed(s, r, chunk))?;
+        if let Err(e) = &mut answer {
+            e.bound();
+        }
+        Ok(answer)
     }
 
     pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
-        self.call("tally.finish", |b, s, r| b.tally_finish(s, r))
+        let mut report = self.call("tally.finish", |b, s, r| b.tally_finish(s, r))?;
+        report.bound();
+        Ok(report)
     }
 }
 

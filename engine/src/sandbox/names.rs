@@ -88,6 +88,7 @@ wit_names!(FaultKind {
     Network => "network",
     TrustDialog => "trust-dialog",
     Unknown => "unknown",
+    Privileges => "privileges",
 });
 
 wit_names!(SeatState {

@@ -46,12 +46,15 @@ pub fn classify(ctx: &Context, task: &str, lines: &[String]) -> Option<FaultRepo
                 "env-fault-classified",
                 serde_json::json!({"kind": fault.kind, "rule": fault.rule}),
             );
-            Some(FaultReport {
+            let mut report = FaultReport {
                 kind: fault.kind,
                 evidence: fault.evidence,
                 retry_after_secs: fault.retry_after_secs,
                 rule: fault.rule,
-            })
+                hint: None,
+            };
+            report.hint = crate::privileges::hint(&report);
+            Some(report)
         }
         Ok(None) => None,
         Err(e) => {

@@ -119,8 +119,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let clock = Instant::now();
     let task = spec.task.as_str();
     let task_dir = ctx.run.task_dir(task);
-    let _ = std::fs::create_dir_all(&task_dir);
-    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    let _ = crate::state::write_atomic(
+        &task_dir.join("prompt.txt"),
+        format!("{}\n", spec.prompt).as_bytes(),
+    );
     let deadline = Deadline::after(spec.timeout);
     let mut watcher = EventWatcher::new(ctx.run.events_dir());
     let mut seen = Seen::default();

@@ -620,9 +620,9 @@ pub fn up(ctx: &Context, spec: &SessionSpec, human: bool) -> Result<Seat, Box<Se
 /// `drover send`: one turn on a running seat. A human seat is never typed
 /// into. The seat keeps running afterwards unless `spec.keep` is false.
 pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> SessionResult {
-    let _ = std::fs::write(
-        ctx.run.task_dir(&spec.task).join("prompt.txt"),
-        format!("{}\n", spec.prompt),
+    let _ = crate::state::write_atomic(
+        &ctx.run.task_dir(&spec.task).join("prompt.txt"),
+        format!("{}\n", spec.prompt).as_bytes(),
     );
     seat.ws().watch_output(&seat.pane, &ctx.run.log(&spec.task));
     let mut driver = Driver::new(ctx, spec, now_ns());
@@ -632,11 +632,15 @@ pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> Sess
 
 fn prepare(ctx: &Context, spec: &SessionSpec) {
     let task_dir = ctx.run.task_dir(&spec.task);
-    let _ = std::fs::create_dir_all(&task_dir);
-    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    let _ = crate::state::write_atomic(
+        &task_dir.join("prompt.txt"),
+        format!("{}\n", spec.prompt).as_bytes(),
+    );
+    // tmux appends to the log by path; it is created here, confined, so a
+    // link planted in its place is refused before tmux writes a byte.
     let log = ctx.run.log(&spec.task);
-    let _ = std::fs::remove_file(&log);
-    let _ = std::fs::File::create(&log);
+    let _ = crate::state::remove_file(&log);
+    let _ = crate::state::create_file(&log);
 }
 
 /// Launches the CLI and waits for it to be ready.

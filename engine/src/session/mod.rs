@@ -232,6 +232,9 @@ pub struct FaultReport {
     pub evidence: String,
     pub retry_after_secs: Option<u32>,
     pub rule: String,
+    /// What to do about it, when drover knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

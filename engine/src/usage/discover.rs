@@ -78,7 +78,7 @@ pub fn plan(
         let same = |a: &Profile, b: &Profile| {
             a.component == b.component
                 && a.usage_parser == b.usage_parser
-                && a.adapter_settings == b.adapter_settings
+                && a.component_settings == b.component_settings
         };
         let named_after_component = |p: &Profile| p.component.to_string() == p.name;
         for profile in catalog

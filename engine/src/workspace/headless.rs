@@ -31,11 +31,7 @@ pub struct TurnProcess {
 }
 
 fn open_append(path: &Path) -> Result<std::fs::File, String> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))
+    crate::state::open_append(path).map_err(|e| format!("cannot open {}: {e}", path.display()))
 }
 
 /// Starts a turn.

@@ -47,6 +47,10 @@ fn profile() -> wit::Profile {
         env_fault_patterns: vec![],
         turn_args: vec![],
         settings: vec![],
+        turn_argv: vec![],
+        turn_resume: vec![],
+        turn_session_id: vec![],
+        turn_output: String::new(),
     }
 }
 

@@ -23,7 +23,9 @@
 //! (write it only on a later turn), `@quiet=MS` (print nothing while working),
 //! `@usage-first` (write the turn's usage to the transcript before working),
 //! `@end-session` (fire SessionEnd and exit after the turn's work),
-//! `@reply=X` (reply X whatever the prompt says).
+//! `@reply=X` (reply X whatever the prompt says), `@as-root` (behave as
+//! Claude Code does under root: refuse the bypass flags unless
+//! `IS_SANDBOX=1`, with its sentence, exit 1).
 //! `@write` happens before `@crash`, so a crash can leave a result behind.
 
 use std::io::{BufRead, Read, Write};
@@ -40,6 +42,8 @@ const OUTPUT: u64 = 57;
 const MODEL: &str = "claude-scripted-1";
 
 struct Options {
+    /// `--permission-mode bypassPermissions` or `--dangerously-skip-permissions`.
+    bypass: bool,
     headless_prompt: Option<String>,
     resume: Option<String>,
     preset: Option<String>,
@@ -49,6 +53,7 @@ struct Options {
 fn parse_args() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let mut o = Options {
+        bypass: false,
         headless_prompt: None,
         resume: None,
         preset: None,
@@ -69,7 +74,11 @@ fn parse_args() -> Result<Options, String> {
             "-p" | "--print" => o.headless_prompt = Some(args.next().ok_or("-p needs a prompt")?),
             "--resume" | "-r" => o.resume = Some(args.next().ok_or("--resume needs an id")?),
             "--session-id" => o.preset = Some(args.next().ok_or("--session-id needs an id")?),
-            "--output-format" | "--model" | "--permission-mode" | "--allowedTools" => {
+            "--permission-mode" => {
+                o.bypass |= args.next().as_deref() == Some("bypassPermissions");
+            }
+            "--dangerously-skip-permissions" => o.bypass = true,
+            "--output-format" | "--model" | "--allowedTools" => {
                 args.next();
             }
             other if other.starts_with('-') => {
@@ -619,6 +628,20 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // Claude Code checks this before anything else (2.1.332 as root).
+    let asked = format!(
+        "{} {} {}",
+        options.headless_prompt.as_deref().unwrap_or_default(),
+        options.initial_prompt.as_deref().unwrap_or_default(),
+        std::env::var("SCRIPTED_CLI_DIRECTIVES").unwrap_or_default()
+    );
+    let sandboxed = std::env::var("IS_SANDBOX").is_ok_and(|v| v == "1");
+    if asked.split_whitespace().any(|w| w == "@as-root") && options.bypass && !sandboxed {
+        eprintln!(
+            "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"
+        );
+        std::process::exit(1);
+    }
     let code = match options.headless_prompt.clone() {
         Some(prompt) => headless(&options, &prompt),
         None => interactive(&options),
