@@ -60,9 +60,10 @@ impl World {
 
     fn drover(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_drover"));
+        // The project is the working directory: `--project` would also
+        // keep only conversations run there.
         command
-            .arg("--project")
-            .arg(self.project.path())
+            .current_dir(self.project.path())
             .args(args)
             .env_clear()
             .env("HOME", self.home())

@@ -4,23 +4,31 @@
 //! [`discover`] decides which files to read and groups them into tallies;
 //! [`stream`] reads the groups in parallel through the native
 //! [`prefilter`] into one tally each ([`sqlite`] turns opencode's database
-//! into lines); [`report`] folds the tallies' entries into sessions, the
-//! `--by` grouping and totals. docs/usage.md has the reasoning.
+//! into lines); [`record`] keeps each request once across every tally;
+//! [`report`] prices the records and folds them into sessions, the `--by`
+//! grouping ([`blocks`] for 5-hour windows) and totals, with days in the
+//! `--tz` zone ([`time`]). docs/usage.md has the reasoning.
 
+pub mod blocks;
 pub mod discover;
 mod glob;
 pub mod prefilter;
+pub mod record;
 pub mod report;
 mod sqlite;
 pub mod stream;
+pub mod time;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
 
-pub use report::{By, Day, Group, Report, Session, Tokens};
+pub use record::Tokens;
+pub use report::{By, Label, Report, Row};
+pub use time::{Day, Zone};
 
+use crate::pricing::{Prices, PricingError};
 use crate::profile::Profile;
 use crate::sandbox::{CompileCache, Limits, Sandbox, SandboxError, Tally, wit};
 use stream::{Settings, Sink, SinkError};
@@ -33,9 +41,18 @@ pub struct Request {
     /// Files or directories; empty = each CLI's own locations.
     pub paths: Vec<PathBuf>,
     pub since: Option<Day>,
+    pub until: Option<Day>,
+    pub zone: Zone,
+    /// Only conversations run in this directory or below it.
+    pub project: Option<PathBuf>,
     pub by: By,
     /// Worker threads; `None` = available parallelism.
     pub workers: Option<usize>,
+    /// A price file to lay over the embedded table (default: the user's
+    /// `pricing.json` when there is one).
+    pub pricing: Option<PathBuf>,
+    /// List every file considered, and why it was or was not read.
+    pub explain_files: bool,
 }
 
 /// Something that went wrong with one file or profile; the run goes on.
@@ -81,12 +98,14 @@ pub enum UsageError {
     Unrecognized { path: PathBuf },
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Pricing(#[from] PricingError),
 }
 
 impl UsageError {
     /// Whether the command line itself was wrong (exit 2).
     pub fn is_usage(&self) -> bool {
-        !matches!(self, UsageError::Sandbox(_))
+        !matches!(self, UsageError::Sandbox(_) | UsageError::Pricing(_))
     }
 }
 
@@ -162,6 +181,7 @@ pub fn run(
     request: &Request,
     progress: &dyn Progress,
 ) -> Result<Report, UsageError> {
+    let prices = Prices::load(request.pricing.as_deref())?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let plan = discover::plan(&sandbox, project, &request.clis, &request.paths)?;
     let mut settings = Settings::default();
@@ -184,14 +204,44 @@ pub fn run(
     );
     progress.finish();
     let mut warnings = plan.warnings;
-    let mut builder = report::Builder::new(request.since.clone());
-    let mut files = 0;
+    let mut requests = record::Requests::default();
+    let (mut files, mut rejected_rows) = (0, 0u64);
     for outcome in outcomes {
         files += outcome.files_read;
         warnings.extend(outcome.warnings);
         if let Some(report) = &outcome.report {
-            builder.add(&outcome.cli, report);
+            rejected_rows = rejected_rows.saturating_add(report.rejected_rows);
+            let cli: std::sync::Arc<str> = std::sync::Arc::from(outcome.cli.as_str());
+            for entry in &report.entries {
+                requests.add(None, record::Record::of_entry(&cli, entry));
+            }
         }
     }
-    Ok(builder.build(request.by, files, warnings))
+    let options = report::Options {
+        by: request.by,
+        since: request.since.clone(),
+        until: request.until.clone(),
+        zone: request.zone.clone(),
+        project: request.project.as_ref().map(|p| {
+            std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .to_string_lossy()
+                .into_owned()
+        }),
+        now: time::now_millis(),
+    };
+    let repeated_requests = requests.repeats;
+    let records = requests.into_records();
+    Ok(report::build(
+        &records,
+        &options,
+        &prices,
+        report::Inputs {
+            files,
+            repeated_requests,
+            rejected_rows,
+            explain_files: None,
+            warnings,
+        },
+    ))
 }
