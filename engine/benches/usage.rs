@@ -129,7 +129,8 @@ fn main() {
     let cache = std::env::temp_dir().join("drover-bench-usage-cache");
     let sandbox = Sandbox::new(CompileCache::at(cache)).expect("engine");
     let project = Path::new("/nonexistent-project");
-    let plan = discover::plan(&sandbox, project, &["claude".to_string()], &[]).expect("plan");
+    let plan =
+        discover::plan(&sandbox, project, &["claude".to_string()], &[], false).expect("plan");
     let bytes: u64 = plan.jobs.iter().map(Job::bytes).sum();
     let files: usize = plan.jobs.iter().map(|j| j.inputs.len()).sum();
     let workers: Vec<usize> = std::env::var("DROVER_BENCH_WORKERS")

@@ -183,7 +183,13 @@ pub fn run(
 ) -> Result<Report, UsageError> {
     let prices = Prices::load(request.pricing.as_deref())?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let plan = discover::plan(&sandbox, project, &request.clis, &request.paths)?;
+    let plan = discover::plan(
+        &sandbox,
+        project,
+        &request.clis,
+        &request.paths,
+        request.explain_files,
+    )?;
     let mut settings = Settings::default();
     if let Some(n) = request.workers {
         settings.workers = n.max(1);
@@ -203,6 +209,7 @@ pub fn run(
         progress,
     );
     progress.finish();
+    let explain_files = request.explain_files.then(|| explain(&plan, &outcomes));
     let mut warnings = plan.warnings;
     let mut requests = record::Requests::default();
     let (mut files, mut rejected_rows) = (0, 0u64);
@@ -240,8 +247,37 @@ pub fn run(
             files,
             repeated_requests,
             rejected_rows,
-            explain_files: None,
+            explain_files,
             warnings,
         },
     ))
+}
+
+/// Every file considered: read, failed (with the warning that says why),
+/// or skipped (discovery's reason), in path order.
+fn explain(plan: &discover::Plan, outcomes: &[stream::Outcome]) -> Vec<report::FileNote> {
+    let failures: std::collections::HashMap<&str, &str> = outcomes
+        .iter()
+        .flat_map(|o| &o.warnings)
+        .filter_map(|w| Some((w.path.as_deref()?, w.message.as_str())))
+        .collect();
+    let mut notes = plan.skipped.clone();
+    for job in &plan.jobs {
+        for input in &job.inputs {
+            let path = input.path.display().to_string();
+            let failed = failures.get(path.as_str());
+            notes.push(report::FileNote {
+                cli: Some(job.cli.clone()),
+                parser: Some(job.parser.clone()),
+                status: if failed.is_some() { "failed" } else { "read" },
+                reason: failed.map_or_else(
+                    || format!("{} bytes", input.bytes),
+                    |message| message.to_string(),
+                ),
+                path,
+            });
+        }
+    }
+    notes.sort_by(|a, b| a.path.cmp(&b.path));
+    notes
 }
