@@ -657,3 +657,83 @@ fn copilot_session_state_is_found() {
     assert_eq!(notes, [(events.to_string(), "read".to_string())]);
     assert_eq!(fields(&report["totals"])[5], 4);
 }
+
+/// The price table's snapshot is named in `usage --json` and `doctor`; the
+/// user's override file changes prices, and a broken one is an error that
+/// names its place, in both commands.
+#[test]
+fn prices_come_from_the_snapshot_and_the_users_file() {
+    let w = World::new();
+    w.claude();
+    let report = w.json(&["--cli", "claude"], &[]);
+    assert_eq!(report["schema_version"], 2);
+    assert!(
+        report["pricing"]["snapshot"]
+            .as_str()
+            .expect("snapshot")
+            .starts_with("litellm ")
+    );
+    let date = report["pricing"]["snapshot_date"].as_str().expect("date");
+    assert_eq!(date.len(), 10);
+    let base = report["totals"]["cost_usd"].as_f64().expect("priced");
+    assert!(base > 0.0);
+
+    let doctor = w.drover(&["doctor", "--json"], &[]);
+    let doc: Value = serde_json::from_slice(&doctor.stdout).expect("doctor json");
+    assert_eq!(doc["pricing"]["snapshot_date"], date);
+
+    // The fixtures' claude-sonnet-5-1 is not in the snapshot.
+    assert_eq!(
+        report["totals"]["unpriced_models"],
+        serde_json::json!(["claude-sonnet-5-1"])
+    );
+    // Every token at $1, and the unknown model added: the cost is the
+    // token total.
+    let config = w.home().join(".config/drover");
+    std::fs::create_dir_all(&config).expect("mkdir");
+    let dollar = r#"{"input_cost_per_token": 1, "output_cost_per_token": 1,
+        "cache_read_input_token_cost": 1, "cache_creation_input_token_cost": 1}"#;
+    std::fs::write(
+        config.join("pricing.json"),
+        format!(r#"{{"claude-opus-5-5": {dollar}, "claude-sonnet-5-1": {dollar}}}"#),
+    )
+    .expect("write");
+    let report = w.json(&["--cli", "claude"], &[]);
+    let total: u64 = CLAUDE_TOTAL[..4].iter().sum();
+    assert_eq!(report["totals"]["cost_usd"].as_f64(), Some(total as f64));
+    assert_eq!(report["unpriced"], serde_json::json!([]));
+    assert_eq!(
+        report["pricing"]["overrides"].as_array().map(Vec::len),
+        Some(1)
+    );
+
+    std::fs::write(
+        config.join("pricing.json"),
+        "{\n  \"m\": {\"input_cost_per_token\": \"x\"}\n}",
+    )
+    .expect("write");
+    let out = w.drover(&["usage", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("pricing.json: model 'm': input_cost_per_token"),
+        "{stderr}"
+    );
+    let doctor = w.drover(&["doctor", "--json"], &[]);
+    assert_eq!(doctor.status.code(), Some(1));
+}
+
+/// Months group, `--until` cuts inclusively, and an unknown `--tz` is a
+/// usage error.
+#[test]
+fn months_until_and_zones() {
+    let w = World::new();
+    w.claude();
+    let all = w.json(&["--cli", "claude", "--by", "month"], &[]);
+    assert_eq!(all["groups"].as_array().map(Vec::len), Some(2), "{all:#}");
+    let until = w.json(&["--cli", "claude", "--until", "2026-11-29"], &[]);
+    assert_eq!(fields(&until["totals"])[5], 1);
+    let bad = w.drover(&["usage", "--tz", "Mars/Olympus"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+}
