@@ -104,6 +104,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                     t.task.clone(),
                     state,
                     verdict,
+                    t.cost_usd
+                        .map_or_else(|| "-".to_string(), |c| format!("${c:.2}")),
                     t.reason.clone().unwrap_or_default(),
                 ]);
             }
@@ -111,7 +113,16 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         print!(
             "{}",
             table(
-                &["RUN", "CLI", "WORKSPACE", "TASK", "STATE", "VERDICT", "WHY"],
+                &[
+                    "RUN",
+                    "CLI",
+                    "WORKSPACE",
+                    "TASK",
+                    "STATE",
+                    "VERDICT",
+                    "COST",
+                    "WHY"
+                ],
                 &rows
             )
         );

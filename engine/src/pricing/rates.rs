@@ -100,6 +100,18 @@ impl Rates {
     }
 }
 
+impl Rates {
+    /// The cost of several requests summed: their sizes are unknown, so
+    /// long-context tiers cannot be told and base prices apply.
+    pub fn cost_of_sum(&self, t: &Billable) -> Option<f64> {
+        Rates {
+            tiers: Vec::new(),
+            ..self.clone()
+        }
+        .cost(t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use super::budget::{Budget, Verdict};
 use super::clock::Deadline;
 use super::result_file::ResultFile;
+use super::usage::Spent;
 use super::{
     Context, FaultReport, SessionResult, SessionSpec, Status, Timings, Tokens, conversations,
     faults,
@@ -131,11 +132,11 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let mut conversation = spec.conversation.clone();
     let mut prompt = spec.prompt.clone();
     let mut nudges_left = spec.stop_nudges;
-    let mut total_usage: Option<Tokens> = None;
+    let mut total_usage: Option<Spent> = None;
     let mut turn_number = 0u32;
 
     let finish =
-        |ending: Ending, seen: &Seen, usage: Option<Tokens>, budget: &Budget| -> SessionResult {
+        |ending: Ending, seen: &Seen, usage: Option<Spent>, budget: &Budget| -> SessionResult {
             let status = ending.status;
             SessionResult {
                 status,
@@ -147,7 +148,8 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 session_id: seen.session_id.clone(),
                 transcript_path: seen.transcript_path.clone(),
                 reply: ending.reply,
-                usage,
+                usage: usage.map(|u| u.tokens),
+                cost_usd: usage.and_then(|u| u.cost_usd),
                 fault: None,
                 blocked: if status == Status::Completed {
                     None
@@ -329,7 +331,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
             seen.session_id = Some(id.clone());
         }
-        let turn_usage = outcome.usage.as_ref().map(Tokens::of_report).or_else(|| {
+        let turn_usage = outcome.usage.as_ref().map(Spent::of_report).or_else(|| {
             seen.transcript_path.as_ref().and_then(|t| {
                 super::usage::read_with_grace(
                     &ctx.adapter,
@@ -340,7 +342,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             })
         });
         if let Some(u) = &turn_usage {
-            total_usage.get_or_insert_with(Tokens::default).add(u);
+            match total_usage.as_mut() {
+                Some(total) => total.add(u),
+                None => total_usage = Some(*u),
+            }
         }
         if let Some(id) = &seen.session_id {
             conversations::record(
@@ -351,7 +356,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     conversation: id.clone(),
                     run: ctx.run.id().to_string(),
                     task: task.to_string(),
-                    usage: turn_usage,
+                    usage: turn_usage.map(|u| u.tokens),
                 },
             );
         }

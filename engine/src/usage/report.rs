@@ -179,12 +179,7 @@ impl Coster<'_> {
         if r.single {
             rates.cost(&r.tokens.billable())
         } else {
-            // A sum of requests: their sizes are unknown, so base prices.
-            Rates {
-                tiers: Vec::new(),
-                ..rates.clone()
-            }
-            .cost(&r.tokens.billable())
+            rates.cost_of_sum(&r.tokens.billable())
         }
     }
 }
