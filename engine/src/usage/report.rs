@@ -493,7 +493,7 @@ fn block_rows(
             rows.push((window.start, row));
         }
     }
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows.sort_by_key(|(start, _)| *start);
     rows.into_iter().map(|(_, row)| row).collect()
 }
 
