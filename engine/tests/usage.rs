@@ -737,3 +737,76 @@ fn months_until_and_zones() {
     let bad = w.drover(&["usage", "--tz", "Mars/Olympus"], &[]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// A conversation copied into another project's folder is two tallies;
+/// its requests, keyed by message id, still count once.
+#[test]
+fn a_conversation_copied_into_another_project_counts_once() {
+    let w = World::new();
+    w.claude();
+    w.put(
+        &format!(".claude/projects/-w-copy/{CLAUDE_A}.jsonl"),
+        &claude_fixture(CLAUDE_A),
+    );
+    let report = w.json(&["--cli", "claude"], &[]);
+    assert_eq!(fields(&report["totals"]), CLAUDE_TOTAL);
+    assert!(
+        report["repeated_requests"].as_u64().expect("n") >= 2,
+        "{report:#}"
+    );
+}
+
+/// Claude's request rows carry their time, working directory and cache
+/// lifetimes: 1-hour writes are priced apart, `--project` keeps the
+/// conversations run there, and `--by block` has request times.
+#[test]
+fn claude_requests_carry_time_directory_and_cache_lifetimes() {
+    let w = World::new();
+    let here = std::fs::canonicalize(w.project.path()).expect("project");
+    let row = |id: &str, cwd: &str, at: &str| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s1","cwd":"{cwd}","timestamp":"{at}","requestId":"r-{id}","message":{{"id":"{id}","model":"claude-opus-5-5","usage":{{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":0,"cache_creation_input_tokens":300,"cache_creation":{{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":200}}}}}}}}"#
+        )
+    };
+    let text = [
+        row(
+            "m1",
+            &here.display().to_string(),
+            "2026-11-30T10:20:00.000Z",
+        ),
+        row("m2", "/elsewhere", "2026-11-30T11:00:00.000Z"),
+    ]
+    .join("\n");
+    let path = w.home().join(".claude/projects/-w/s1.jsonl");
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&path, text).expect("write");
+
+    let all = w.json(&["--cli", "claude", "--by", "block"], &[]);
+    assert_eq!(all["totals"]["cache_write"], 600);
+    assert_eq!(all["totals"]["cache_write_1h"], 400);
+    // Claude Opus 5.5: $4/M in, $20/M out, $5/M 5-minute and $8/M 1-hour writes.
+    let one = 10.0 * 4e-6 + 20.0 * 2e-5 + 100.0 * 5e-6 + 200.0 * 8e-6;
+    let cost = all["totals"]["cost_usd"].as_f64().expect("priced");
+    assert!((cost - 2.0 * one).abs() < 1e-12, "{cost}");
+    let blocks = all["groups"].as_array().expect("blocks");
+    assert_eq!(blocks.len(), 1, "{all:#}");
+    assert_eq!(blocks[0]["start"], "2026-11-30T10:00:00.000Z");
+
+    let out = w.drover(
+        &[
+            "--project",
+            &here.display().to_string(),
+            "usage",
+            "--json",
+            "--cli",
+            "claude",
+        ],
+        &[],
+    );
+    let mine: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(mine["totals"]["requests"], 1, "{mine:#}");
+    assert_eq!(
+        mine["sessions"][0]["projects"],
+        serde_json::json!([here.display().to_string()])
+    );
+}

@@ -1,10 +1,11 @@
 """drover adapter for `echo-cli`, a fictional CLI, written in Python.
 
 This is the example of a drover adapter component built with componentize-py
-(see README.md). It implements every export of `drover:adapter/cli@0.2.0`:
-the functions below are methods of `Cli`, and the `tally` resource is the
-class `Tally`, which componentize-py looks up in a module named after the
-interface (`cli`); the last lines of this file register that module.
+(see README.md). It implements every export of `drover:adapter@0.2.0`:
+the functions below are methods of `Cli`, the `tally` resource is the
+class `Tally` and `requests`' `request-tally` the class `RequestTally`,
+which componentize-py looks up in modules named after their interfaces
+(`cli`, `requests`); the last lines of this file register those modules.
 
 Like every adapter, it is pure over its inputs: it never reads files, the
 environment or the network. It is built with `--stub-wasi`, so it could not
@@ -36,6 +37,7 @@ from typing import List, Optional, Tuple
 from componentize_py_types import Err
 from wit_world import exports
 from wit_world.exports import cli as cli_exports
+from wit_world.exports import requests as requests_exports
 from wit_world.imports import host_log
 from wit_world.imports.types import (
     AdapterError_InvalidInput,
@@ -632,8 +634,29 @@ class Cli(exports.Cli):
         return read_screen(screen)
 
 
+class RequestTally(requests_exports.RequestTally):
+    """echo-cli's parser reports per-session sums (`Tally`), not requests:
+    the engine falls back to `tally` when this one answers `unsupported`."""
+
+    def __init__(self, parser: str) -> None:
+        self.parser = parser
+
+    def begin_file(self, name: str) -> None:
+        pass
+
+    def feed(self, chunk: bytes) -> list:
+        raise unsupported(f"{self.parser} reports sums, not requests")
+
+    def finish(self):
+        raise unsupported(f"{self.parser} reports sums, not requests")
+
+
 # componentize-py finds an exported interface's resources in a module named
-# after the interface, so `tally` of `cli` is `cli.Tally`.
+# after the interface, so `tally` of `cli` is `cli.Tally` and
+# `request-tally` of `requests` is `requests.RequestTally`.
 _cli_module = ModuleType("cli")
 _cli_module.Tally = Tally
 sys.modules["cli"] = _cli_module
+_requests_module = ModuleType("requests")
+_requests_module.RequestTally = RequestTally
+sys.modules["requests"] = _requests_module

@@ -19,6 +19,7 @@ mod sqlite;
 pub mod stream;
 pub mod time;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -30,7 +31,9 @@ pub use time::{Day, Zone};
 
 use crate::pricing::{Prices, PricingError};
 use crate::profile::Profile;
-use crate::sandbox::{CompileCache, Limits, Sandbox, SandboxError, Tally, wit};
+use crate::sandbox::{
+    CompileCache, Limits, RequestTally, Sandbox, SandboxError, Tally, requests, wit,
+};
 use stream::{Settings, Sink, SinkError};
 
 /// What to read and how to report it.
@@ -139,12 +142,26 @@ pub fn tally_limits(profile: &Profile) -> Limits {
     }
 }
 
-/// The sandboxed `tally` as a stream sink.
-pub struct SandboxSink(Tally);
+/// A sandboxed tally as a stream sink: `request-tally` where the parser
+/// reports requests, else `tally` (sums).
+pub enum SandboxSink {
+    Sums(Tally),
+    Requests {
+        tally: RequestTally,
+        rows: Vec<requests::Request>,
+    },
+}
 
 impl SandboxSink {
     pub fn new(tally: Tally) -> SandboxSink {
-        SandboxSink(tally)
+        SandboxSink::Sums(tally)
+    }
+
+    pub fn requests(tally: RequestTally) -> SandboxSink {
+        SandboxSink::Requests {
+            tally,
+            rows: Vec::new(),
+        }
     }
 }
 
@@ -155,23 +172,69 @@ fn refused(e: &wit::AdapterError) -> String {
     }
 }
 
+fn dead(e: SandboxError) -> SinkError {
+    SinkError::Dead(e.to_string())
+}
+
 impl Sink for SandboxSink {
     fn begin_file(&mut self, name: &str) -> Result<(), SinkError> {
-        self.0
-            .begin_file(name)
-            .map_err(|e| SinkError::Dead(e.to_string()))
+        match self {
+            SandboxSink::Sums(t) => t.begin_file(name).map_err(dead),
+            SandboxSink::Requests { tally, .. } => tally.begin_file(name).map_err(dead),
+        }
     }
 
     fn feed(&mut self, chunk: &[u8]) -> Result<(), SinkError> {
-        match self.0.feed(chunk) {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(SinkError::Refused(refused(&e))),
-            Err(e) => Err(SinkError::Dead(e.to_string())),
+        match self {
+            SandboxSink::Sums(t) => match t.feed(chunk).map_err(dead)? {
+                Ok(()) => Ok(()),
+                Err(e) => Err(SinkError::Refused(refused(&e))),
+            },
+            SandboxSink::Requests { tally, rows } => match tally.feed(chunk).map_err(dead)? {
+                Ok(more) => {
+                    rows.extend(more);
+                    Ok(())
+                }
+                Err(e) => Err(SinkError::Refused(refused(&e))),
+            },
         }
     }
 
     fn finish(&mut self) -> Result<Option<wit::UsageReport>, SinkError> {
-        self.0.finish().map_err(|e| SinkError::Dead(e.to_string()))
+        match self {
+            SandboxSink::Sums(t) => t.finish().map_err(dead),
+            SandboxSink::Requests { tally, rows } => match tally.finish().map_err(dead)? {
+                Ok(tail) => {
+                    rows.extend(tail.requests);
+                    // Rejected rows travel as an empty report.
+                    Ok(Some(wit::UsageReport {
+                        entries: Vec::new(),
+                        rejected_rows: tail.rejected_rows,
+                    }))
+                }
+                Err(e) => Err(SinkError::Refused(refused(&e))),
+            },
+        }
+    }
+
+    fn take_requests(&mut self) -> Vec<requests::Request> {
+        match self {
+            SandboxSink::Sums(_) => Vec::new(),
+            SandboxSink::Requests { rows, .. } => std::mem::take(rows),
+        }
+    }
+}
+
+/// Whether a component's parser serves a request tally: a 0.2 component
+/// whose parser reports requests answers an empty feed; anything else
+/// (0.1, a parser that reports sums) refuses or has no such tally.
+fn reports_requests(loaded: &discover::Loaded, parser: &str) -> bool {
+    match loaded
+        .adapter
+        .request_tally(parser, tally_limits(&loaded.profile))
+    {
+        Ok(Some(mut tally)) => matches!(tally.feed(&[]), Ok(Ok(_))),
+        _ => false,
     }
 }
 
@@ -194,15 +257,33 @@ pub fn run(
     if let Some(n) = request.workers {
         settings.workers = n.max(1);
     }
+    let mut by_requests: HashMap<(usize, String), bool> = HashMap::new();
+    for job in &plan.jobs {
+        by_requests
+            .entry((job.component, job.parser.clone()))
+            .or_insert_with(|| reports_requests(&plan.components[job.component], &job.parser));
+    }
     progress.start(plan.jobs.iter().map(stream::Job::bytes).sum());
     let outcomes = stream::run(
         &plan.jobs,
         &settings,
         |job| {
             let loaded = &plan.components[job.component];
+            let limits = tally_limits(&loaded.profile);
+            if by_requests
+                .get(&(job.component, job.parser.clone()))
+                .copied()
+                .unwrap_or(false)
+            {
+                match loaded.adapter.request_tally(&job.parser, limits) {
+                    Ok(Some(tally)) => return Ok(SandboxSink::requests(tally)),
+                    Ok(None) => {}
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
             loaded
                 .adapter
-                .tally(&job.parser, tally_limits(&loaded.profile))
+                .tally(&job.parser, limits)
                 .map(SandboxSink::new)
                 .map_err(|e| e.to_string())
         },
@@ -213,15 +294,25 @@ pub fn run(
     let mut warnings = plan.warnings;
     let mut requests = record::Requests::default();
     let (mut files, mut rejected_rows) = (0, 0u64);
-    for outcome in outcomes {
+    for (outcome, job) in outcomes.into_iter().zip(&plan.jobs) {
         files += outcome.files_read;
         warnings.extend(outcome.warnings);
+        let cli: std::sync::Arc<str> = std::sync::Arc::from(outcome.cli.as_str());
         if let Some(report) = &outcome.report {
             rejected_rows = rejected_rows.saturating_add(report.rejected_rows);
-            let cli: std::sync::Arc<str> = std::sync::Arc::from(outcome.cli.as_str());
             for entry in &report.entries {
                 requests.add(None, record::Record::of_entry(&cli, entry));
             }
+        }
+        // Keys are the component's: namespaced by it and its parser, so a
+        // profile that shares a component (another config dir) shares keys.
+        let namespace = format!(
+            "{}/{}",
+            plan.components[job.component].description.name, job.parser
+        );
+        for row in &outcome.requests {
+            let key = (!row.key.is_empty()).then(|| record::key(&namespace, &row.key));
+            requests.add(key, record::Record::of_request(&cli, row));
         }
     }
     let options = report::Options {

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::time::Day;
-use crate::sandbox::wit;
+use super::time::{Day, parse_instant};
+use crate::sandbox::{requests, wit};
 
 /// Token counts in drover's conventions: `input` without cache reads or
 /// writes, `output` with reasoning (`reasoning` also alone), `cache_write`
@@ -107,6 +107,27 @@ impl Record {
             when,
             tokens: Tokens::of_wit(&entry.usage),
             single: false,
+        }
+    }
+
+    /// A request from a `request-tally`.
+    pub fn of_request(cli: &Arc<str>, r: &requests::Request) -> Record {
+        Record {
+            cli: Arc::clone(cli),
+            session: r.session.clone(),
+            model: r.model.clone(),
+            cwd: r.cwd.clone(),
+            when: parse_instant(&r.timestamp).map_or(When::Unknown, When::At),
+            tokens: Tokens {
+                input: r.input,
+                output: r.output,
+                cache_read: r.cache_read,
+                cache_write: r.cache_write_5m.saturating_add(r.cache_write_1h),
+                cache_write_1h: r.cache_write_1h,
+                reasoning: r.reasoning,
+                requests: 1,
+            },
+            single: true,
         }
     }
 
