@@ -143,6 +143,37 @@ fn unreadable_payloads_still_publish_the_mapped_event() {
     );
 }
 
+#[test]
+fn a_relay_for_another_cli_than_the_seats_publishes_nothing() {
+    // Grok runs the project's Claude hooks too: drover's Claude relay fires
+    // inside a Grok seat and must not speak for it.
+    let p = Project::new();
+    let run_dir = p.path().join(".drover/runs/r");
+    std::fs::create_dir_all(run_dir.join("events")).expect("run dir");
+    let events = || {
+        std::fs::read_dir(run_dir.join("events"))
+            .expect("events")
+            .count()
+    };
+    let relay_in_seat = |seat: &str| {
+        let out = Command::new(drover_exe())
+            .args(["hook", "--cli", "scripted", "Stop"])
+            .env("DROVER_RUN_DIR", &run_dir)
+            .env("DROVER_TASK_ID", "t")
+            .env("DROVER_SEAT_CLI", seat)
+            .env("DROVER_CACHE_DIR", shared_cache())
+            .env("HOME", &p.home)
+            .stdin(Stdio::null())
+            .output()
+            .expect("relay runs");
+        assert!(out.status.success());
+    };
+    relay_in_seat("grok");
+    assert_eq!(events(), 0, "a scripted relay in a grok seat was published");
+    relay_in_seat("scripted");
+    assert_eq!(events(), 1, "the seat's own relay is published");
+}
+
 /// Polls `drover status --json` until the run's task has a verdict.
 fn wait_for_verdict(p: &Project, run_id: &str, within: Duration) -> Value {
     let until = Instant::now() + within;
@@ -182,23 +213,7 @@ fn kill_drover_mid_session(workspace: &str) {
         .spawn()
         .expect("drover run starts");
     // Wait until the CLI is working, then kill drover without warning.
-    let runs = p.path().join(".drover/runs");
-    let until = Instant::now() + Duration::from_secs(30);
-    let run_id = loop {
-        let found = std::fs::read_dir(&runs)
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned());
-        if let Some(id) = found
-            && std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
-                .is_ok_and(|t| t.contains("\"working\""))
-        {
-            break id;
-        }
-        assert!(Instant::now() < until, "the session never started");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let run_id = p.first_run_working();
     drover.kill().expect("SIGKILL drover");
     let _ = drover.wait();
     // While the CLI still works, status must not invent a verdict.

@@ -44,6 +44,9 @@ struct Report {
     profiles: Vec<ProfileHealth>,
     profile_errors: Vec<String>,
     pricing: PricingHealth,
+    notify: crate::notify::Notifiers,
+    /// The desktop notifier found here, if any.
+    desktop_notifier: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -125,8 +128,12 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         profiles,
         profile_errors: catalog.errors().iter().map(ToString::to_string).collect(),
         pricing: pricing_health(),
+        notify: crate::notify::Notifiers::load(project),
+        desktop_notifier: crate::notify::desktop_notifier("")
+            .map(|(path, _)| path.display().to_string()),
     };
     let healthy = report.profile_errors.is_empty()
+        && report.notify.errors.is_empty()
         && report.profiles.iter().all(|p| p.error.is_none())
         && report.pricing.error.is_none();
     if args.json.json {
@@ -155,6 +162,26 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 "not available".to_string()
             }
         );
+    }
+    super::mux::print_gaps(&report.backends);
+    for entry in &report.notify.entries {
+        println!(
+            "notify: {} ({}) on {}",
+            entry.target.kind(),
+            entry.at,
+            entry.on.join(", ")
+        );
+        if entry.target == crate::notify::Target::Desktop && report.desktop_notifier.is_none() {
+            println!(
+                "  no desktop notifier here (notify-send or osascript): these will be skipped"
+            );
+        }
+    }
+    for ignored in &report.notify.ignored {
+        println!("notify ignored: {ignored}");
+    }
+    for e in &report.notify.errors {
+        eprintln!("error: {e}");
     }
     match &report.cache_dir {
         Some(d) => println!(

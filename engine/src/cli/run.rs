@@ -27,7 +27,7 @@ pub struct Args {
     /// The CLI profile (default: `[run] cli` in .drover/config.toml, else claude).
     #[arg(long = "cli", value_name = "NAME")]
     cli: Option<String>,
-    /// headless (default) or tmux.
+    /// headless (default), tmux or herdr.
     #[arg(long, value_enum)]
     workspace: Option<Kind>,
     #[arg(long, value_name = "MODEL")]
@@ -80,7 +80,7 @@ pub struct Args {
     /// Grace after an enforced budget trip before `over_budget`.
     #[arg(long, value_parser = parse_duration, default_value = "240s")]
     budget_grace: Duration,
-    /// tmux: leave the pane running after the session.
+    /// tmux, herdr: leave the pane running after the session.
     #[arg(long)]
     keep: bool,
     /// How often the heartbeat is written and the budget sampled.
@@ -153,12 +153,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let selection = workspace::select(&project, args.workspace)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
-    if selection.kind == Kind::Tmux {
-        crate::workspace::tmux::Tmux::for_project(&project)?;
+    if selection.kind.has_panes() {
+        workspace::open(selection.kind, &project)?;
         if profile.hookless() {
             bail!(
-                "{} has no hook dialect; the tmux workspace needs hooks to know when a turn ends (use --workspace headless)",
-                profile.name
+                "{} has no hook dialect; the {} workspace needs hooks to know when a turn ends (use --workspace headless)",
+                profile.name,
+                selection.kind.as_str()
             );
         }
         let status = hooks::status(&adapter, &profile, &project)?;
@@ -250,6 +251,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         &TaskSpec {
             result_file: spec.result_file.clone(),
             launched_ns: now_ns(),
+            keep: spec.keep,
         },
     );
     let interactive_terminal = std::io::stderr().is_terminal() && !args.json.json;
@@ -266,7 +268,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let ctx = Context::new(project.clone(), run, profile, adapter);
     let result = match selection.kind {
         Kind::Headless => headless::run(&ctx, &spec),
-        Kind::Tmux => interactive::run(&ctx, &spec),
+        Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
     };
     if args.json.json {
         print_json(&result)?;

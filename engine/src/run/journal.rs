@@ -27,12 +27,23 @@ pub struct Transition {
     pub detail: serde_json::Value,
 }
 
+impl Transition {
+    /// The evidence line a blocked state carries (`detail.evidence`).
+    pub fn evidence(&self) -> Option<&str> {
+        self.detail
+            .get("evidence")
+            .and_then(serde_json::Value::as_str)
+    }
+}
+
 pub struct Journal {
     path: PathBuf,
     last: HashMap<String, (String, Option<String>)>,
     verdicts: HashMap<String, String>,
     /// Tasks whose last line is a verdict.
     settled: std::collections::HashSet<String>,
+    /// The line this journal appended last (for notifications).
+    written: Option<Transition>,
 }
 
 /// Every line of a journal that parses; a torn last line is skipped.
@@ -53,6 +64,7 @@ impl Journal {
             last: HashMap::new(),
             verdicts: HashMap::new(),
             settled: std::collections::HashSet::new(),
+            written: None,
         };
         for t in read_transitions(&journal.path) {
             match t.kind.as_str() {
@@ -135,7 +147,13 @@ impl Journal {
         true
     }
 
-    fn write(&self, line: &Transition) {
+    /// The line this journal appended last, if any.
+    pub fn last_written(&self) -> Option<&Transition> {
+        self.written.as_ref()
+    }
+
+    fn write(&mut self, line: &Transition) {
+        self.written = Some(line.clone());
         match serde_json::to_string(line) {
             Ok(text) => {
                 if let Err(e) = append_line(&self.path, &text) {

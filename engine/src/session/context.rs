@@ -30,13 +30,47 @@ impl Context {
 
     /// Records a seat state (no-op when unchanged).
     pub fn state(&self, task: &str, state: &str, prompt_kind: Option<&str>, source: &str) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-        journal.record(task, state, prompt_kind, source, serde_json::Value::Null);
+        self.record(task, state, prompt_kind, source, serde_json::Value::Null);
+    }
+
+    /// Records that a seat is blocked, with the line that showed it.
+    pub fn blocked(&self, task: &str, prompt_kind: &str, source: &str, evidence: Option<&str>) {
+        let detail = evidence
+            .and_then(crate::run::status::clean_evidence)
+            .map_or(
+                serde_json::Value::Null,
+                |e| serde_json::json!({"evidence": e}),
+            );
+        self.record(task, "blocked", Some(prompt_kind), source, detail);
+    }
+
+    fn record(
+        &self,
+        task: &str,
+        state: &str,
+        prompt_kind: Option<&str>,
+        source: &str,
+        detail: serde_json::Value,
+    ) {
+        self.append(|journal| journal.record(task, state, prompt_kind, source, detail));
     }
 
     pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-        journal.verdict_once(task, status, source, detail);
+        self.append(|journal| journal.verdict_once(task, status, source, detail));
+    }
+
+    /// Runs one journal write; a line it appended may be one a `[[notify]]`
+    /// entry asks for.
+    fn append(&self, write: impl FnOnce(&mut Journal) -> bool) {
+        let written = {
+            let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+            write(&mut journal)
+                .then(|| journal.last_written().cloned())
+                .flatten()
+        };
+        if let Some(line) = written {
+            crate::notify::kick(&self.project, self.run.id(), &line);
+        }
     }
 
     /// Appends a line to `ATTENTION` in the run dir (budget trips, blocked

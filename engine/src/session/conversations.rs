@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::Tokens;
+use super::usage::Spent;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Entry {
@@ -17,6 +18,9 @@ pub struct Entry {
     pub run: String,
     pub task: String,
     pub usage: Option<Tokens>,
+    /// What `usage` cost; absent in lines older drovers wrote.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
 }
 
 fn path(project: &Path) -> PathBuf {
@@ -40,14 +44,21 @@ pub fn record(project: &Path, entry: &Entry) {
 }
 
 /// What drover recorded for earlier turns of this conversation.
-pub fn prior_usage(project: &Path, cli: &str, conversation: &str) -> Option<Tokens> {
-    let mut total: Option<Tokens> = None;
+pub fn prior_usage(project: &Path, cli: &str, conversation: &str) -> Option<Spent> {
+    let mut total: Option<Spent> = None;
     for e in entries(project)
         .iter()
         .filter(|e| e.cli == cli && e.conversation == conversation)
     {
-        if let Some(u) = &e.usage {
-            total.get_or_insert_with(Tokens::default).add(u);
+        if let Some(tokens) = e.usage {
+            let spent = Spent {
+                tokens,
+                cost_usd: e.cost_usd,
+            };
+            match total.as_mut() {
+                Some(t) => t.add(&spent),
+                None => total = Some(spent),
+            }
         }
     }
     total

@@ -9,7 +9,7 @@
 //! something, unknown after a failed or unreadable one.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, Verdict};
@@ -17,8 +17,7 @@ use super::clock::Deadline;
 use super::result_file::ResultFile;
 use super::usage::Spent;
 use super::{
-    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, Tokens, conversations,
-    faults,
+    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, faults,
 };
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
@@ -53,7 +52,8 @@ impl Seen {
             wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
                 if let Some(kind) = event.prompt_kind {
                     self.blocked = Some(kind);
-                    ctx.state(task, "blocked", Some(kind.as_str()), &source);
+                    let evidence = super::hook_evidence(event);
+                    ctx.blocked(task, kind.as_str(), &source, evidence.as_deref());
                 }
             }
             wit::CanonicalEvent::Stop if !event.subagent => self.stop = true,
@@ -331,15 +331,33 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
             seen.session_id = Some(id.clone());
         }
+        // Usage from the output, else from the transcript a hook named,
+        // else from the conversation's transcript where the CLI keeps them
+        // (Copilot prints no tokens and its hooks need a trusted folder).
+        let transcript = seen.transcript_path.clone().map(PathBuf::from).or_else(|| {
+            let conversation = outcome.conversation_id.as_deref()?;
+            super::usage::transcript_of(
+                &ctx.adapter,
+                &ctx.profile,
+                &spec.cwd,
+                &|name| cli_env(ctx, spec, name),
+                conversation,
+            )
+        });
+        // A transcript holds the whole conversation: this turn's usage is
+        // what it adds to the turns drover recorded before.
         let turn_usage = outcome.usage.as_ref().map(Spent::of_report).or_else(|| {
-            seen.transcript_path.as_ref().and_then(|t| {
-                super::usage::read_with_grace(
-                    &ctx.adapter,
-                    &ctx.profile.usage_parser,
-                    Path::new(t),
-                    ctx.profile.usage_grace,
-                )
-            })
+            let whole = super::usage::read_with_grace(
+                &ctx.adapter,
+                &ctx.profile.usage_parser,
+                transcript.as_ref()?,
+                ctx.profile.usage_grace,
+            )?;
+            let prior = outcome
+                .conversation_id
+                .as_deref()
+                .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id));
+            Some(prior.map_or(whole, |p| whole.minus(&p)))
         });
         if let Some(u) = &turn_usage {
             match total_usage.as_mut() {
@@ -357,6 +375,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     run: ctx.run.id().to_string(),
                     task: task.to_string(),
                     usage: turn_usage.map(|u| u.tokens),
+                    cost_usd: turn_usage.and_then(|u| u.cost_usd),
                 },
             );
         }
@@ -438,7 +457,8 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     .or(seen.blocked)
                     .unwrap_or(wit::PromptKind::Other);
                 seen.blocked = Some(kind);
-                ctx.state(task, "blocked", Some(kind.as_str()), "exit");
+                let evidence = outcome.error.clone().or_else(|| outcome.reply.clone());
+                ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
                 ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
                 return conclude(
                     ctx,
@@ -477,6 +497,20 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             }
         }
     }
+}
+
+/// A variable of the CLI's environment: the seat's, else the profile's,
+/// else drover's own (which the CLI inherits).
+fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
+    let seat = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v);
+    seat.or_else(|| ctx.profile.env.get(name))
+        .cloned()
+        .or_else(|| std::env::var(name).ok())
 }
 
 fn adapter_message(e: &wit::AdapterError) -> String {
@@ -674,7 +708,7 @@ fn parse_outcome(
         stdout,
         stderr,
         exit_code,
-        prior_usage: prior.map(Tokens::to_wit),
+        prior_usage: prior.map(|p| p.tokens.to_wit()),
     };
     match ctx.adapter.parse_turn(&ctx.profile.to_wit(), &output) {
         Ok(Ok(result)) => result,

@@ -11,7 +11,7 @@
 
 pub mod blocks;
 pub mod discover;
-mod glob;
+pub(crate) mod glob;
 pub mod prefilter;
 pub mod record;
 pub mod report;
