@@ -658,6 +658,55 @@ fn copilot_session_state_is_found() {
     assert_eq!(fields(&report["totals"])[5], 4);
 }
 
+/// Grok keeps one folder per session under `~/.grok/sessions/<url-encoded
+/// cwd>/`; of its files only `updates.jsonl` carries tokens (one
+/// `turn_completed` line per finished turn).
+#[test]
+fn grok_session_folders_are_found() {
+    let w = World::new();
+    let project = ".grok/sessions/%2Fw%2Fapp";
+    let mut expected = Vec::new();
+    for (session, capture, files) in [
+        (
+            "01a232b6-c7c8-7503-899a-c911851bba2a",
+            "session-interactive",
+            &[
+                "updates.jsonl",
+                "chat_history.jsonl",
+                "events.jsonl",
+                "summary.json",
+            ][..],
+        ),
+        (
+            "01a232b4-758f-7130-a8e5-21646eb750e3",
+            "session",
+            &["updates.jsonl", "signals.json"][..],
+        ),
+    ] {
+        for file in files {
+            let to = format!("{project}/{session}/{file}");
+            w.put(&to, &real_fixture(&format!("grok/{capture}-{file}")));
+            let status = if *file == "updates.jsonl" {
+                "read"
+            } else {
+                "skipped"
+            };
+            expected.push((to, status.to_string()));
+        }
+    }
+    expected.sort();
+    let report = w.json(&["--cli", "grok", "--explain-files"], &[]);
+    let mut notes = explained(&w, &report);
+    notes.sort();
+    assert_eq!(notes, expected);
+    // Two turns of one and two calls, and one turn of one call: each call
+    // 3101 in (300 of them cache reads) and 77 out.
+    assert_eq!(
+        fields(&report["totals"]),
+        [4 * 2801, 4 * 77, 4 * 300, 0, 0, 4]
+    );
+}
+
 /// The price table's snapshot is named in `usage --json` and `doctor`; the
 /// user's override file changes prices, and a broken one is an error that
 /// names its place, in both commands.
