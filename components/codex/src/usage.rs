@@ -19,11 +19,10 @@
 //! - `token_usage_record` (newer Codex): `payload.usage` is one response's own
 //!   usage, keyed by `payload.response_id` (counted once across files and
 //!   tallies, which also drops the copies a forked thread carries). It
-//!   describes the same
-//!   requests as `token_count`, so a file that has records is counted from
-//!   them; its `token_count` rows count only for the part of the thread before
-//!   the first record (an older Codex wrote it), found through the record's
-//!   `thread_token_usage` running total.
+//!   describes the same requests as `token_count`, so a file that has
+//!   records is counted from them; its `token_count` rows count only for the
+//!   part of the thread before the first record (an older Codex wrote it),
+//!   found through the record's `thread_token_usage` running total.
 //!
 //! Responses accounting: `input_tokens` includes `cached_input_tokens`, and
 //! `output_tokens` includes `reasoning_output_tokens`.
