@@ -72,3 +72,56 @@ pub fn last(project: &Path, cli: &str) -> Option<String> {
         .find(|e| e.cli == cli)
         .map(|e| e.conversation)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(conversation: &str, input: u64, cost_usd: Option<f64>) -> Entry {
+        Entry {
+            ts: 1,
+            cli: "codex".to_string(),
+            conversation: conversation.to_string(),
+            run: "r".to_string(),
+            task: "t".to_string(),
+            usage: Some(Tokens {
+                input,
+                requests: 1,
+                ..Tokens::default()
+            }),
+            cost_usd,
+        }
+    }
+
+    #[test]
+    fn earlier_turns_add_up_and_an_unknown_cost_stays_unknown() {
+        let project = tempfile::tempdir().expect("project");
+        let p = project.path();
+        record(p, &turn("c1", 100, Some(0.25)));
+        record(p, &turn("c1", 50, Some(0.5)));
+        record(p, &turn("c2", 7, Some(9.0)));
+        let prior = prior_usage(p, "codex", "c1").expect("recorded");
+        assert_eq!((prior.tokens.input, prior.tokens.requests), (150, 2));
+        assert_eq!(prior.cost_usd, Some(0.75));
+        let whole = Spent {
+            tokens: Tokens {
+                input: 400,
+                requests: 3,
+                ..Tokens::default()
+            },
+            cost_usd: Some(1.0),
+        };
+        let this_turn = whole.minus(&prior);
+        assert_eq!(
+            (this_turn.tokens.input, this_turn.cost_usd),
+            (250, Some(0.25))
+        );
+
+        // A line an older drover wrote has no cost: the sum's cost is unknown.
+        let old = r#"{"ts":2,"cli":"codex","conversation":"c1","run":"r","task":"t","usage":{"input":1,"output":0,"cache_read":0,"cache_write":0,"reasoning":0,"requests":1}}"#;
+        crate::run::append_line(&path(p), old).expect("append");
+        let prior = prior_usage(p, "codex", "c1").expect("recorded");
+        assert_eq!((prior.tokens.input, prior.cost_usd), (151, None));
+        assert_eq!(whole.minus(&prior).cost_usd, None);
+    }
+}
