@@ -5,8 +5,8 @@
 //! `error` kind (`server_error`, `rate_limit`, `authentication_failed`);
 //! Notification a `message` and, in 2.x, a `notification_type`.
 
-use drover_kit::payload::Payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind, mapped_kind};
+use drover_kit::payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
 
 fn native_kind(native: &str) -> CanonicalEvent {
     match native {
@@ -45,12 +45,8 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
 }
 
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let mut payload = Payload::parse(bytes)?;
-    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
-    let mut event = HookEvent::new(kind, native);
-    event.session_id = payload.session_id();
-    event.transcript_path = payload.transcript_path();
-    event.cwd = payload.cwd();
+    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
+    let kind = event.kind;
     event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
     match kind {
         CanonicalEvent::Stop | CanonicalEvent::SubagentStop => {
@@ -90,7 +86,7 @@ mod tests {
     use super::*;
     use crate::tests_support::profile;
 
-    // Payload shapes observed from Claude Code 2.1.332 (reference/real-clis.md §2).
+    // Payload shapes observed from Claude Code 2.1.332 (docs/adapters/claude.md).
     const STOP: &str = r#"{"session_id":"5f0c","transcript_path":"/h/.claude/projects/-w/5f0c.jsonl","cwd":"/w","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"TMUXOK","background_tasks":[],"session_crons":[],"effort":"high","permission_mode":"auto","prompt_id":"p1"}"#;
 
     #[test]

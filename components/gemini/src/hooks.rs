@@ -7,8 +7,8 @@
 //! `notification_type` (`ToolPermission`), `message` and `details`. No
 //! event fires when a turn fails, and none says it comes from a subagent.
 
-use drover_kit::payload::Payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind, mapped_kind};
+use drover_kit::payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
 
 fn native_kind(native: &str) -> CanonicalEvent {
     match native {
@@ -38,12 +38,8 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
 }
 
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let mut payload = Payload::parse(bytes)?;
-    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
-    let mut event = HookEvent::new(kind, native);
-    event.session_id = payload.session_id();
-    event.transcript_path = payload.transcript_path();
-    event.cwd = payload.cwd();
+    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
+    let kind = event.kind;
     // AfterAgent carries the reply whatever the profile maps it to.
     if native == "AfterAgent" {
         event.last_message = payload.string(&["prompt_response"]);
@@ -82,7 +78,7 @@ mod tests {
     use super::*;
     use crate::tests_support::profile;
 
-    // Payload shapes recorded from Gemini CLI 0.61.0 (reference/real-clis.md §4).
+    // Payload shapes recorded from Gemini CLI 0.61.0 (docs/adapters/gemini.md).
     const AFTER_AGENT: &str = r#"{"session_id":"7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69","transcript_path":"/t/home/.gemini/tmp/gemini/chats/session-2026-11-30T10-00-7c0e5d2a.jsonl","cwd":"/t/work/gemini","hook_event_name":"AfterAgent","timestamp":"2026-11-30T10:00:03.512Z","prompt":"Reply with exactly: TMUXOK","prompt_response":"TMUXOK","stop_hook_active":false}"#;
 
     #[test]

@@ -283,5 +283,6 @@ pub fn probe_leftovers(tmp: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+pub mod echo;
 pub mod real;
 pub mod real_scenarios;
