@@ -2,8 +2,10 @@
 # `drover usage` throughput, side by side in one run, on a generated Claude
 # corpus: the drover binary (sandboxed tallies), the same discovery + driver
 # with the Claude parser compiled natively in-process (engine/benches/usage.rs),
-# and ccusage 20.0.24 (npm; 20.0.26 ships no Linux binary). Checks every
-# tool's totals against the generator's truth.json.
+# and ccusage 20.0.24 (npm; 20.0.26 ships no Linux binary), both as its
+# binary and through its npm launcher as `npx ccusage` runs it. Checks every
+# tool's totals against the generator's truth.json, and measures each CLI
+# run's peak RSS in one more run under /usr/bin/time.
 #
 #   scripts/bench-usage.sh [SIZE_MB] [RUNS]
 #
@@ -20,6 +22,7 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 JOBS=${CARGO_JOBS:-1}
 CCUSAGE_DIR=$WORK/ccusage
 CCUSAGE=$CCUSAGE_DIR/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage
+LAUNCHER=$CCUSAGE_DIR/node_modules/ccusage/src/cli.js
 
 mkdir -p "$WORK"
 if [ ! -f "$CORPUS/truth.json" ]; then
@@ -39,10 +42,10 @@ cat "$CORPUS"/projects/*/*.jsonl >/dev/null
 (cd "$ROOT" && CARGO_TARGET_DIR=$TARGET DROVER_BENCH_CORPUS=$CORPUS DROVER_BENCH_RUNS=$RUNS DROVER_BENCH_WORKERS=${DROVER_BENCH_WORKERS:-1,$(nproc)} \
   cargo bench -j"$JOBS" -p drover --bench usage 2>/dev/null >"$BENCH_OUT")
 
-python3 - "$CORPUS" "$TARGET/release/drover" "$CCUSAGE" "$RUNS" "$BENCH_OUT" <<'EOF'
+python3 - "$CORPUS" "$TARGET/release/drover" "$CCUSAGE" "$RUNS" "$BENCH_OUT" "$LAUNCHER" <<'EOF'
 import json, os, resource, shutil, subprocess, sys, tempfile, time
 
-corpus, drover, ccusage, runs, bench_out = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+corpus, drover, ccusage, runs, bench_out, launcher = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
 truth = json.load(open(os.path.join(corpus, "truth.json")))
 mb = truth["bytes"] / 1e6
 keys = ["input", "output", "cache_read", "cache_write", "requests"]
@@ -69,6 +72,10 @@ tools = [
     ("ccusage claude session (cold cache)", ccu + ["session"] + ccu_flags, {"XDG_CACHE_HOME": cache}, True, ccusage_totals),
     ("ccusage claude daily (cold cache)", ccu + ["daily"] + ccu_flags, {"XDG_CACHE_HOME": cache}, True, ccusage_totals),
     ("ccusage claude daily (warm cache)", ccu + ["daily"] + ccu_flags, {"XDG_CACHE_HOME": cache + "-warm"}, False, ccusage_totals),
+    # What `npx ccusage@20.0.24` starts once npm has the package: node, the
+    # launcher, then the binary.
+    ("ccusage claude session via its npm launcher (cold cache)", ["node", launcher, "claude", "session"] + ccu_flags,
+     {"XDG_CACHE_HOME": cache}, True, ccusage_totals),
 ]
 best = {}
 # Round-robin, so load from other processes hits every tool alike; the
@@ -90,17 +97,30 @@ for round_ in range(runs + 1):
         best[name] = (min(wall, old[0]) if old else wall, min(cpu, old[1]) if old else cpu,
                       reader(json.loads(proc.stdout)))
 
+# Peak RSS: one more run of each CLI under /usr/bin/time (KiB).
+rss = {}
+for name, argv, extra, fresh, _ in tools:
+    if fresh:
+        shutil.rmtree(cache, ignore_errors=True)
+        os.makedirs(cache)
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, env={**base, **extra}, capture_output=True, check=True)
+    rss[name] = int(proc.stderr.decode().strip().splitlines()[-1]) / 1024
+
 rows = [(name, *best[name]) for name, *_ in tools]
+extra_rows = []
 for line in open(bench_out):
     r = json.loads(line)
+    if r["config"].startswith("dedupe+pricing"):
+        extra_rows.append(r)
+        continue
     rows.append((f"in-process {r['config']} ({r['workers']} workers)", r["seconds"], None,
                  {k: r["totals"][k] for k in keys}))
 
 want = truth["totals"]
 print(f"corpus: {mb:.0f} MB, {truth['files']} files in {truth['projects']} projects; best of {runs} "
       f"interleaved runs after a warm-up round, hot page cache\n")
-print("| reader | wall s | MB/s | CPU s | MB per CPU-s | totals correct? |")
-print("|---|---:|---:|---:|---:|---|")
+print("| reader | wall s | MB/s | CPU s | MB per CPU-s | peak RSS MB | totals correct? |")
+print("|---|---:|---:|---:|---:|---:|---|")
 for name, wall, cpu, got in rows:
     wrong = [k for k in keys if got.get(k) is not None and got[k] != want[k]]
     verdict = "yes" if not wrong else "no: " + ", ".join(f"{k} {got[k]:,}" for k in wrong)
@@ -108,7 +128,11 @@ for name, wall, cpu, got in rows:
         verdict = "n/a (counts nothing)"
 
     cpu_cells = f"{cpu:.3f} | {mb / cpu:,.0f}" if cpu else "- | -"
-    print(f"| {name} | {wall:.3f} | {mb / wall:,.0f} | {cpu_cells} | {verdict} |")
+    peak = f"{rss[name]:,.0f}" if name in rss else "-"
+    print(f"| {name} | {wall:.3f} | {mb / wall:,.0f} | {cpu_cells} | {peak} | {verdict} |")
+print()
+for r in extra_rows:
+    print(f"{r['config']} (merge by key, price, group by session; engine side): {r['seconds'] * 1000:.1f} ms")
 print()
 print("true totals:", json.dumps(want))
 print("ccusage's rules predict:", json.dumps(truth["ccusage_expected"]))

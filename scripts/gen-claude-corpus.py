@@ -2,7 +2,7 @@
 """Generate a realistic Claude Code transcript corpus for `drover usage`
 benchmarks, and the totals a correct reader must report.
 
-    scripts/gen-claude-corpus.py OUT [--size-mb 400] [--seed 7]
+    scripts/gen-claude-corpus.py OUT [--size-mb 400] [--seed 7] [--plain] [--models A,B,C]
 
 Writes OUT/projects/<project slug>/<session>.jsonl and OUT/truth.json.
 
@@ -24,6 +24,13 @@ form):
 - synthetic API-error rows (`isApiErrorMessage`, model `<synthetic>`);
 - 2.1.332 rows carry an all-zero `cache_creation` breakdown beside the real
   `cache_creation_input_tokens`; older rows a filled-in breakdown.
+
+`--plain` leaves out what only some readers count right (spaced separators,
+2.1.332 rows, sidechain replays, partial output on early content blocks,
+1-hour cache writes), so two correct readers must agree on tokens and any
+difference in cost is pricing: scripts/compare-ccusage.sh uses it with
+`--models` naming models both price tables know (in place of the opus,
+sonnet and haiku ids).
 
 truth.json has `totals` (what a correct reader reports: each response once,
 input without cache reads, cache writes from cache_creation_input_tokens) and
@@ -76,8 +83,10 @@ def text_pool(rng, size):
 
 
 class Corpus:
-    def __init__(self, out, size_mb, seed):
+    def __init__(self, out, size_mb, seed, plain=False, models=None):
         self.out = out
+        self.plain = plain
+        self.models = models or ["claude-opus-5-5", "claude-sonnet-5-1", "claude-haiku-5"]
         self.target = size_mb * 1024 * 1024
         self.rng = random.Random(seed)
         self.pool = text_pool(self.rng, 4 * 1024 * 1024)
@@ -127,7 +136,7 @@ class Corpus:
             "output_tokens": output,
             "service_tier": "standard",
         }
-        if new_style:
+        if new_style and not self.plain:
             usage["output_tokens_details"] = {"thinking_tokens": 0}
             usage["cache_creation"] = {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
             usage["inference_geo"] = ""
@@ -136,6 +145,8 @@ class Corpus:
             usage["fallback_credit"] = None
         else:
             five = rng.randint(0, write)
+            if self.plain:
+                five = write
             usage["cache_creation"] = {"ephemeral_5m_input_tokens": five, "ephemeral_1h_input_tokens": write - five}
         return usage
 
@@ -174,7 +185,8 @@ class Corpus:
             parent = None
             cost = {"input": 0, "output": 0}
             turns = rng.randint(2, 16)
-            model = rng.choice(["claude-opus-5-5", "claude-opus-5-5", "claude-sonnet-5-1", "claude-haiku-5"])
+            opus, sonnet, haiku = self.models
+            model = rng.choice([opus, opus, sonnet, haiku])
             recent = []
             for _ in range(turns):
                 second += rng.randint(20, 600)
@@ -196,7 +208,7 @@ class Corpus:
                         if rng.random() < 0.3:
                             self.emit(rows, f, {"type": "api-request-blob", "sessionId": session_id, "hash": self.uid(), "message": self.content(1000, 9000)}, "api-request")
                     output = rng.randint(8, 4000)
-                    spaced = rng.random() < 0.03
+                    spaced = rng.random() < 0.03 and not self.plain
                     synthetic = rng.random() < 0.01
                     blocks = []
                     if rng.random() < 0.5:
@@ -217,8 +229,10 @@ class Corpus:
                         if b < len(blocks) - 1:
                             # Streamed: an earlier block saw less output.
                             partial["output_tokens"] = rng.randint(1, output)
+                            if self.plain:
+                                partial["output_tokens"] = output
                         row = {"parentUuid": parent, "isSidechain": False, "message": {"content": [block], "id": message_id, "model": model, "role": "assistant", "stop_reason": "tool_use" if tool else "end_turn", "stop_sequence": None, "type": "message", "usage": partial}}
-                        if new_style:
+                        if new_style and not self.plain:
                             row["apiBlockIndex"] = b
                             row["requestRef"] = reference
                         else:
@@ -249,7 +263,7 @@ class Corpus:
                 state = {"type": "cost-state", "sessionId": session_id, "totalCostUSD": round(cost["input"] * 1e-5, 6), "totalDuration": second, "modelUsage": {model: {"inputTokens": cost["input"], "outputTokens": cost["output"], "cacheReadInputTokens": 0, "cacheCreationInputTokens": 0, "costUSD": 0.1}}, "hasUnknownModelCost": False}
                 for _ in range(2 if rng.random() < 0.2 else 1):
                     self.emit(rows, f, state, "other")
-            if recent and rng.random() < 0.25:
+            if recent and rng.random() < 0.25 and not self.plain:
                 # A /btw sidechain: replays of earlier messages under new
                 # request ids, then answers of its own.
                 for text, message_id in rng.sample(recent, min(len(recent), rng.randint(1, 6))):
@@ -289,7 +303,7 @@ class Corpus:
                 if self.written >= self.target:
                     break
                 day = (rng.choice([10, 11]), rng.randint(1, 30))
-                new_style = rng.random() < 0.7
+                new_style = rng.random() < 0.7 and not self.plain
                 copy = previous if previous and rng.random() < 0.15 else None
                 previous = self.session(project_dir, cwd, new_style, day, copy)
                 sys.stderr.write(f"\r{self.written / 1e6:8.1f} MB")
@@ -329,8 +343,13 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--size-mb", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--plain", action="store_true")
+    parser.add_argument("--models", help="opus,sonnet,haiku replacements")
     args = parser.parse_args()
-    corpus = Corpus(args.out, args.size_mb, args.seed)
+    models = args.models.split(",") if args.models else None
+    if models and len(models) != 3:
+        parser.error("--models takes three names")
+    corpus = Corpus(args.out, args.size_mb, args.seed, args.plain, models)
     corpus.generate()
     truth = corpus.truth()
     with open(os.path.join(args.out, "truth.json"), "w") as f:

@@ -7,14 +7,20 @@
 //!     DROVER_BENCH_CORPUS=<dir made by scripts/gen-claude-corpus.py> \
 //!         cargo bench -p drover --bench usage
 //!
-//! Prints one JSON object per configuration on stdout.
+//! Prints one JSON object per configuration on stdout. The last one times
+//! the engine's side of global dedupe and pricing: as many request records
+//! as the corpus has requests (a quarter of them repeated under the same
+//! key), merged, priced and grouped.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use drover::pricing::Prices;
 use drover::sandbox::{CompileCache, Sandbox, wit};
 use drover::usage::prefilter::Prefilter;
+use drover::usage::record::{Record, Requests, Tokens, When, key};
+use drover::usage::report::{self, By, Inputs, Options};
 use drover::usage::stream::{self, Job, Settings, Sink, SinkError};
 use drover::usage::{Quiet, SandboxSink, discover, tally_limits};
 use drover_claude::Claude;
@@ -116,6 +122,70 @@ fn without_prefilter(jobs: &[Job]) -> Vec<Job> {
         .collect()
 }
 
+/// Merges, prices and groups `requests` synthetic request records (plus a
+/// repeat of every fourth); the best time of `runs`.
+fn dedupe_and_pricing(requests: u64, runs: usize) -> Duration {
+    let models = [
+        "claude-opus-5-5",
+        "claude-sonnet-4-5-20250929",
+        "claude-haiku-4-5",
+    ];
+    let cli: Arc<str> = Arc::from("claude");
+    let record = |i: u64| Record {
+        cli: Arc::clone(&cli),
+        session: format!("session-{}", i / 40),
+        model: models[(i % 3) as usize].to_string(),
+        cwd: format!("/w/project-{}", i / 400),
+        when: When::At(1_796_032_800_000 + i as i64 * 7_000),
+        tokens: Tokens {
+            input: 500,
+            output: 2000,
+            cache_read: 80_000,
+            cache_write: 3_000,
+            requests: 1,
+            ..Tokens::default()
+        },
+        single: true,
+    };
+    let prices = Prices::embedded();
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut merged = Requests::default();
+        for i in 0..requests {
+            merged.add(
+                Some(key("claude/claude-jsonl", &format!("msg_{i}"))),
+                record(i),
+            );
+            if i % 4 == 0 {
+                merged.add(
+                    Some(key("claude/claude-jsonl", &format!("msg_{i}"))),
+                    record(i),
+                );
+            }
+        }
+        let records = merged.into_records();
+        let built = report::build(
+            &records,
+            &Options {
+                by: By::Session,
+                ..Options::default()
+            },
+            &prices,
+            Inputs {
+                files: 0,
+                repeated_requests: 0,
+                rejected_rows: 0,
+                explain_files: None,
+                warnings: Vec::new(),
+            },
+        );
+        std::hint::black_box(built);
+        best = best.min(start.elapsed());
+    }
+    best
+}
+
 fn main() {
     let Some(corpus) = std::env::var_os("DROVER_BENCH_CORPUS").map(PathBuf::from) else {
         eprintln!("usage bench: set DROVER_BENCH_CORPUS (scripts/bench-usage.sh does); skipped");
@@ -130,7 +200,8 @@ fn main() {
     let cache = std::env::temp_dir().join("drover-bench-usage-cache");
     let sandbox = Sandbox::new(CompileCache::at(cache)).expect("engine");
     let project = Path::new("/nonexistent-project");
-    let plan = discover::plan(&sandbox, project, &["claude".to_string()], &[]).expect("plan");
+    let plan =
+        discover::plan(&sandbox, project, &["claude".to_string()], &[], false).expect("plan");
     let bytes: u64 = plan.jobs.iter().map(Job::bytes).sum();
     let files: usize = plan.jobs.iter().map(|j| j.inputs.len()).sum();
     let workers: Vec<usize> = std::env::var("DROVER_BENCH_WORKERS")
@@ -140,6 +211,7 @@ fn main() {
     let unfiltered = without_prefilter(&plan.jobs);
     let loaded = &plan.components[0];
     let limits = tally_limits(&loaded.profile);
+    let mut requests = 0;
     for &n in &workers {
         let settings = Settings {
             workers: n,
@@ -181,6 +253,9 @@ fn main() {
                 best = best.min(start.elapsed());
                 result = totals(&outcomes);
             }
+            if name == "sandboxed" {
+                requests = result[5];
+            }
             let mbps = bytes as f64 / 1e6 / best.as_secs_f64();
             println!(
                 "{{\"config\":\"{name}\",\"workers\":{n},\"bytes\":{bytes},\"files\":{files},\"seconds\":{:.4},\"mb_per_s\":{mbps:.1},\"totals\":{{\"input\":{},\"output\":{},\"cache_read\":{},\"cache_write\":{},\"reasoning\":{},\"requests\":{}}}}}",
@@ -194,4 +269,9 @@ fn main() {
             );
         }
     }
+    let best = dedupe_and_pricing(requests, runs);
+    println!(
+        "{{\"config\":\"dedupe+pricing of {requests} request records\",\"workers\":1,\"bytes\":{bytes},\"files\":{files},\"seconds\":{:.4},\"mb_per_s\":0,\"totals\":{{}}}}",
+        best.as_secs_f64()
+    );
 }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod conformance;
 pub mod hooks;
 pub mod notify;
+pub mod pricing;
 pub mod privileges;
 pub mod probe;
 pub mod profile;

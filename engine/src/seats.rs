@@ -26,6 +26,15 @@ pub struct SeatRecord {
     pub conversation: Option<String>,
     pub pane: Option<Pane>,
     pub created_ns: u64,
+    /// Dollar budget for the seat's conversation (`up --budget-usd`),
+    /// checked on every message like a run's.
+    #[serde(default)]
+    pub budget_usd: Option<f64>,
+    #[serde(default)]
+    pub budget_mode: crate::session::BudgetMode,
+    /// What the seat's conversation has cost so far, when known.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
 }
 
 pub fn dir(project: &Path) -> PathBuf {

@@ -88,9 +88,27 @@ fn a_tmux_seat_serves_several_messages_and_goes_down() {
 #[test]
 fn a_headless_seat_resumes_its_conversation() {
     let p = Project::new();
+    // The scripted CLI's model priced at $1 per input and output token.
+    let config = p.home.join(".config/drover");
+    std::fs::create_dir_all(&config).expect("config dir");
+    std::fs::write(
+        config.join("pricing.json"),
+        r#"{"claude-scripted-1": {"input_cost_per_token": 1, "output_cost_per_token": 1,
+            "cache_read_input_token_cost": 0, "cache_creation_input_token_cost": 0}}"#,
+    )
+    .expect("pricing.json");
     ok(
         &p,
-        &["up", "rev", "--cli", "scripted", "--workspace", "headless"],
+        &[
+            "up",
+            "rev",
+            "--cli",
+            "scripted",
+            "--workspace",
+            "headless",
+            "--budget-usd",
+            "5000",
+        ],
     );
     let first = send(&p, "rev", "Reply with exactly: R1");
     let second = send(&p, "rev", "Reply with exactly: R2");
@@ -102,6 +120,12 @@ fn a_headless_seat_resumes_its_conversation() {
         first["session_id"], second["session_id"],
         "the second message resumed the first's conversation"
     );
+    // Each message was one request of 1201 in and 57 out; the seat's cost
+    // is their sum, beside its budget.
+    assert_eq!(first["cost_usd"].as_f64(), Some(1258.0));
+    let listed = seats(&p);
+    assert_eq!(listed["seats"][0]["cost_usd"].as_f64(), Some(2516.0));
+    assert_eq!(listed["seats"][0]["budget_usd"].as_f64(), Some(5000.0));
     ok(&p, &["down", "--all"]);
 }
 

@@ -60,9 +60,10 @@ impl World {
 
     fn drover(&self, args: &[&str], env: &[(&str, &Path)]) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_drover"));
+        // The project is the working directory: `--project` would also
+        // keep only conversations run there.
         command
-            .arg("--project")
-            .arg(self.project.path())
+            .current_dir(self.project.path())
             .args(args)
             .env_clear()
             .env("HOME", self.home())
@@ -445,4 +446,486 @@ fn nothing_to_read_is_an_empty_report() {
     assert_eq!(fields(&report["totals"]), [0; 6]);
     assert_eq!(report["files"], 0);
     assert_eq!(report["sessions"], serde_json::json!([]));
+}
+
+/// `--explain-files`: each file below HOME as (path relative to HOME,
+/// status), in path order.
+fn explained(w: &World, report: &Value) -> Vec<(String, String)> {
+    let home = w.home().display().to_string();
+    report["explain_files"]
+        .as_array()
+        .expect("explain_files")
+        .iter()
+        .map(|n| {
+            let path = n["path"].as_str().expect("path");
+            (
+                path.strip_prefix(&format!("{home}/"))
+                    .unwrap_or(path)
+                    .to_string(),
+                n["status"].as_str().expect("status").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn real_fixture(path: &str) -> PathBuf {
+    fixture(&format!("../tests/fixtures/real/{path}"))
+}
+
+/// The real layout Claude Code 2.1.332 wrote for a session whose turn ran a
+/// subagent, then a `--resume … --fork-session` of it
+/// (tests/fixtures/real/claude/subagent/): each of the five model calls
+/// (three in the session, one in the subagent, one new in the fork) once.
+#[test]
+fn claude_subagent_transcripts_and_forks_are_found() {
+    let w = World::new();
+    let project = ".claude/projects/-w-app";
+    let session = "1cc7c609-16b0-4b2a-ab8c-b518f847404a";
+    let subagents = format!("{project}/{session}/subagents");
+    for (to, from) in [
+        (format!("{project}/{session}.jsonl"), "session.jsonl"),
+        (
+            format!("{subagents}/agent-a275d27d8dbe07d7b.jsonl"),
+            "agent.jsonl",
+        ),
+        (
+            format!("{subagents}/agent-a275d27d8dbe07d7b.meta.json"),
+            "agent.meta.json",
+        ),
+        (
+            format!("{project}/59b2712f-9827-4ef8-8fc6-9e6870840eef.jsonl"),
+            "fork.jsonl",
+        ),
+    ] {
+        w.put(&to, &real_fixture(&format!("claude/subagent/{from}")));
+    }
+    let report = w.json(&["--cli", "claude", "--explain-files"], &[]);
+    assert_eq!(
+        explained(&w, &report),
+        [
+            (format!("{project}/{session}.jsonl"), "read".to_string()),
+            (
+                format!("{subagents}/agent-a275d27d8dbe07d7b.jsonl"),
+                "read".to_string()
+            ),
+            (
+                format!("{subagents}/agent-a275d27d8dbe07d7b.meta.json"),
+                "skipped".to_string()
+            ),
+            (
+                format!("{project}/59b2712f-9827-4ef8-8fc6-9e6870840eef.jsonl"),
+                "read".to_string()
+            ),
+        ]
+        .into_iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        fields(&report["totals"]),
+        [5 * 1201, 5 * 57, 5 * 1403, 5 * 1302, 0, 5]
+    );
+    // Claude Code's own bill for the session with its subagent (four calls,
+    // `total_cost_usd` in its `-p` output) is what drover prices it at.
+    let own: Value = serde_json::from_str(
+        &std::fs::read_to_string(real_fixture("claude/subagent/headless.stdout.json"))
+            .expect("fixture"),
+    )
+    .expect("json");
+    let session_cost = report["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .find(|s| s["session"] == session)
+        .and_then(|s| s["cost_usd"].as_f64())
+        .expect("priced session");
+    let claude_code = own["total_cost_usd"].as_f64().expect("cost");
+    assert!(
+        (session_cost - claude_code).abs() < 1e-9,
+        "drover {session_cost} vs Claude Code {claude_code}"
+    );
+}
+
+/// Codex 0.171.0 keeps live rollouts under `sessions/Y/M/D/` and moves
+/// archived ones (`codex archive`) to `archived_sessions/`.
+#[test]
+fn codex_live_and_archived_rollouts_are_found() {
+    let w = World::new();
+    let live = ".codex/sessions/2026/11/30/rollout-2026-11-30T17-01-40-019dd1c5-8d42-7c31-9c1d-3b8a2e3e1c10.jsonl";
+    let archived = ".codex/archived_sessions/rollout-2026-12-01T18-05-28-01a232c8-79ca-7010-972d-997a2f7bfe29.jsonl";
+    w.put(live, &real_fixture("codex/rollout.jsonl"));
+    w.put(archived, &real_fixture("codex/rollout-archived.jsonl"));
+    w.put(".codex/config.toml", &real_fixture("codex/config.toml"));
+    let report = w.json(&["--cli", "codex", "--explain-files"], &[]);
+    let notes = explained(&w, &report);
+    assert!(
+        notes.contains(&(live.to_string(), "read".to_string())),
+        "{notes:?}"
+    );
+    assert!(
+        notes.contains(&(archived.to_string(), "read".to_string())),
+        "{notes:?}"
+    );
+    // The archived thread made two calls, the live one its own.
+    let sessions = report["sessions"].as_array().expect("sessions");
+    assert_eq!(sessions.len(), 2, "{report:#}");
+    assert!(
+        sessions
+            .iter()
+            .any(|s| s["session"] == "01a232c8-79ca-7010-972d-997a2f7bfe29" && s["requests"] == 2)
+    );
+}
+
+/// Gemini CLI keeps one folder per project under `~/.gemini/tmp/`: main
+/// chats, subagent chats in a folder named after the parent session, and
+/// chats from before the JSONL format.
+#[test]
+fn gemini_project_subagent_and_legacy_chats_are_found() {
+    let w = World::new();
+    let chats = ".gemini/tmp/work/chats";
+    let main = format!("{chats}/session-2026-11-30T17-05-9a0b1c2d.jsonl");
+    let sub = format!("{chats}/9a0b1c2d-0000-4000-8000-000000000001/agent-1.jsonl");
+    let legacy = format!("{chats}/session-2026-03-01T10-00-1234abcd.json");
+    w.put(&main, &real_fixture("gemini/transcript.jsonl"));
+    w.put(&sub, &component_fixture("gemini", "chat-subagent.jsonl"));
+    w.put(&legacy, &component_fixture("gemini", "chat-legacy.json"));
+    w.put(
+        ".gemini/projects.json",
+        &real_fixture("gemini/projects.json"),
+    );
+    let report = w.json(&["--cli", "gemini", "--explain-files"], &[]);
+    let notes = explained(&w, &report);
+    for file in [&main, &sub, &legacy] {
+        assert!(
+            notes.contains(&(file.clone(), "read".to_string())),
+            "{file}: {notes:?}"
+        );
+    }
+    assert!(report["totals"]["requests"].as_u64().expect("n") >= 3);
+}
+
+/// Qwen Code keeps chats per project (`~/.qwen/projects/<slug>/chats/`);
+/// its `usage_record.jsonl` repeats them as per-session totals and is left
+/// to the `qwen-usage-record` parser.
+#[test]
+fn qwen_project_chats_are_found() {
+    let w = World::new();
+    let chat = ".qwen/projects/-w-app/chats/0d3b1d9e-6b1a-4c52-9f1e-4f0f1a7b8c01.jsonl";
+    w.put(chat, &real_fixture("qwen/transcript.jsonl"));
+    w.put(
+        ".qwen/usage_record.jsonl",
+        &real_fixture("qwen/usage_record.jsonl"),
+    );
+    let report = w.json(&["--cli", "qwen", "--explain-files"], &[]);
+    let notes = explained(&w, &report);
+    assert!(
+        notes.contains(&(chat.to_string(), "read".to_string())),
+        "{notes:?}"
+    );
+    assert!(report["totals"]["requests"].as_u64().expect("n") >= 1);
+}
+
+/// opencode 1.18.33 keeps every message in one SQLite database.
+#[test]
+fn opencode_database_is_found() {
+    let w = World::new();
+    opencode_db(&w.home().join(".local/share/opencode/opencode.db"));
+    let report = w.json(&["--cli", "opencode", "--explain-files"], &[]);
+    let notes = explained(&w, &report);
+    assert_eq!(
+        notes,
+        [(
+            ".local/share/opencode/opencode.db".to_string(),
+            "read".to_string()
+        )]
+    );
+    assert_eq!(fields(&report["totals"])[5], 3);
+}
+
+/// Copilot CLI writes one `events.jsonl` per session under `session-state/`.
+#[test]
+fn copilot_session_state_is_found() {
+    let w = World::new();
+    let events = ".copilot/session-state/3f1e0c2a-7b7d-4d0e-9a51-1c2d3e4f5a6b/events.jsonl";
+    w.put(
+        events,
+        &component_fixture("copilot", "events-cumulative.jsonl"),
+    );
+    let report = w.json(&["--cli", "copilot", "--explain-files"], &[]);
+    let notes = explained(&w, &report);
+    assert_eq!(notes, [(events.to_string(), "read".to_string())]);
+    assert_eq!(fields(&report["totals"])[5], 4);
+}
+
+/// Grok keeps one folder per session under `~/.grok/sessions/<url-encoded
+/// cwd>/`; of its files only `updates.jsonl` carries tokens (one
+/// `turn_completed` line per finished turn).
+#[test]
+fn grok_session_folders_are_found() {
+    let w = World::new();
+    let project = ".grok/sessions/%2Fw%2Fapp";
+    let mut expected = Vec::new();
+    for (session, capture, files) in [
+        (
+            "01a232b6-c7c8-7503-899a-c911851bba2a",
+            "session-interactive",
+            &[
+                "updates.jsonl",
+                "chat_history.jsonl",
+                "events.jsonl",
+                "summary.json",
+            ][..],
+        ),
+        (
+            "01a232b4-758f-7130-a8e5-21646eb750e3",
+            "session",
+            &["updates.jsonl", "signals.json"][..],
+        ),
+    ] {
+        for file in files {
+            let to = format!("{project}/{session}/{file}");
+            w.put(&to, &real_fixture(&format!("grok/{capture}-{file}")));
+            let status = if *file == "updates.jsonl" {
+                "read"
+            } else {
+                "skipped"
+            };
+            expected.push((to, status.to_string()));
+        }
+    }
+    expected.sort();
+    let report = w.json(&["--cli", "grok", "--explain-files"], &[]);
+    let mut notes = explained(&w, &report);
+    notes.sort();
+    assert_eq!(notes, expected);
+    // Two turns of one and two calls, and one turn of one call: each call
+    // 3101 in (300 of them cache reads) and 77 out.
+    assert_eq!(
+        fields(&report["totals"]),
+        [4 * 2801, 4 * 77, 4 * 300, 0, 0, 4]
+    );
+}
+
+/// The price table's snapshot is named in `usage --json` and `doctor`; the
+/// user's override file changes prices, and a broken one is an error that
+/// names its place, in both commands.
+#[test]
+fn prices_come_from_the_snapshot_and_the_users_file() {
+    let w = World::new();
+    w.claude();
+    let report = w.json(&["--cli", "claude"], &[]);
+    assert_eq!(report["schema_version"], 2);
+    assert!(
+        report["pricing"]["snapshot"]
+            .as_str()
+            .expect("snapshot")
+            .starts_with("litellm ")
+    );
+    let date = report["pricing"]["snapshot_date"].as_str().expect("date");
+    assert_eq!(date.len(), 10);
+    let base = report["totals"]["cost_usd"].as_f64().expect("priced");
+    assert!(base > 0.0);
+
+    let doctor = w.drover(&["doctor", "--json"], &[]);
+    let doc: Value = serde_json::from_slice(&doctor.stdout).expect("doctor json");
+    assert_eq!(doc["pricing"]["snapshot_date"], date);
+
+    // The fixtures' claude-sonnet-5-1 is not in the snapshot.
+    assert_eq!(
+        report["totals"]["unpriced_models"],
+        serde_json::json!(["claude-sonnet-5-1"])
+    );
+    // Every token at $1, and the unknown model added: the cost is the
+    // token total.
+    let config = w.home().join(".config/drover");
+    std::fs::create_dir_all(&config).expect("mkdir");
+    let dollar = r#"{"input_cost_per_token": 1, "output_cost_per_token": 1,
+        "cache_read_input_token_cost": 1, "cache_creation_input_token_cost": 1}"#;
+    std::fs::write(
+        config.join("pricing.json"),
+        format!(r#"{{"claude-opus-5-5": {dollar}, "claude-sonnet-5-1": {dollar}}}"#),
+    )
+    .expect("write");
+    let report = w.json(&["--cli", "claude"], &[]);
+    let total: u64 = CLAUDE_TOTAL[..4].iter().sum();
+    assert_eq!(report["totals"]["cost_usd"].as_f64(), Some(total as f64));
+    assert_eq!(report["unpriced"], serde_json::json!([]));
+    assert_eq!(
+        report["pricing"]["overrides"].as_array().map(Vec::len),
+        Some(1)
+    );
+
+    std::fs::write(
+        config.join("pricing.json"),
+        "{\n  \"m\": {\"input_cost_per_token\": \"x\"}\n}",
+    )
+    .expect("write");
+    let out = w.drover(&["usage", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("pricing.json: model 'm': input_cost_per_token"),
+        "{stderr}"
+    );
+    let doctor = w.drover(&["doctor", "--json"], &[]);
+    assert_eq!(doctor.status.code(), Some(1));
+}
+
+/// Months group, `--until` cuts inclusively, and an unknown `--tz` is a
+/// usage error.
+#[test]
+fn months_until_and_zones() {
+    let w = World::new();
+    w.claude();
+    let all = w.json(&["--cli", "claude", "--by", "month"], &[]);
+    assert_eq!(all["groups"].as_array().map(Vec::len), Some(2), "{all:#}");
+    let until = w.json(&["--cli", "claude", "--until", "2026-11-29"], &[]);
+    assert_eq!(fields(&until["totals"])[5], 1);
+    let bad = w.drover(&["usage", "--tz", "Mars/Olympus"], &[]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A conversation copied into another project's folder is two tallies;
+/// its requests, keyed by message id, still count once.
+#[test]
+fn a_conversation_copied_into_another_project_counts_once() {
+    let w = World::new();
+    w.claude();
+    w.put(
+        &format!(".claude/projects/-w-copy/{CLAUDE_A}.jsonl"),
+        &claude_fixture(CLAUDE_A),
+    );
+    let report = w.json(&["--cli", "claude"], &[]);
+    assert_eq!(fields(&report["totals"]), CLAUDE_TOTAL);
+    assert!(
+        report["repeated_requests"].as_u64().expect("n") >= 2,
+        "{report:#}"
+    );
+}
+
+const CODEX_THREAD: &str = "019a9776-0a34-7842-8627-112b63d66e90";
+
+/// (input, output, cache_read, cache_write, reasoning, requests) of the two
+/// requests in the Codex component's `rollout-resumed.jsonl`.
+const CODEX_RESUMED_TOTAL: [u64; 6] = [2202, 134, 2000, 0, 10, 2];
+
+/// A rollout both live and archived (a copy kept after `codex archive`) is
+/// two tallies; its requests, keyed by response id, count once.
+#[test]
+fn a_codex_rollout_both_live_and_archived_counts_once() {
+    let w = World::new();
+    let rollout = component_fixture("codex", "rollout-resumed.jsonl");
+    let name = format!("rollout-2026-11-30T10-00-00-{CODEX_THREAD}.jsonl");
+    w.put(&format!(".codex/sessions/2026/11/30/{name}"), &rollout);
+    w.put(&format!(".codex/archived_sessions/{name}"), &rollout);
+    let report = w.json(&["--cli", "codex"], &[]);
+    assert_eq!(fields(&report["totals"]), CODEX_RESUMED_TOTAL, "{report:#}");
+    assert_eq!(report["repeated_requests"], 2, "{report:#}");
+}
+
+/// A thread continued in a second rollout under another year's folder (one
+/// tally per year) that opens with the thread's old running total again:
+/// each request once, in the month it was made.
+#[test]
+fn a_codex_thread_continued_in_another_year_counts_once() {
+    let w = World::new();
+    let text = std::fs::read_to_string(component_fixture("codex", "rollout-resumed.jsonl"))
+        .expect("fixture");
+    // As an older Codex wrote it: running totals only.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("token_usage_record"))
+        .collect();
+    let split = lines
+        .iter()
+        .position(|l| l.contains("Reply with exactly: SECOND"))
+        .expect("second turn");
+    let old_total = lines[..split]
+        .iter()
+        .rev()
+        .find(|l| l.contains("total_token_usage"))
+        .expect("turn 1 total");
+    let head = lines[..split].join("\n");
+    let tail: Vec<String> = [lines[0].to_string(), old_total.to_string()]
+        .into_iter()
+        .chain(
+            lines[split..]
+                .iter()
+                .map(|l| l.replace("2026-11-30T", "2027-01-02T")),
+        )
+        .collect();
+    for (day, text) in [("2026/11/30", head), ("2027/01/02", tail.join("\n"))] {
+        let path = w.home().join(format!(
+            ".codex/sessions/{day}/rollout-{}-{CODEX_THREAD}.jsonl",
+            day.replace('/', "-")
+        ));
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+    }
+    let report = w.json(&["--cli", "codex", "--by", "month"], &[]);
+    assert_eq!(fields(&report["totals"]), CODEX_RESUMED_TOTAL, "{report:#}");
+    let months: Vec<(&str, u64)> = report["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| (g["month"].as_str().unwrap_or("?"), fields(g)[5]))
+        .collect();
+    assert_eq!(months, [("2026-11", 1), ("2027-01", 1)]);
+}
+
+/// Claude's request rows carry their time, working directory and cache
+/// lifetimes: 1-hour writes are priced apart, `--project` keeps the
+/// conversations run there, and `--by block` has request times.
+#[test]
+fn claude_requests_carry_time_directory_and_cache_lifetimes() {
+    let w = World::new();
+    let here = std::fs::canonicalize(w.project.path()).expect("project");
+    let row = |id: &str, cwd: &str, at: &str| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s1","cwd":"{cwd}","timestamp":"{at}","requestId":"r-{id}","message":{{"id":"{id}","model":"claude-opus-5-5","usage":{{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":0,"cache_creation_input_tokens":300,"cache_creation":{{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":200}}}}}}}}"#
+        )
+    };
+    let text = [
+        row(
+            "m1",
+            &here.display().to_string(),
+            "2026-11-30T10:20:00.000Z",
+        ),
+        row("m2", "/elsewhere", "2026-11-30T11:00:00.000Z"),
+    ]
+    .join("\n");
+    let path = w.home().join(".claude/projects/-w/s1.jsonl");
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&path, text).expect("write");
+
+    let all = w.json(&["--cli", "claude", "--by", "block"], &[]);
+    assert_eq!(all["totals"]["cache_write"], 600);
+    assert_eq!(all["totals"]["cache_write_1h"], 400);
+    // Claude Opus 5.5: $4/M in, $20/M out, $5/M 5-minute and $8/M 1-hour writes.
+    let one = 10.0 * 4e-6 + 20.0 * 2e-5 + 100.0 * 5e-6 + 200.0 * 8e-6;
+    let cost = all["totals"]["cost_usd"].as_f64().expect("priced");
+    assert!((cost - 2.0 * one).abs() < 1e-12, "{cost}");
+    let blocks = all["groups"].as_array().expect("blocks");
+    assert_eq!(blocks.len(), 1, "{all:#}");
+    assert_eq!(blocks[0]["start"], "2026-11-30T10:00:00.000Z");
+
+    let out = w.drover(
+        &[
+            "--project",
+            &here.display().to_string(),
+            "usage",
+            "--json",
+            "--cli",
+            "claude",
+        ],
+        &[],
+    );
+    let mine: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(mine["totals"]["requests"], 1, "{mine:#}");
+    assert_eq!(
+        mine["sessions"][0]["projects"],
+        serde_json::json!([here.display().to_string()])
+    );
 }

@@ -10,6 +10,9 @@
 import { log } from "drover:adapter/host-log@0.2.0";
 import { adapter, decodeUtf8, invalid, parseJson, render, unsupported } from "./drover-kit.js";
 
+// echo-cli's parser reports sums: the SDK's `requests` declines per-request usage.
+export { requests } from "./drover-kit.js";
+
 const PARSER = "echo-jsonl";
 const HOME_ENV = "ECHO_CLI_HOME";
 const MAX_LINE_BYTES = 16 << 20;

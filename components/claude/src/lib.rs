@@ -28,6 +28,12 @@ pub struct Claude;
 /// The usage parser name profiles use for Claude transcripts.
 pub const PARSER: &str = "claude-jsonl";
 
+/// Transcripts under a config directory: each session's conversation, and
+/// (since Claude Code 2.1.2) each subagent's beside it in
+/// `<session>/subagents/agent-<id>.jsonl` (its `.meta.json` sidecar carries
+/// no usage).
+const TRANSCRIPTS: [&str; 2] = ["projects/*/*.jsonl", "projects/*/*/subagents/*.jsonl"];
+
 impl Adapter for Claude {
     const METADATA: Metadata = Metadata {
         capabilities: CLI_CAPABILITIES,
@@ -87,7 +93,7 @@ impl Adapter for Claude {
     }
 }
 
-/// `~/.claude/projects/<slug>/<session>.jsonl` (or under `~/.config/claude`);
+/// The [`TRANSCRIPTS`] under `~/.claude` and `~/.config/claude`;
 /// `CLAUDE_CONFIG_DIR`, which may list several directories separated by
 /// commas, replaces both.
 fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
@@ -102,26 +108,26 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
         .iter()
         .find(|(k, v)| k == "CLAUDE_CONFIG_DIR" && !v.is_empty())
         .map(|(_, v)| v.clone());
-    match config_dir {
+    let roots: Vec<(GlobBase, String)> = match config_dir {
         Some(dirs) => dirs
             .split(',')
             .map(str::trim)
             .filter(|d| !d.is_empty())
-            .map(|d| {
-                glob(
-                    GlobBase::Absolute,
-                    format!("{}/projects/*/*.jsonl", d.trim_end_matches('/')),
-                )
-            })
+            .map(|d| (GlobBase::Absolute, d.trim_end_matches('/').to_string()))
             .collect(),
         None => vec![
-            glob(GlobBase::Home, ".claude/projects/*/*.jsonl".to_string()),
-            glob(
-                GlobBase::Home,
-                ".config/claude/projects/*/*.jsonl".to_string(),
-            ),
+            (GlobBase::Home, ".claude".to_string()),
+            (GlobBase::Home, ".config/claude".to_string()),
         ],
-    }
+    };
+    roots
+        .into_iter()
+        .flat_map(|(base, dir)| {
+            TRANSCRIPTS
+                .iter()
+                .map(move |pattern| glob(base, format!("{dir}/{pattern}")))
+        })
+        .collect()
 }
 
 // The generic adapter links this crate for its logic, without the exports.

@@ -18,16 +18,23 @@
 //!   Claude Code 2.1.332 sometimes repeats unchanged; their `modelUsage` is
 //!   the session's running total), `summary` and `result` rows.
 //! - Cache writes come from `cache_creation_input_tokens`; the per-TTL
-//!   breakdown object is used only when that field is absent.
+//!   breakdown object (`cache_creation.ephemeral_5m_input_tokens` /
+//!   `ephemeral_1h_input_tokens`) splits them into 5-minute and 1-hour
+//!   writes when it adds up to that total, and stands in for it when the
+//!   total is absent. Claude Code 2.1.332 writes the breakdown all zero
+//!   beside a real total: those writes are taken as 5-minute ones.
+//!
+//! Each request is reported to the ledger with its key (`message.id`, else
+//! the request id or reference), time, working directory (`cwd`) and the
+//! cache lifetimes, so a request tally can pass it to the engine.
 //!
 //! Anthropic's `input_tokens` already excludes cache reads, and thinking is
 //! billed inside `output_tokens`, so reasoning is not reported separately.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of, key_of};
+use drover_kit::Request;
+use drover_kit::usage::{Count, Ledger, RowParser, contains};
 use serde::Deserialize;
 
 /// The parser of that name, if it is this adapter's.
@@ -37,8 +44,6 @@ pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
 
 #[derive(Default)]
 pub struct ClaudeJsonl {
-    /// request key -> (ledger cell, output counted so far)
-    seen: HashMap<u64, (u32, u64)>,
     file_session: String,
 }
 
@@ -56,6 +61,8 @@ struct Row<'a> {
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
     #[serde(rename = "isApiErrorMessage", default)]
     is_api_error: Option<bool>,
     #[serde(default)]
@@ -130,53 +137,55 @@ impl RowParser for ClaudeJsonl {
         if row.is_api_error == Some(true) || model == "<synthetic>" {
             return;
         }
-        let cache_write = match (tokens.cache_creation_input_tokens, &tokens.cache_creation) {
-            (Some(total), _) => total.0,
-            (None, Some(b)) => b.ephemeral_5m_input_tokens.0 + b.ephemeral_1h_input_tokens.0,
-            (None, None) => 0,
-        };
-        let usage = Usage {
-            input: tokens.input_tokens.0,
-            output: tokens.output_tokens.0,
-            cache_read: tokens.cache_read_input_tokens.0,
-            cache_write,
-            reasoning: 0,
-            requests: 1,
-        };
+        let (cache_write_5m, cache_write_1h) =
+            match (tokens.cache_creation_input_tokens, &tokens.cache_creation) {
+                (Some(total), Some(b))
+                    if b.ephemeral_5m_input_tokens
+                        .0
+                        .checked_add(b.ephemeral_1h_input_tokens.0)
+                        == Some(total.0) =>
+                {
+                    (b.ephemeral_5m_input_tokens.0, b.ephemeral_1h_input_tokens.0)
+                }
+                (Some(total), _) => (total.0, 0),
+                (None, Some(b)) => (b.ephemeral_5m_input_tokens.0, b.ephemeral_1h_input_tokens.0),
+                (None, None) => (0, 0),
+            };
         let key = match (
             message_id.as_deref().filter(|m| !m.is_empty()),
             row.request_id.as_deref().or(row.request_ref.as_deref()),
         ) {
-            (Some(m), _) => Some(key_of(&[m, ""])),
-            (None, Some(r)) if !r.is_empty() => Some(key_of(&["", r])),
-            _ => None,
+            (Some(m), _) => format!("message:{m}"),
+            (None, Some(r)) if !r.is_empty() => format!("request:{r}"),
+            _ => String::new(),
         };
-        if let Some(key) = key
-            && let Some((cell, counted)) = self.seen.get_mut(&key)
-        {
-            if usage.output > *counted {
-                let extra = Usage {
-                    output: usage.output - *counted,
-                    ..Usage::ZERO
-                };
-                ledger.add_at(*cell as usize, &extra);
-                *counted = usage.output;
-            }
-            return;
-        }
-        let session = row.session_id.as_deref().unwrap_or(&self.file_session);
-        let day = row.timestamp.as_deref().map(day_of).unwrap_or("");
-        let cell = ledger.cell(session, day, model);
-        ledger.add_at(cell, &usage);
-        if let Some(key) = key {
-            self.seen.insert(key, (cell as u32, usage.output));
-        }
+        ledger.request(Request {
+            key,
+            session: row
+                .session_id
+                .as_deref()
+                .unwrap_or(&self.file_session)
+                .to_string(),
+            timestamp: row.timestamp.as_deref().unwrap_or("").to_string(),
+            model: model.to_string(),
+            cwd: row.cwd.as_deref().unwrap_or("").to_string(),
+            input: tokens.input_tokens.0,
+            output: tokens.output_tokens.0,
+            reasoning: 0,
+            cache_read: tokens.cache_read_input_tokens.0,
+            cache_write_5m,
+            cache_write_1h,
+        });
+    }
+
+    fn reports_requests(&self) -> bool {
+        true
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use drover_kit::Usage;
 
     fn tally(text: &str) -> Option<drover_kit::UsageReport> {
         let files = [("/p/-w/sess-file.jsonl", text)];

@@ -12,21 +12,25 @@
 //!   restarted, so it counts from zero. `info: null` rows carry only rate
 //!   limits. Baselines are kept per thread across files, so a thread whose
 //!   rollout is fed twice, or continued in a second file, is not counted again;
+//!   and each change is reported as a request keyed by the thread and the
+//!   total it reached, so the engine also drops the copies another tally
+//!   read (a rollout both live and archived, a thread continued in a file
+//!   under another year that opens with the old total again);
 //! - `token_usage_record` (newer Codex): `payload.usage` is one response's own
-//!   usage, keyed by `payload.response_id` (counted once across files, which
-//!   also drops the copies a forked thread carries). It describes the same
-//!   requests as `token_count`, so a file that has records is counted from
-//!   them; its `token_count` rows count only for the part of the thread before
-//!   the first record (an older Codex wrote it), found through the record's
-//!   `thread_token_usage` running total.
+//!   usage, keyed by `payload.response_id` (counted once across files and
+//!   tallies, which also drops the copies a forked thread carries). It
+//!   describes the same requests as `token_count`, so a file that has
+//!   records is counted from them; its `token_count` rows count only for the
+//!   part of the thread before the first record (an older Codex wrote it),
+//!   found through the record's `thread_token_usage` running total.
 //!
 //! Responses accounting: `input_tokens` includes `cached_input_tokens`, and
 //! `output_tokens` includes `reasoning_output_tokens`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of, key_of};
+use drover_kit::Request;
+use drover_kit::usage::{Count, Ledger, RowParser, contains};
 use serde::{Deserialize, Deserializer};
 
 /// Every row this parser reads contains one of these.
@@ -97,6 +101,9 @@ struct Payload {
     id: Text,
     #[serde(default)]
     model: Text,
+    /// `session_meta`'s working directory.
+    #[serde(default)]
+    cwd: Text,
     #[serde(default)]
     info: Loose<Info>,
     #[serde(default)]
@@ -185,27 +192,44 @@ impl Tokens {
         self.input_tokens.0.saturating_add(self.output_tokens.0)
     }
 
-    fn usage(&self) -> Usage {
-        Usage {
+    /// One request of these tokens.
+    fn request(
+        &self,
+        key: String,
+        session: String,
+        timestamp: &str,
+        model: String,
+        cwd: &str,
+    ) -> Request {
+        Request {
+            key,
+            session,
+            timestamp: timestamp.to_string(),
+            model,
+            cwd: cwd.to_string(),
             input: self
                 .input_tokens
                 .0
                 .saturating_sub(self.cached_input_tokens.0),
             output: self.output_tokens.0,
-            cache_read: self.cached_input_tokens.0,
-            cache_write: self.cache_write_input_tokens.0,
             reasoning: self.reasoning_output_tokens.0,
-            requests: 1,
+            cache_read: self.cached_input_tokens.0,
+            cache_write_5m: self.cache_write_input_tokens.0,
+            cache_write_1h: 0,
         }
+    }
+
+    /// The dedupe key of the request that brought `thread`'s running total
+    /// to `self`: equal in every copy of the thread's rollout.
+    fn total_key(&self, thread: &str) -> String {
+        let [i, c, w, o, r] = self.fields();
+        format!("total:{thread}:{i}:{c}:{w}:{o}:{r}")
     }
 }
 
 /// A `token_count` change, held until the file ends decides its source.
 struct Pending {
-    session: String,
-    day: String,
-    model: String,
-    usage: Usage,
+    request: Request,
     /// Where the running total stood after this change.
     position: u64,
 }
@@ -215,6 +239,7 @@ struct FileState {
     name_session: String,
     session: Option<String>,
     model: String,
+    cwd: String,
     pending: Vec<Pending>,
     saw_usage: bool,
     /// Set by the file's first `token_usage_record`: the running total
@@ -226,8 +251,6 @@ struct FileState {
 pub struct Rollout {
     /// thread -> last `token_count` total seen, across files.
     totals: HashMap<String, Tokens>,
-    /// `token_usage_record` response ids already counted, across files.
-    responses: HashSet<u64>,
     file: FileState,
 }
 
@@ -260,7 +283,7 @@ impl Rollout {
             .unwrap_or_else(|| self.file.name_session.clone())
     }
 
-    fn token_count(&mut self, info: Option<Info>, day: &str) {
+    fn token_count(&mut self, info: Option<Info>, timestamp: &str) {
         let Some(total) = info.and_then(Info::total) else {
             return;
         };
@@ -273,21 +296,23 @@ impl Rollout {
             None => total.clone(),
         };
         let position = total.position();
+        let key = total.total_key(&session);
         self.totals.insert(session.clone(), total);
         if self.file.records_from.is_some() {
             // The records of this file count this request.
             return;
         }
-        self.file.pending.push(Pending {
+        let request = delta.request(
+            key,
             session,
-            day: day.to_string(),
-            model: self.file.model.clone(),
-            usage: delta.usage(),
-            position,
-        });
+            timestamp,
+            self.file.model.clone(),
+            &self.file.cwd,
+        );
+        self.file.pending.push(Pending { request, position });
     }
 
-    fn record(&mut self, payload: Payload, day: &str, ledger: &mut Ledger) {
+    fn record(&mut self, payload: Payload, timestamp: &str, ledger: &mut Ledger) {
         let Some(usage) = payload.usage.0 else {
             return;
         };
@@ -299,13 +324,15 @@ impl Rollout {
                 .map(|t| t.position().saturating_sub(usage.position()));
             self.file.records_from = Some(before);
         }
-        if let Some(id) = payload.response_id.0
-            && !self.responses.insert(key_of(&["response", &id]))
-        {
-            return;
-        }
+        // The ledger counts a response id once; one without an id is never
+        // taken for a copy.
+        let key = payload
+            .response_id
+            .0
+            .map(|id| format!("response:{id}"))
+            .unwrap_or_default();
         let model = payload.model.0.unwrap_or_else(|| self.file.model.clone());
-        ledger.add(&self.session(), day, &model, &usage.usage());
+        ledger.request(usage.request(key, self.session(), timestamp, model, &self.file.cwd));
     }
 }
 
@@ -328,19 +355,14 @@ impl RowParser for Rollout {
         let Some(payload) = row.payload else {
             return;
         };
-        let day = row
-            .timestamp
-            .0
-            .as_deref()
-            .map(day_of)
-            .unwrap_or("")
-            .to_string();
+        let timestamp = row.timestamp.0.unwrap_or_default();
         match (row.kind.0.as_deref(), payload.kind.0.as_deref()) {
             (Some("session_meta"), _) => {
                 // The first one names the file's thread; later ones are
                 // history a forked thread copied.
                 if self.file.session.is_none() {
                     self.file.session = payload.id.0;
+                    self.file.cwd = payload.cwd.0.unwrap_or_default();
                 }
                 if let Some(model) = payload.model.0 {
                     self.file.model = model;
@@ -351,9 +373,11 @@ impl RowParser for Rollout {
                     self.file.model = model;
                 }
             }
-            (Some("event_msg"), Some("token_count")) => self.token_count(payload.info.0, &day),
+            (Some("event_msg"), Some("token_count")) => {
+                self.token_count(payload.info.0, &timestamp)
+            }
             (Some("token_usage_record"), _) | (Some("event_msg"), Some("token_usage_record")) => {
-                self.record(payload, &day, ledger);
+                self.record(payload, &timestamp, ledger);
             }
             _ => {}
         }
@@ -364,18 +388,23 @@ impl RowParser for Rollout {
         let limit = file.records_from.unwrap_or(Some(u64::MAX));
         for p in file.pending {
             if limit.is_some_and(|limit| p.position <= limit) {
-                ledger.add(&p.session, &p.day, &p.model, &p.usage);
+                ledger.request(p.request);
             }
         }
         if file.saw_usage {
             ledger.mark_seen();
         }
     }
+
+    fn reports_requests(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::Usage;
     use drover_kit::UsageReport;
 
     const FILE: &str = "/h/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl";

@@ -40,6 +40,26 @@ class DeclinedTally {
   }
 }
 
+class DeclinedRequestTally {
+  constructor(parser) {
+    this.parser = parser;
+  }
+  beginFile(_name) {}
+  feed(_chunk) {
+    throw unsupported(`usage parser '${this.parser}' reports sums, not requests`);
+  }
+  finish() {
+    throw unsupported(`usage parser '${this.parser}' reports sums, not requests`);
+  }
+}
+
+/**
+ * The default `requests` export (re-export it: `export { requests } from
+ * "./drover-kit.js"`): its `request-tally` answers `unsupported`, so the
+ * engine reads the adapter's usage through `tally`.
+ */
+export const requests = { RequestTally: DeclinedRequestTally };
+
 /**
  * The `cli` export: `spec` gives `name`, `version`, `capabilities`,
  * `dialects`, `usageParsers` ([name, needles] pairs), `locationEnv`,

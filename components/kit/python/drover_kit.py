@@ -19,6 +19,7 @@ from typing import List, Optional, Sequence, Tuple
 from componentize_py_types import Err
 from wit_world import exports
 from wit_world.exports import cli as cli_exports
+from wit_world.exports import requests as requests_exports
 from wit_world.imports.types import (
     AdapterError_InvalidInput,
     AdapterError_Unsupported,
@@ -147,6 +148,35 @@ def export_tally(cls) -> None:
 
 
 export_tally(DeclinedTally)
+
+
+class DeclinedRequestTally(requests_exports.RequestTally):
+    """The default `request-tally` (`requests` interface): the adapter's
+    parsers report sums through `tally`, which the engine reads when this
+    one answers `unsupported`."""
+
+    def __init__(self, parser: str) -> None:
+        self.parser = parser
+
+    def begin_file(self, name: str) -> None:
+        pass
+
+    def feed(self, chunk: bytes) -> list:
+        raise unsupported(f"usage parser '{self.parser}' reports sums, not requests")
+
+    def finish(self):
+        raise unsupported(f"usage parser '{self.parser}' reports sums, not requests")
+
+
+def export_request_tally(cls) -> None:
+    """Makes `cls` the `request-tally` resource (module `requests`, as for
+    `export_tally`)."""
+    module = ModuleType("requests")
+    module.RequestTally = cls
+    sys.modules["requests"] = module
+
+
+export_request_tally(DeclinedRequestTally)
 
 
 # --- hostile JSON ----------------------------------------------------------

@@ -18,6 +18,7 @@
 use std::marker::PhantomData;
 
 use crate::exports::drover::adapter::cli::{Guest, GuestTally};
+use crate::exports::drover::adapter::requests::{self, GuestRequestTally};
 use crate::faults::FaultRule;
 use crate::screen::ScreenRule;
 use crate::usage::{ChunkedTally, RowParser};
@@ -325,6 +326,61 @@ impl<A: Adapter> GuestTally for Tally<A> {
 
     fn finish(&self) -> Option<UsageReport> {
         self.inner.finish()
+    }
+}
+
+impl<A: Adapter> requests::Guest for Exports<A> {
+    type RequestTally = RequestTally<A>;
+}
+
+/// The `request-tally` resource of an [`Adapter`]: a [`ChunkedTally`] that
+/// keeps the requests the parser reports. A parser that reports none
+/// ([`RowParser::reports_requests`]) answers `unsupported`, and the engine
+/// uses `tally` instead.
+#[doc(hidden)]
+pub struct RequestTally<A> {
+    inner: ChunkedTally,
+    adapter: PhantomData<fn() -> A>,
+}
+
+impl<A: Adapter> RequestTally<A> {
+    fn supported(&self) -> Result<(), AdapterError> {
+        if self.inner.reports_requests() {
+            Ok(())
+        } else {
+            Err(crate::unsupported(format!(
+                "{}: this usage parser reports sums, not requests",
+                A::METADATA.name
+            )))
+        }
+    }
+}
+
+impl<A: Adapter> GuestRequestTally for RequestTally<A> {
+    fn new(parser: String) -> Self {
+        RequestTally {
+            inner: ChunkedTally::requesting(&parser, A::usage_parser(&parser)),
+            adapter: PhantomData,
+        }
+    }
+
+    fn begin_file(&self, name: String) {
+        self.inner.begin_file(&name);
+    }
+
+    fn feed(&self, chunk: Vec<u8>) -> Result<Vec<crate::Request>, AdapterError> {
+        self.supported()?;
+        self.inner.feed(&chunk)?;
+        Ok(self.inner.take_requests())
+    }
+
+    fn finish(&self) -> Result<crate::RequestTail, AdapterError> {
+        self.supported()?;
+        self.inner.finish();
+        Ok(crate::RequestTail {
+            requests: self.inner.take_requests(),
+            rejected_rows: self.inner.rejected_rows(),
+        })
     }
 }
 

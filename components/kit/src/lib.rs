@@ -39,6 +39,7 @@ pub use adapter::{
     not_implemented,
 };
 pub use drover::adapter::types::*;
+pub use exports::drover::adapter::requests::{Request, RequestTail};
 
 /// The WIT package version this kit was generated from; `describe` reports it.
 pub const WIT_VERSION: &str = "0.2.0";

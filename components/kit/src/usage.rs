@@ -1,5 +1,6 @@
 //! Usage bookkeeping shared by every parser: a chunked line reader, the
-//! (session, day, model) ledger, and the `tally` resource plumbing.
+//! (session, day, model) ledger (which also keeps the requests a parser
+//! reports, for the 0.2 `request-tally`), and the tally plumbing.
 //!
 //! A parser only sees whole lines. Lines split across `feed` calls are
 //! joined; a line longer than [`MAX_LINE_BYTES`] is dropped and counted as
@@ -9,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
-use crate::{Adapter, AdapterError, Usage, UsageEntry, UsageReport, unsupported};
+use crate::{Adapter, AdapterError, Request, Usage, UsageEntry, UsageReport, unsupported};
 
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 
@@ -21,6 +22,10 @@ pub struct Ledger {
     index: HashMap<u64, usize>,
     rejected: u64,
     saw_usage: bool,
+    /// Request key -> (cell, output counted so far).
+    seen: HashMap<u64, (usize, u64)>,
+    /// Requests not yet taken, when a request tally collects them.
+    requests: Option<Vec<Request>>,
 }
 
 impl Ledger {
@@ -54,6 +59,58 @@ impl Ledger {
     pub fn add(&mut self, session: &str, day: &str, model: &str, usage: &Usage) {
         let cell = self.cell(session, day, model);
         self.add_at(cell, usage);
+    }
+
+    /// One model call. Copies of it (the same non-empty `key`) count once:
+    /// a later copy with more output (a streamed response written again as
+    /// it grows) adds the difference, and is passed on again so the engine
+    /// keeps that copy; other copies are dropped.
+    pub fn request(&mut self, request: Request) {
+        self.saw_usage = true;
+        let key = (!request.key.is_empty()).then(|| key_of(&[&request.key]));
+        if let Some(key) = key
+            && let Some((cell, counted)) = self.seen.get_mut(&key)
+        {
+            if request.output > *counted {
+                let extra = Usage {
+                    output: request.output - *counted,
+                    ..Usage::ZERO
+                };
+                *counted = request.output;
+                let cell = *cell;
+                self.add_at(cell, &extra);
+                if let Some(requests) = self.requests.as_mut() {
+                    requests.push(request);
+                }
+            }
+            return;
+        }
+        let usage = Usage {
+            input: request.input,
+            output: request.output,
+            cache_read: request.cache_read,
+            cache_write: request
+                .cache_write_5m
+                .saturating_add(request.cache_write_1h),
+            reasoning: request.reasoning,
+            requests: 1,
+        };
+        let cell = self.cell(&request.session, day_of(&request.timestamp), &request.model);
+        self.add_at(cell, &usage);
+        if let Some(key) = key {
+            self.seen.insert(key, (cell, request.output));
+        }
+        if let Some(requests) = self.requests.as_mut() {
+            requests.push(request);
+        }
+    }
+
+    /// The requests reported since the last call (for a request tally).
+    pub fn take_requests(&mut self) -> Vec<Request> {
+        self.requests
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Records that the data carries usage even if nothing was added (so
@@ -152,6 +209,11 @@ pub trait RowParser {
     fn row(&mut self, line: &[u8], ledger: &mut Ledger);
     /// The file ended.
     fn end_file(&mut self, _ledger: &mut Ledger) {}
+    /// Whether the parser reports its usage with [`Ledger::request`] (one
+    /// row per model call with its key), so it can serve a request tally.
+    fn reports_requests(&self) -> bool {
+        false
+    }
 }
 
 struct TallyState {
@@ -202,6 +264,33 @@ impl ChunkedTally {
     /// A tally with `A`'s parser of that name.
     pub fn of<A: Adapter>(parser_name: &str) -> ChunkedTally {
         ChunkedTally::new(parser_name, A::usage_parser(parser_name))
+    }
+
+    /// A tally that also keeps the requests its parser reports, for
+    /// [`ChunkedTally::take_requests`].
+    pub fn requesting(parser_name: &str, parser: Option<Box<dyn RowParser>>) -> ChunkedTally {
+        let tally = ChunkedTally::new(parser_name, parser);
+        tally.state.borrow_mut().ledger.requests = Some(Vec::new());
+        tally
+    }
+
+    /// Whether the parser reports requests (see [`RowParser::reports_requests`]).
+    pub fn reports_requests(&self) -> bool {
+        self.state
+            .borrow()
+            .parser
+            .as_ref()
+            .is_some_and(|p| p.reports_requests())
+    }
+
+    /// The requests reported since the last call.
+    pub fn take_requests(&self) -> Vec<Request> {
+        self.state.borrow_mut().ledger.take_requests()
+    }
+
+    /// Rows that looked like usage but could not be read, so far.
+    pub fn rejected_rows(&self) -> u64 {
+        self.state.borrow().ledger.rejected
     }
 
     pub fn begin_file(&self, name: &str) {

@@ -1,7 +1,8 @@
 //! `drover doctor`: what this machine and project offer, in one place — the
 //! workspaces, the compile cache, and for each profile its binary, its
 //! component's capabilities, and what the component says it cannot tell
-//! apart (for most CLIs: done vs idle on a pane).
+//! apart (for most CLIs: done vs idle on a pane); and which price table
+//! `drover usage` and budgets bill from.
 
 use super::output::{errln, outln};
 use std::path::Path;
@@ -10,6 +11,7 @@ use serde::Serialize;
 
 use super::Outcome;
 use super::output::{Json, print_json};
+use crate::pricing::{self, Prices};
 use crate::profile::Catalog;
 use crate::registry;
 use crate::sandbox::{CompileCache, Sandbox};
@@ -52,9 +54,31 @@ struct Report {
     cache_bytes: u64,
     profiles: Vec<ProfileHealth>,
     profile_errors: Vec<String>,
+    pricing: PricingHealth,
     notify: crate::notify::Notifiers,
     /// The desktop notifier found here, if any.
     desktop_notifier: Option<String>,
+}
+
+#[derive(Serialize)]
+struct PricingHealth {
+    #[serde(flatten)]
+    source: pricing::Source,
+    /// The user's override file, when it does not load.
+    error: Option<String>,
+}
+
+fn pricing_health() -> PricingHealth {
+    match Prices::load(None) {
+        Ok(prices) => PricingHealth {
+            source: prices.source().clone(),
+            error: None,
+        },
+        Err(e) => PricingHealth {
+            source: Prices::embedded().source().clone(),
+            error: Some(e.to_string()),
+        },
+    }
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
@@ -130,13 +154,15 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         cache_bytes,
         profiles,
         profile_errors: catalog.errors().iter().map(ToString::to_string).collect(),
+        pricing: pricing_health(),
         notify: crate::notify::Notifiers::load(project),
         desktop_notifier: crate::notify::desktop_notifier("")
             .map(|(path, _)| path.display().to_string()),
     };
     let healthy = report.profile_errors.is_empty()
         && report.notify.errors.is_empty()
-        && report.profiles.iter().all(|p| p.error.is_none());
+        && report.profiles.iter().all(|p| p.error.is_none())
+        && report.pricing.error.is_none();
     if args.json.json {
         print_json(&report)?;
         return Ok(if healthy {
@@ -189,6 +215,20 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             report.cache_bytes as f64 / 1e6
         ),
         None => outln!("compile cache: disabled (no HOME, XDG_CACHE_HOME or DROVER_CACHE_DIR)"),
+    }
+    let prices = &report.pricing.source;
+    println!(
+        "prices: {} (snapshot {}){}",
+        prices.snapshot,
+        prices.snapshot_date,
+        if prices.overrides.is_empty() {
+            String::new()
+        } else {
+            format!(", overrides from {}", prices.overrides.join(", "))
+        }
+    );
+    if let Some(e) = &report.pricing.error {
+        println!("  price file error: {e}");
     }
     for p in &report.profiles {
         let binary = match &p.binary_path {

@@ -33,9 +33,11 @@ use clap::{Parser, Subcommand};
     about = "Drive AI coding CLIs unattended; CLI logic runs in sandboxed WebAssembly components."
 )]
 pub struct Cli {
-    /// The project directory (state lives in <project>/.drover).
-    #[arg(long, global = true, default_value = ".", value_name = "DIR")]
-    project: PathBuf,
+    /// The project directory (state lives in <project>/.drover; default:
+    /// the current directory). `drover usage` also keeps only the
+    /// conversations run in it when it is given.
+    #[arg(long, global = true, value_name = "DIR")]
+    project: Option<PathBuf>,
 
     #[command(subcommand)]
     command: Command,
@@ -137,7 +139,8 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let project = cli.project.clone();
+    let explicit_project = cli.project.is_some();
+    let project = cli.project.clone().unwrap_or_else(|| PathBuf::from("."));
     let result = match cli.command {
         Command::Profiles(args) => profiles::run(&project, args),
         Command::Validate(args) => validate::run(&project, args),
@@ -162,7 +165,7 @@ pub fn main() -> ExitCode {
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
-        Command::Usage(args) => usage::run(&project, args),
+        Command::Usage(args) => usage::run(&project, explicit_project, args),
         Command::Trust(args) => trust::run(&project, args),
     };
     match result {

@@ -72,6 +72,10 @@ pub struct Args {
     /// Token budget for the session (cost-weighted: cache reads count 0.1).
     #[arg(long, value_name = "TOKENS")]
     budget: Option<u64>,
+    /// Dollar budget for the session, priced like `drover usage`; checked
+    /// with the token budget (either one trips it) under --budget-mode.
+    #[arg(long, value_name = "DOLLARS", value_parser = parse_dollars)]
+    budget_usd: Option<f64>,
     #[arg(long, value_enum, default_value = "warn")]
     budget_mode: BudgetMode,
     /// Grace after an enforced budget trip before `over_budget`.
@@ -93,6 +97,16 @@ pub struct Args {
     json: Json,
     /// The prompt (`-` reads it from stdin).
     prompt: String,
+}
+
+/// A dollar amount: a finite, non-negative number (`2`, `0.5`, `$3.25`).
+pub fn parse_dollars(s: &str) -> Result<f64, String> {
+    s.trim()
+        .trim_start_matches('$')
+        .parse::<f64>()
+        .ok()
+        .filter(|d| d.is_finite() && *d >= 0.0)
+        .ok_or_else(|| format!("'{s}' is not an amount of dollars (e.g. 2.50)"))
 }
 
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -208,7 +222,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     spec.stall_grace = args.stall;
     spec.stall_nudges = args.stall_nudges;
     spec.token_budget = args.budget;
-    spec.budget_mode = if args.budget.is_some() {
+    spec.cost_budget = args.budget_usd;
+    spec.budget_mode = if args.budget.is_some() || args.budget_usd.is_some() {
         args.budget_mode
     } else {
         BudgetMode::Off
@@ -305,6 +320,12 @@ fn print_summary(r: &SessionResult) {
             u.cache_write,
             u.requests
         );
+    }
+    if r.usage.is_some() {
+        match r.cost_usd {
+            Some(c) => println!("  cost: ${c:.4}"),
+            None => println!("  cost: unpriced (a model it used is not in the price table)"),
+        }
     }
     if let Some(kind) = &r.blocked {
         outln!("  blocked on a {kind} prompt");

@@ -40,6 +40,14 @@ pub struct UpArgs {
     /// How long the CLI may take to become ready.
     #[arg(long, value_parser = super::run::parse_duration, default_value = "2m")]
     timeout: Duration,
+    /// Dollar budget for the seat's whole conversation, checked while each
+    /// message runs (as `drover run --budget-usd`).
+    #[arg(long, value_name = "DOLLARS", value_parser = super::run::parse_dollars)]
+    budget_usd: Option<f64>,
+    /// `warn` notes the crossing; `enforce` ends the message `over_budget`
+    /// after the grace.
+    #[arg(long, value_enum, default_value = "warn")]
+    budget_mode: crate::session::BudgetMode,
     #[command(flatten)]
     json: Json,
 }
@@ -157,6 +165,13 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         conversation: None,
         pane: None,
         created_ns: now_ns(),
+        budget_usd: args.budget_usd,
+        budget_mode: if args.budget_usd.is_some() {
+            args.budget_mode
+        } else {
+            crate::session::BudgetMode::Off
+        },
+        cost_usd: None,
     };
     let mut blocked = None;
     if kind.has_panes() {
@@ -228,6 +243,8 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.model = record.model.clone();
     spec.timeout = args.timeout;
     spec.keep = true;
+    spec.cost_budget = record.budget_usd;
+    spec.budget_mode = record.budget_mode;
     let interrupted = super::interrupt_flag()?;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let kind = Kind::parse(&record.workspace).unwrap_or(Kind::Headless);
@@ -252,8 +269,22 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .map_or(Conversation::Fresh, Conversation::Resume);
         headless::run(&ctx, &spec)
     };
+    let mut changed = false;
     if let Some(id) = &result.session_id {
         record.conversation = Some(id.clone());
+        changed = true;
+    }
+    if let Some(cost) = result.cost_usd {
+        // A pane's transcript holds the whole conversation; a headless
+        // message reports its own turns.
+        record.cost_usd = Some(if record.workspace == Kind::Tmux.as_str() {
+            cost
+        } else {
+            record.cost_usd.unwrap_or(0.0) + cost
+        });
+        changed = true;
+    }
+    if changed {
         seats::save(&project, &record)?;
     }
     if args.json.json {
@@ -509,6 +540,12 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                             .clone()
                             .unwrap_or_else(|| "no conversation yet".into()),
                     },
+                    match (s.record.cost_usd, s.record.budget_usd) {
+                        (Some(c), Some(b)) => format!("${c:.2} of ${b:.2}"),
+                        (Some(c), None) => format!("${c:.2}"),
+                        (None, Some(b)) => format!("- of ${b:.2}"),
+                        (None, None) => "-".into(),
+                    },
                 ]
             })
             .collect();
@@ -522,7 +559,8 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                     "WORKSPACE",
                     "HUMAN",
                     "STATE",
-                    "WHERE"
+                    "WHERE",
+                    "COST"
                 ],
                 &rows
             )

@@ -90,6 +90,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                     t.task.clone(),
                     state,
                     verdict,
+                    t.cost_usd
+                        .map_or_else(|| "-".to_string(), |c| format!("${c:.2}")),
                     t.reason.clone().unwrap_or_default(),
                 ]);
             }
@@ -97,7 +99,16 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         out!(
             "{}",
             table(
-                &["RUN", "CLI", "WORKSPACE", "TASK", "STATE", "VERDICT", "WHY"],
+                &[
+                    "RUN",
+                    "CLI",
+                    "WORKSPACE",
+                    "TASK",
+                    "STATE",
+                    "VERDICT",
+                    "COST",
+                    "WHY"
+                ],
                 &rows
             )
         );

@@ -1,9 +1,10 @@
-//! `drover usage`: token usage from the CLIs' transcripts.
+//! `drover usage`: token usage and its cost from the CLIs' transcripts.
 //!
-//! Text: a table (one row per session, day or model), a total line, and
-//! warnings on stderr. `--json`: one document (docs/usage.md). Exit 0 when
-//! the run completed, also with warnings; 1 when files were found but none
-//! could be read; 2 for a bad command line (unknown `--cli`, a PATH no CLI
+//! Text: a table (one row per session, day, month, model or 5-hour block),
+//! a total line, and warnings on stderr. `--json`: one document
+//! (docs/usage.md). Exit 0 when the run completed, also with warnings; 1
+//! when files were found but none could be read, or the price file is
+//! broken; 2 for a bad command line (unknown `--cli`, a PATH no CLI
 //! claims).
 
 use super::output::{errln, out};
@@ -16,7 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Outcome;
 use super::output::{Json, print_json};
-use crate::usage::{self, By, Day, Group, Progress, Report, Tokens};
+use crate::usage::{self, By, Day, Label, Progress, Report, Row, Tokens, Zone};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -24,13 +25,29 @@ pub struct Args {
     /// usage parser). Also says which CLI wrote PATHs that do not show it.
     #[arg(long = "cli", value_name = "NAME")]
     clis: Vec<String>,
-    /// Only usage on or after this UTC day; entries without a day are then
-    /// left out.
+    /// Only usage on or after this day (in --tz); requests without a date
+    /// are then left out.
     #[arg(long, value_name = "YYYY-MM-DD")]
     since: Option<Day>,
-    /// Rows of the table: one per session, day or model.
+    /// Only usage on or before this day (in --tz).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    until: Option<Day>,
+    /// The time zone days and months are counted in: an IANA name
+    /// (Europe/Paris), UTC, or `local`.
+    #[arg(long, value_name = "ZONE", default_value = "UTC")]
+    tz: Zone,
+    /// Rows of the table: one per session, day, month, model, or 5-hour
+    /// block (the windows subscription limits count in).
     #[arg(long, value_enum, default_value_t = By::Session)]
     by: By,
+    /// A price file (LiteLLM's format) laid over the embedded table;
+    /// default: ~/.config/drover/pricing.json when it exists.
+    #[arg(long, value_name = "FILE")]
+    pricing: Option<PathBuf>,
+    /// List every transcript file considered: read, skipped, or failed,
+    /// and why.
+    #[arg(long)]
+    explain_files: bool,
     /// Worker threads (default: available parallelism).
     #[arg(long, value_name = "N")]
     jobs: Option<NonZeroUsize>,
@@ -41,13 +58,20 @@ pub struct Args {
     paths: Vec<PathBuf>,
 }
 
-pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+/// `explicit_project`: `--project` was given, so only conversations run in
+/// that directory count.
+pub fn run(project: &Path, explicit_project: bool, args: Args) -> anyhow::Result<Outcome> {
     let request = usage::Request {
         clis: args.clis,
         paths: args.paths,
         since: args.since,
+        until: args.until,
+        zone: args.tz,
+        project: explicit_project.then(|| project.to_path_buf()),
         by: args.by,
         workers: args.jobs.map(NonZeroUsize::get),
+        pricing: args.pricing,
+        explain_files: args.explain_files,
     };
     let bar = Bar::new(!args.json.json && std::io::stderr().is_terminal());
     let report = match usage::run(project, &request, &bar) {
@@ -111,11 +135,19 @@ impl Progress for Bar {
     }
 }
 
+/// Text from transcripts and file names, with control characters (escape
+/// sequences above all) shown as `?` so they never reach the terminal.
+fn terminal_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
 fn or_dash(s: &str) -> String {
     if s.is_empty() {
         "-".to_string()
     } else {
-        s.to_string()
+        terminal_safe(s)
     }
 }
 
@@ -132,6 +164,19 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// Dollars with cents and thousands separators; `*` marks a sum that leaves
+/// out unpriced models, `unpriced` a row with no price at all.
+fn dollars(cost: Option<f64>, unpriced: &[String]) -> String {
+    match cost {
+        None => "unpriced".to_string(),
+        Some(c) => {
+            let cents = (c * 100.0).round().max(0.0) as u64;
+            let mark = if unpriced.is_empty() { "" } else { "*" };
+            format!("${}.{:02}{mark}", thousands(cents / 100), cents % 100)
+        }
+    }
+}
+
 fn days(first: &str, last: &str) -> String {
     match (first, last) {
         ("", _) => "-".to_string(),
@@ -140,17 +185,18 @@ fn days(first: &str, last: &str) -> String {
     }
 }
 
-const NUMBER_HEADERS: [&str; 6] = [
+const NUMBER_HEADERS: [&str; 7] = [
     "INPUT",
     "OUTPUT",
     "CACHE READ",
     "CACHE WRITE",
     "REASONING",
     "REQUESTS",
+    "COST",
 ];
 
-fn numbers(t: &Tokens) -> Vec<String> {
-    [
+fn numbers(t: &Tokens, cost: Option<f64>, unpriced: &[String]) -> Vec<String> {
+    let mut cells: Vec<String> = [
         t.input,
         t.output,
         t.cache_read,
@@ -160,86 +206,91 @@ fn numbers(t: &Tokens) -> Vec<String> {
     ]
     .into_iter()
     .map(thousands)
-    .collect()
+    .collect();
+    cells.push(dollars(cost, unpriced));
+    cells
+}
+
+fn label_headers(by: By) -> Vec<&'static str> {
+    match by {
+        By::Session => vec!["CLI", "SESSION", "DAYS", "MODELS"],
+        By::Day => vec!["DAY", "CLIS", "SESSIONS", "MODELS"],
+        By::Month => vec!["MONTH", "CLIS", "SESSIONS", "MODELS"],
+        By::Model => vec!["CLI", "MODEL", "SESSIONS"],
+        By::Block => vec!["CLI", "BLOCK (UTC)", "SESSIONS", "MODELS"],
+    }
+}
+
+fn label_cells(row: &Row) -> Vec<String> {
+    let models = or_dash(&row.models.join(", "));
+    match &row.label {
+        Label::Session {
+            cli,
+            session,
+            first_day,
+            last_day,
+            ..
+        } => vec![
+            cli.clone(),
+            or_dash(session),
+            days(first_day, last_day),
+            models,
+        ],
+        Label::Day { day } => vec![
+            or_dash(day),
+            row.clis.join(", "),
+            row.sessions.to_string(),
+            models,
+        ],
+        Label::Month { month } => vec![
+            or_dash(month),
+            row.clis.join(", "),
+            row.sessions.to_string(),
+            models,
+        ],
+        Label::Model { cli, model } => vec![cli.clone(), or_dash(model), row.sessions.to_string()],
+        Label::Block {
+            cli,
+            start,
+            last_request,
+            active,
+            ..
+        } => {
+            // `2026-11-30T10:00:00.000Z` → `2026-11-30 10:00`.
+            let short = |t: &str| t.get(..16).unwrap_or(t).replace('T', " ");
+            let span = format!(
+                "{}-{}",
+                short(start),
+                short(last_request).get(11..).unwrap_or("")
+            );
+            let span = if *active {
+                format!("{span} (open)")
+            } else {
+                span
+            };
+            vec![cli.clone(), span, row.sessions.to_string(), models]
+        }
+    }
 }
 
 pub fn render(report: &Report) -> String {
-    let (label_headers, rows): (Vec<&str>, Vec<(Vec<String>, &Tokens)>) = match report.by {
-        By::Session => (
-            vec!["CLI", "SESSION", "DAYS", "MODELS"],
-            report
-                .groups
-                .iter()
-                .filter_map(|g| match g {
-                    Group::Session(s) => Some((
-                        vec![
-                            s.cli.clone(),
-                            or_dash(&s.session),
-                            days(&s.first_day, &s.last_day),
-                            or_dash(&s.models.join(", ")),
-                        ],
-                        &s.usage,
-                    )),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        By::Day => (
-            vec!["DAY", "CLIS", "SESSIONS", "MODELS"],
-            report
-                .groups
-                .iter()
-                .filter_map(|g| match g {
-                    Group::Day {
-                        day,
-                        clis,
-                        models,
-                        sessions,
-                        usage,
-                    } => Some((
-                        vec![
-                            or_dash(day),
-                            clis.join(", "),
-                            sessions.to_string(),
-                            or_dash(&models.join(", ")),
-                        ],
-                        usage,
-                    )),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        By::Model => (
-            vec!["CLI", "MODEL", "SESSIONS"],
-            report
-                .groups
-                .iter()
-                .filter_map(|g| match g {
-                    Group::Model {
-                        cli,
-                        model,
-                        sessions,
-                        usage,
-                    } => Some((
-                        vec![cli.clone(), or_dash(model), sessions.to_string()],
-                        usage,
-                    )),
-                    _ => None,
-                })
-                .collect(),
-        ),
-    };
-    let mut header: Vec<String> = label_headers.iter().map(|h| h.to_string()).collect();
+    let headers = label_headers(report.by);
+    let labels = headers.len();
+    let mut header: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
     header.extend(NUMBER_HEADERS.iter().map(|h| h.to_string()));
-    let labels = label_headers.len();
     let mut table: Vec<Vec<String>> = vec![header];
-    for (mut cells, usage) in rows {
-        cells.extend(numbers(usage));
+    for row in &report.groups {
+        let mut cells = label_cells(row);
+        cells.extend(numbers(&row.usage, row.cost_usd, &row.unpriced_models));
         table.push(cells);
     }
     let mut total = vec![String::new(); labels];
     total[0] = "TOTAL".to_string();
-    total.extend(numbers(&report.totals));
+    total.extend(numbers(
+        &report.totals.usage,
+        report.totals.cost_usd,
+        &report.totals.unpriced_models,
+    ));
     table.push(total);
     let widths: Vec<usize> = (0..table[0].len())
         .map(|i| {
@@ -275,7 +326,39 @@ pub fn render(report: &Report) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    for row in &report.groups {
+        if let Label::Block {
+            cli,
+            end,
+            burn_rate: Some(rate),
+            projection: Some(p),
+            ..
+        } = &row.label
+        {
+            out.push_str(&format!(
+                "open {cli} block: {:.0} tokens/min, ${:.2}/h; by its end ({end}, {} min) about {} tokens, ${:.2}\n",
+                rate.tokens_per_minute,
+                rate.cost_usd_per_hour,
+                p.remaining_minutes,
+                thousands(p.total_tokens),
+                p.cost_usd
+            ));
+        }
+    }
+    if !report.totals.unpriced_models.is_empty() {
+        out.push_str(&format!(
+            "* leaves out models the price table ({}) does not know: {} (their tokens are counted)\n",
+            report.pricing.snapshot,
+            terminal_safe(&report.totals.unpriced_models.join(", "))
+        ));
+    }
     let mut footer = format!("{} files, {} sessions", report.files, report.sessions.len());
+    if report.repeated_requests > 0 {
+        footer.push_str(&format!(
+            ", {} repeated requests counted once",
+            report.repeated_requests
+        ));
+    }
     if report.rejected_rows > 0 {
         footer.push_str(&format!(
             ", {} usage rows could not be read",
@@ -287,12 +370,36 @@ pub fn render(report: &Report) -> String {
     }
     out.push_str(&footer);
     out.push('\n');
+    if let Some(notes) = &report.explain_files {
+        out.push_str("\nfiles:\n");
+        for note in notes {
+            out.push_str(&format!(
+                "  {:<7}  {:<8}  {}  ({})\n",
+                note.status,
+                note.cli.as_deref().unwrap_or("-"),
+                terminal_safe(&note.path),
+                terminal_safe(&note.reason)
+            ));
+        }
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dollars_show_cents_and_partial_sums() {
+        assert_eq!(dollars(Some(1234.567), &[]), "$1,234.57");
+        assert_eq!(dollars(Some(0.004), &["m".to_string()]), "$0.00*");
+        assert_eq!(dollars(None, &["m".to_string()]), "unpriced");
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_terminal() {
+        assert_eq!(terminal_safe("a\u{1b}[2Jb\u{7}"), "a?[2Jb?");
+    }
 
     #[test]
     fn numbers_get_thousands_separators() {

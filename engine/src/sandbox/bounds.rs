@@ -90,6 +90,29 @@ impl<T: Bounded, E: Bounded> Bounded for Result<T, E> {
     }
 }
 
+/// Rows are never dropped (totals depend on every one); their text is cut.
+impl Bounded for super::requests::Request {
+    fn bound(&mut self) {
+        cut_text(&mut self.key);
+        cut_text(&mut self.session);
+        cut_text(&mut self.timestamp);
+        cut_text(&mut self.model);
+        cut_text(&mut self.cwd);
+    }
+}
+
+impl Bounded for Vec<super::requests::Request> {
+    fn bound(&mut self) {
+        self.iter_mut().for_each(Bounded::bound);
+    }
+}
+
+impl Bounded for super::requests::RequestTail {
+    fn bound(&mut self) {
+        self.requests.bound();
+    }
+}
+
 impl Bounded for wit::AdapterError {
     fn bound(&mut self) {
         match self {

@@ -31,6 +31,8 @@ pub use error::{Limit, SandboxError};
 pub use host::STDERR_CAPACITY;
 pub use limits::Limits;
 pub use versions::latest::drover::adapter::types as wit;
+/// The per-request usage types (`drover:adapter/requests`, 0.2).
+pub use versions::latest::exports::drover::adapter::requests;
 pub use versions::{WIT_VERSION, WitVersion};
 
 use host::HostState;
@@ -442,40 +444,62 @@ impl Adapter {
     /// A usage tally in its own store, with its own limits (usage dedupe
     /// sets can need more memory than the defaults).
     pub fn tally(&self, parser: &str, limits: Limits) -> Result<Tally, SandboxError> {
-        let mut live = self.instantiate(limits)?;
-        live.store
-            .set_epoch_deadline(deadline_ticks(limits.call_timeout));
-        let resource = live
-            .bindings
-            .tally_new(&mut live.store, parser)
-            .map_err(|e| {
-                classify(
-                    &self.name,
-                    "tally.constructor",
-                    limits,
-                    &e,
-                    live.store.data(),
-                )
-            })?;
-        Ok(Tally {
+        let (live, resource) =
+            self.resident(limits, "tally.constructor", |b, s| b.tally_new(s, parser))?;
+        Ok(Tally(Resident {
             component: self.name.clone(),
             limits,
             live: Some(live),
             resource,
-        })
+        }))
+    }
+
+    /// A `request-tally` in its own store; `None` when the component's WIT
+    /// version has none (0.1).
+    pub fn request_tally(
+        &self,
+        parser: &str,
+        limits: Limits,
+    ) -> Result<Option<RequestTally>, SandboxError> {
+        let (live, resource) = self.resident(limits, "request-tally.constructor", |b, s| {
+            b.request_tally_new(s, parser)
+        })?;
+        Ok(resource.map(|resource| {
+            RequestTally(Resident {
+                component: self.name.clone(),
+                limits,
+                live: Some(live),
+                resource,
+            })
+        }))
+    }
+
+    /// A fresh store with a resource made in it by `make`.
+    fn resident<R>(
+        &self,
+        limits: Limits,
+        export: &str,
+        make: impl FnOnce(&Bindings, &mut Store<HostState>) -> wasmtime::Result<R>,
+    ) -> Result<(Live, R), SandboxError> {
+        let mut live = self.instantiate(limits)?;
+        live.store
+            .set_epoch_deadline(deadline_ticks(limits.call_timeout));
+        let resource = make(&live.bindings, &mut live.store)
+            .map_err(|e| classify(&self.name, export, limits, &e, live.store.data()))?;
+        Ok((live, resource))
     }
 }
 
-/// A `tally` resource in a dedicated store. After a trap it is dead: every
-/// later call fails with the original error's kind.
-pub struct Tally {
+/// A resource in a dedicated store. After a trap it is dead: every later
+/// call fails with the original error's kind.
+struct Resident {
     component: String,
     limits: Limits,
     live: Option<Live>,
     resource: ResourceAny,
 }
 
-impl Tally {
+impl Resident {
     fn call<R>(
         &mut self,
         export: &str,
@@ -506,13 +530,21 @@ impl Tally {
             }
         }
     }
+}
 
+/// A `tally` resource (sums per session, day and model).
+pub struct Tally(Resident);
+
+impl Tally {
     pub fn begin_file(&mut self, name: &str) -> Result<(), SandboxError> {
-        self.call("tally.begin-file", |b, s, r| b.tally_begin_file(s, r, name))
+        self.0
+            .call("tally.begin-file", |b, s, r| b.tally_begin_file(s, r, name))
     }
 
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Result<(), wit::AdapterError>, SandboxError> {
-        let mut answer = self.call("tally.feed", |b, s, r| b.tally_feed(s, r, chunk))?;
+        let mut answer = self
+            .0
+            .call("tally.feed", |b, s, r| b.tally_feed(s, r, chunk))?;
         if let Err(e) = &mut answer {
             e.bound();
         }
@@ -520,9 +552,43 @@ impl Tally {
     }
 
     pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
-        let mut report = self.call("tally.finish", |b, s, r| b.tally_finish(s, r))?;
+        let mut report = self
+            .0
+            .call("tally.finish", |b, s, r| b.tally_finish(s, r))?;
         report.bound();
         Ok(report)
+    }
+}
+
+/// A `request-tally` resource (one row per model call, with its key).
+pub struct RequestTally(Resident);
+
+impl RequestTally {
+    pub fn begin_file(&mut self, name: &str) -> Result<(), SandboxError> {
+        self.0.call("request-tally.begin-file", |b, s, r| {
+            b.request_tally_begin_file(s, r, name)
+        })
+    }
+
+    pub fn feed(
+        &mut self,
+        chunk: &[u8],
+    ) -> Result<Result<Vec<requests::Request>, wit::AdapterError>, SandboxError> {
+        let mut rows = self.0.call("request-tally.feed", |b, s, r| {
+            b.request_tally_feed(s, r, chunk)
+        })?;
+        rows.bound();
+        Ok(rows)
+    }
+
+    pub fn finish(
+        &mut self,
+    ) -> Result<Result<requests::RequestTail, wit::AdapterError>, SandboxError> {
+        let mut tail = self.0.call("request-tally.finish", |b, s, r| {
+            b.request_tally_finish(s, r)
+        })?;
+        tail.bound();
+        Ok(tail)
     }
 }
 

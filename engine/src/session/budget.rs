@@ -1,6 +1,7 @@
-//! The mid-session token budget: sampled at heartbeat cadence from the
-//! transcript; `warn` notes the crossing once, `enforce` nudges the seat to
-//! wrap up and ends the session `over_budget` when the grace runs out.
+//! The mid-session budgets, in weighted tokens and in dollars: sampled at
+//! heartbeat cadence from the transcript; crossing either one trips the
+//! budget. `warn` notes the crossing once, `enforce` nudges the seat to wrap
+//! up and ends the session `over_budget` when the grace runs out.
 
 use std::time::{Instant, SystemTime};
 
@@ -18,6 +19,10 @@ pub enum Verdict {
 pub struct Budget {
     tripped: bool,
     pub weighted: Option<u64>,
+    /// Dollars spent at the last sample, when known.
+    pub cost_usd: Option<f64>,
+    /// Whether the "cannot price" notice was given.
+    unpriced_noted: bool,
     grace_until: Option<(Instant, SystemTime)>,
 }
 
@@ -26,6 +31,8 @@ impl Budget {
         Budget {
             tripped: false,
             weighted: None,
+            cost_usd: None,
+            unpriced_noted: false,
             grace_until: None,
         }
     }
@@ -37,9 +44,9 @@ impl Budget {
         spec: &SessionSpec,
         transcript: Option<&str>,
     ) -> Verdict {
-        let Some(limit) = spec.token_budget else {
+        if spec.token_budget.is_none() && spec.cost_budget.is_none() {
             return Verdict::Fine;
-        };
+        }
         if spec.budget_mode == BudgetMode::Off {
             return Verdict::Fine;
         }
@@ -58,19 +65,38 @@ impl Budget {
         };
         let weighted = Tokens::of_report(&report).weighted(spec.cache_read_weight);
         self.weighted = Some(weighted);
-        if weighted <= limit {
+        let cost = super::usage::cost_of(&report);
+        self.cost_usd = cost;
+        if spec.cost_budget.is_some() && cost.is_none() && !self.unpriced_noted {
+            self.unpriced_noted = true;
+            ctx.notify(&format!(
+                "task {}: its dollar budget cannot be checked: a model it used is not in the price table",
+                spec.task
+            ));
+        }
+        let over_tokens = spec.token_budget.filter(|limit| weighted > *limit);
+        let over_dollars = spec.cost_budget.zip(cost).filter(|(limit, c)| c > limit);
+        if over_tokens.is_none() && over_dollars.is_none() {
             return Verdict::Fine;
         }
         self.tripped = true;
         ctx.run.lifecycle(
             &spec.task,
             "budget-tripped",
-            serde_json::json!({"weighted": weighted, "budget": limit, "mode": spec.budget_mode}),
+            serde_json::json!({
+                "weighted": weighted,
+                "budget": spec.token_budget,
+                "cost_usd": cost,
+                "budget_usd": spec.cost_budget,
+                "mode": spec.budget_mode,
+            }),
         );
-        ctx.notify(&format!(
-            "task {} crossed its token budget: {weighted} weighted tokens > {limit}",
-            spec.task
-        ));
+        let crossed = match (over_tokens, over_dollars) {
+            (Some(limit), _) => format!("{weighted} weighted tokens > {limit}"),
+            (None, Some((limit, c))) => format!("${c:.2} > ${limit:.2}"),
+            (None, None) => String::new(),
+        };
+        ctx.notify(&format!("task {} crossed its budget: {crossed}", spec.task));
         match spec.budget_mode {
             BudgetMode::Enforce if spec.budget_grace.is_zero() => Verdict::OverBudget,
             BudgetMode::Enforce => {

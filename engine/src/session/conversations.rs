@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::Tokens;
+use super::usage::Spent;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Entry {
@@ -17,6 +18,9 @@ pub struct Entry {
     pub run: String,
     pub task: String,
     pub usage: Option<Tokens>,
+    /// What `usage` cost; absent in lines older drovers wrote.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
 }
 
 fn path(project: &Path) -> PathBuf {
@@ -40,14 +44,21 @@ pub fn record(project: &Path, entry: &Entry) {
 }
 
 /// What drover recorded for earlier turns of this conversation.
-pub fn prior_usage(project: &Path, cli: &str, conversation: &str) -> Option<Tokens> {
-    let mut total: Option<Tokens> = None;
+pub fn prior_usage(project: &Path, cli: &str, conversation: &str) -> Option<Spent> {
+    let mut total: Option<Spent> = None;
     for e in entries(project)
         .iter()
         .filter(|e| e.cli == cli && e.conversation == conversation)
     {
-        if let Some(u) = &e.usage {
-            total.get_or_insert_with(Tokens::default).add(u);
+        if let Some(tokens) = e.usage {
+            let spent = Spent {
+                tokens,
+                cost_usd: e.cost_usd,
+            };
+            match total.as_mut() {
+                Some(t) => t.add(&spent),
+                None => total = Some(spent),
+            }
         }
     }
     total
@@ -60,4 +71,57 @@ pub fn last(project: &Path, cli: &str) -> Option<String> {
         .rev()
         .find(|e| e.cli == cli)
         .map(|e| e.conversation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(conversation: &str, input: u64, cost_usd: Option<f64>) -> Entry {
+        Entry {
+            ts: 1,
+            cli: "codex".to_string(),
+            conversation: conversation.to_string(),
+            run: "r".to_string(),
+            task: "t".to_string(),
+            usage: Some(Tokens {
+                input,
+                requests: 1,
+                ..Tokens::default()
+            }),
+            cost_usd,
+        }
+    }
+
+    #[test]
+    fn earlier_turns_add_up_and_an_unknown_cost_stays_unknown() {
+        let project = tempfile::tempdir().expect("project");
+        let p = project.path();
+        record(p, &turn("c1", 100, Some(0.25)));
+        record(p, &turn("c1", 50, Some(0.5)));
+        record(p, &turn("c2", 7, Some(9.0)));
+        let prior = prior_usage(p, "codex", "c1").expect("recorded");
+        assert_eq!((prior.tokens.input, prior.tokens.requests), (150, 2));
+        assert_eq!(prior.cost_usd, Some(0.75));
+        let whole = Spent {
+            tokens: Tokens {
+                input: 400,
+                requests: 3,
+                ..Tokens::default()
+            },
+            cost_usd: Some(1.0),
+        };
+        let this_turn = whole.minus(&prior);
+        assert_eq!(
+            (this_turn.tokens.input, this_turn.cost_usd),
+            (250, Some(0.25))
+        );
+
+        // A line an older drover wrote has no cost: the sum's cost is unknown.
+        let old = r#"{"ts":2,"cli":"codex","conversation":"c1","run":"r","task":"t","usage":{"input":1,"output":0,"cache_read":0,"cache_write":0,"reasoning":0,"requests":1}}"#;
+        crate::run::append_line(&path(p), old).expect("append");
+        let prior = prior_usage(p, "codex", "c1").expect("recorded");
+        assert_eq!((prior.tokens.input, prior.cost_usd), (151, None));
+        assert_eq!(whole.minus(&prior).cost_usd, None);
+    }
 }

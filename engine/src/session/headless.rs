@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use super::budget::{Budget, Verdict};
 use super::clock::Deadline;
 use super::result_file::ResultFile;
+use super::usage::Spent;
 use super::{
-    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, Tokens, conversations,
-    faults,
+    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, faults,
 };
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
@@ -134,11 +134,11 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let mut conversation = spec.conversation.clone();
     let mut prompt = spec.prompt.clone();
     let mut nudges_left = spec.stop_nudges;
-    let mut total_usage: Option<Tokens> = None;
+    let mut total_usage: Option<Spent> = None;
     let mut turn_number = 0u32;
 
     let finish =
-        |ending: Ending, seen: &Seen, usage: Option<Tokens>, budget: &Budget| -> SessionResult {
+        |ending: Ending, seen: &Seen, usage: Option<Spent>, budget: &Budget| -> SessionResult {
             let status = ending.status;
             SessionResult {
                 status,
@@ -150,7 +150,8 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                 session_id: seen.session_id.clone(),
                 transcript_path: seen.transcript_path.clone(),
                 reply: ending.reply,
-                usage,
+                usage: usage.map(|u| u.tokens),
+                cost_usd: usage.and_then(|u| u.cost_usd),
                 fault: None,
                 blocked: if status == Status::Completed {
                     None
@@ -347,7 +348,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         });
         // A transcript holds the whole conversation: this turn's usage is
         // what it adds to the turns drover recorded before.
-        let turn_usage = outcome.usage.as_ref().map(Tokens::of_report).or_else(|| {
+        let turn_usage = outcome.usage.as_ref().map(Spent::of_report).or_else(|| {
             let whole = super::usage::read_with_grace(
                 &ctx.adapter,
                 &ctx.profile.usage_parser,
@@ -361,7 +362,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             Some(prior.map_or(whole, |p| whole.minus(&p)))
         });
         if let Some(u) = &turn_usage {
-            total_usage.get_or_insert_with(Tokens::default).add(u);
+            match total_usage.as_mut() {
+                Some(total) => total.add(u),
+                None => total_usage = Some(*u),
+            }
         }
         if let Some(id) = &seen.session_id {
             conversations::record(
@@ -372,7 +376,8 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     conversation: id.clone(),
                     run: ctx.run.id().to_string(),
                     task: task.to_string(),
-                    usage: turn_usage,
+                    usage: turn_usage.map(|u| u.tokens),
+                    cost_usd: turn_usage.and_then(|u| u.cost_usd),
                 },
             );
         }
@@ -705,7 +710,7 @@ fn parse_outcome(
         stdout,
         stderr,
         exit_code,
-        prior_usage: prior.map(Tokens::to_wit),
+        prior_usage: prior.map(|p| p.tokens.to_wit()),
     };
     match ctx.adapter.parse_turn(&ctx.profile.to_wit(), &output) {
         Ok(Ok(result)) => result,

@@ -138,6 +138,7 @@ impl<'a> Driver<'a> {
             transcript_path: self.st.transcript_path.clone(),
             reply: self.st.reply.clone(),
             usage: None,
+            cost_usd: None,
             fault: None,
             blocked: if status == Status::Completed {
                 None
@@ -777,12 +778,14 @@ fn conclude(
         _ => ctx.state(task, "unknown", None, "verdict"),
     }
     if let Some(transcript) = &result.transcript_path {
-        result.usage = super::usage::read_with_grace(
+        let spent = super::usage::read_with_grace(
             &ctx.adapter,
             &ctx.profile.usage_parser,
             Path::new(transcript),
             ctx.profile.usage_grace,
         );
+        result.usage = spent.map(|s| s.tokens);
+        result.cost_usd = spent.and_then(|s| s.cost_usd);
     }
     if let Some(id) = &result.session_id {
         conversations::record(
@@ -794,6 +797,7 @@ fn conclude(
                 run: ctx.run.id().to_string(),
                 task: task.to_string(),
                 usage: result.usage,
+                cost_usd: result.cost_usd,
             },
         );
     }

@@ -105,6 +105,8 @@ pub struct SessionSpec {
     /// Nudges typed on silence before the session is called stalled.
     pub stall_nudges: u32,
     pub token_budget: Option<u64>,
+    /// Dollar budget, checked like the token budget (either one trips it).
+    pub cost_budget: Option<f64>,
     pub budget_mode: BudgetMode,
     pub budget_grace: Duration,
     pub cache_read_weight: f64,
@@ -143,6 +145,7 @@ impl SessionSpec {
             stall_grace: None,
             stall_nudges: 0,
             token_budget: None,
+            cost_budget: None,
             budget_mode: BudgetMode::Off,
             budget_grace: Duration::from_secs(240),
             cache_read_weight: 0.1,
@@ -260,6 +263,11 @@ pub struct SessionResult {
     pub transcript_path: Option<String>,
     pub reply: Option<String>,
     pub usage: Option<Tokens>,
+    /// What `usage` cost; `None` when it is unknown (no usage, or a model
+    /// the price table does not know). Absent in results written before
+    /// costs were recorded.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
     pub fault: Option<FaultReport>,
     /// The prompt kind a blocked seat was showing when the session ended.
     pub blocked: Option<wit::PromptKind>,

@@ -32,6 +32,8 @@ pub struct TaskStatus {
     pub evidence: Option<String>,
     pub verdict: Option<String>,
     pub reason: Option<String>,
+    /// What the session cost, once its verdict recorded it.
+    pub cost_usd: Option<f64>,
     /// True when this status was settled by reconciliation just now.
     pub reconciled: bool,
 }
@@ -85,14 +87,15 @@ pub fn status(
     let mut context: Option<Context> = None;
     for task in &info.tasks {
         let view = TaskView::of(task, &read_transitions(&run.journal_path()));
+        let recorded = read_json::<SessionResult>(&run.task_dir(task).join("session.json"));
         let mut status = TaskStatus {
             task: task.clone(),
             state: view.state,
             prompt_kind: view.prompt_kind,
             evidence: view.evidence,
             verdict: view.verdict,
-            reason: read_json::<SessionResult>(&run.task_dir(task).join("session.json"))
-                .map(|r| r.reason),
+            cost_usd: recorded.as_ref().and_then(|r| r.cost_usd),
+            reason: recorded.map(|r| r.reason),
             reconciled: false,
         };
         // A seat's run has no driver between messages by design: nothing to settle.
@@ -108,6 +111,7 @@ pub fn status(
                     .map(str::to_string);
                 status.verdict = Some(result.status.as_str().to_string());
                 status.reason = Some(result.reason.clone());
+                status.cost_usd = result.cost_usd;
                 status.reconciled = true;
             }
         }
@@ -204,6 +208,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
         transcript_path: transcript.clone(),
         reply: None,
         usage: None,
+        cost_usd: None,
         fault: None,
         blocked: None,
         stop_seen: stop,
@@ -324,10 +329,12 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                 result.blocked = blocked;
             }
             if let Some(t) = &transcript {
-                result.usage =
+                let spent =
                     super::usage::read(&ctx.adapter, &ctx.profile.usage_parser, Path::new(t))
                         .as_ref()
-                        .map(Tokens::of_report);
+                        .map(super::usage::Spent::of_report);
+                result.usage = spent.map(|s| s.tokens);
+                result.cost_usd = spent.and_then(|s| s.cost_usd);
             }
         }
     }

@@ -1,15 +1,80 @@
 //! Reading a session's token usage from its transcript through the
-//! adapter's `tally`, fed in chunks; and finding a conversation's transcript
-//! where the adapter says its CLI keeps them, when no hook named it.
+//! adapter's `tally`, fed in chunks, and what it cost; and finding a
+//! conversation's transcript where the adapter says its CLI keeps them, when
+//! no hook named it.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::Tokens;
+use crate::pricing::Prices;
 use crate::profile::Profile;
 use crate::sandbox::{Adapter, Limits, wit};
 use crate::usage::glob;
+
+/// What a session (or a turn) spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    pub tokens: Tokens,
+    /// `None` when some of the tokens are of a model the price table does
+    /// not know.
+    pub cost_usd: Option<f64>,
+}
+
+impl Spent {
+    pub fn of_report(report: &wit::UsageReport) -> Spent {
+        Spent {
+            tokens: Tokens::of_report(report),
+            cost_usd: cost_of(report),
+        }
+    }
+
+    pub fn add(&mut self, other: &Spent) {
+        self.tokens.add(&other.tokens);
+        self.cost_usd = self.cost_usd.zip(other.cost_usd).map(|(a, b)| a + b);
+    }
+
+    /// What is left of a conversation's whole spend once its earlier turns'
+    /// is taken off; the cost is unknown when either is.
+    pub fn minus(&self, earlier: &Spent) -> Spent {
+        Spent {
+            tokens: self.tokens.minus(&earlier.tokens),
+            cost_usd: self
+                .cost_usd
+                .zip(earlier.cost_usd)
+                .map(|(a, b)| (a - b).max(0.0)),
+        }
+    }
+}
+
+/// The table sessions bill from: the snapshot with the user's
+/// `pricing.json`, or the snapshot alone when that file is broken (`drover
+/// doctor` names the error).
+fn prices() -> &'static Prices {
+    static PRICES: OnceLock<Prices> = OnceLock::new();
+    PRICES.get_or_init(|| {
+        Prices::load(None).unwrap_or_else(|e| {
+            tracing::warn!("{e}; sessions are priced from the embedded table alone");
+            Prices::embedded()
+        })
+    })
+}
+
+/// Dollars for a usage report's entries (each a sum of requests, so base
+/// prices); `None` when an entry with tokens names a model the table does
+/// not know.
+pub fn cost_of(report: &wit::UsageReport) -> Option<f64> {
+    report.entries.iter().try_fold(0.0, |sum, entry| {
+        let tokens = crate::usage::Tokens::of_wit(&entry.usage);
+        if tokens.total() == 0 {
+            return Some(sum);
+        }
+        let found = prices().find(&entry.model)?;
+        Some(sum + found.rates.cost_of_sum(&tokens.billable())?)
+    })
+}
 
 const CHUNK: usize = 1 << 20;
 
@@ -47,11 +112,11 @@ pub fn read_with_grace(
     parser: &str,
     transcript: &Path,
     grace: Duration,
-) -> Option<Tokens> {
+) -> Option<Spent> {
     let until = Instant::now() + grace;
     loop {
         if let Some(report) = read(adapter, parser, transcript) {
-            return Some(Tokens::of_report(&report));
+            return Some(Spent::of_report(&report));
         }
         if Instant::now() >= until {
             return None;

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use super::glob::{self, Found};
 use super::prefilter::Prefilter;
+use super::report::FileNote;
 use super::stream::{Format, Input, Job};
 use super::{UsageError, Warning};
 use crate::profile::{Catalog, Profile};
@@ -47,6 +48,19 @@ pub struct Plan {
     pub components: Vec<Loaded>,
     pub jobs: Vec<Job>,
     pub warnings: Vec<Warning>,
+    /// Files looked at and not read, and why (filled in for
+    /// `--explain-files`, and for repeats of one file always).
+    pub skipped: Vec<FileNote>,
+}
+
+fn skipped(path: &Path, cli: Option<&str>, reason: impl Into<String>) -> FileNote {
+    FileNote {
+        path: path.display().to_string(),
+        cli: cli.map(str::to_string),
+        parser: None,
+        status: "skipped",
+        reason: reason.into(),
+    }
 }
 
 /// One file, attributed.
@@ -58,13 +72,17 @@ struct Pick {
     group: PathBuf,
 }
 
+/// `explain`: also list the files below each transcript root that no glob
+/// takes (`--explain-files`), so a user can see nothing was missed.
 pub fn plan(
     sandbox: &Sandbox,
     project: &Path,
     clis: &[String],
     paths: &[PathBuf],
+    explain: bool,
 ) -> Result<Plan, UsageError> {
     let mut warnings = Vec::new();
+    let mut notes = Vec::new();
     let catalog = Catalog::load(project);
     for error in catalog.errors() {
         warnings.push(Warning::general(format!("profile {error}")));
@@ -130,7 +148,7 @@ pub fn plan(
     }
     let context = Context::new(project);
     let picks = if paths.is_empty() {
-        discover(&components, &context, &mut warnings)
+        discover(&components, &context, explain, &mut warnings, &mut notes)
     } else {
         explicit(
             &components,
@@ -138,13 +156,15 @@ pub fn plan(
             paths,
             !clis.is_empty(),
             &mut warnings,
+            &mut notes,
         )?
     };
-    let jobs = group(&components, picks);
+    let jobs = group(&components, picks, &mut notes);
     Ok(Plan {
         components,
         jobs,
         warnings,
+        skipped: notes,
     })
 }
 
@@ -251,9 +271,17 @@ fn locations(
     }
 }
 
-fn discover(components: &[Loaded], context: &Context, warnings: &mut Vec<Warning>) -> Vec<Pick> {
+fn discover(
+    components: &[Loaded],
+    context: &Context,
+    explain: bool,
+    warnings: &mut Vec<Warning>,
+    notes: &mut Vec<FileNote>,
+) -> Vec<Pick> {
     let mut picks = Vec::new();
     for (index, loaded) in components.iter().enumerate() {
+        let first = picks.len();
+        let mut roots: Vec<PathBuf> = Vec::new();
         for glob in locations(loaded, context, true, warnings) {
             let Some(base) = context.base(glob.base) else {
                 warnings.push(Warning::general(format!(
@@ -272,6 +300,25 @@ fn discover(components: &[Loaded], context: &Context, warnings: &mut Vec<Warning
                     group: group_dir(&path, &root),
                     path,
                 });
+            }
+            let root = glob::literal_root(&base, &glob.pattern);
+            if root.is_dir() && !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        if explain {
+            let taken: HashSet<&Path> = picks[first..].iter().map(|p| p.path.as_path()).collect();
+            let mut ignore = |_: &Path, _: String| {};
+            for root in &roots {
+                for path in glob::walk_dir(root, &mut ignore) {
+                    if !taken.contains(path.as_path()) {
+                        notes.push(skipped(
+                            &path,
+                            Some(&loaded.profile.name),
+                            "matches none of its transcript patterns",
+                        ));
+                    }
+                }
             }
         }
     }
@@ -410,6 +457,7 @@ fn explicit(
     paths: &[PathBuf],
     named: bool,
     warnings: &mut Vec<Warning>,
+    notes: &mut Vec<FileNote>,
 ) -> Result<Vec<Pick>, UsageError> {
     let patterns = Patterns::new(components, context, warnings);
     let mut picks = Vec::new();
@@ -435,8 +483,25 @@ fn explicit(
                         group: group_dir(&path, arg),
                         path,
                     }),
-                    Attribution::Ambiguous(_) => ambiguous += 1,
-                    Attribution::Unknown => unknown += 1,
+                    Attribution::Ambiguous(which) => {
+                        ambiguous += 1;
+                        notes.push(skipped(
+                            &path,
+                            None,
+                            format!(
+                                "looks like several CLIs' transcripts ({})",
+                                names(components, &which)
+                            ),
+                        ));
+                    }
+                    Attribution::Unknown => {
+                        unknown += 1;
+                        notes.push(skipped(
+                            &path,
+                            None,
+                            "looks like no selected CLI's transcript",
+                        ));
+                    }
                 }
             }
             let mut skipped = Vec::new();
@@ -487,14 +552,20 @@ fn explicit(
 
 /// Dedupes files (the same file reached twice, e.g. through a symlinked
 /// config dir) and groups them into jobs.
-fn group(components: &[Loaded], picks: Vec<Pick>) -> Vec<Job> {
-    let mut seen: HashSet<PathBuf> = HashSet::new();
+fn group(components: &[Loaded], picks: Vec<Pick>, notes: &mut Vec<FileNote>) -> Vec<Job> {
+    let mut seen: HashMap<PathBuf, PathBuf> = HashMap::new();
     let mut groups: BTreeMap<(usize, String, PathBuf), Vec<Input>> = BTreeMap::new();
     for pick in picks {
         let canonical = std::fs::canonicalize(&pick.path).unwrap_or_else(|_| pick.path.clone());
-        if !seen.insert(canonical) {
+        if let Some(first) = seen.get(&canonical) {
+            notes.push(skipped(
+                &pick.path,
+                Some(&components[pick.component].profile.name),
+                format!("the same file as {}, read once", first.display()),
+            ));
             continue;
         }
+        seen.insert(canonical, pick.path.clone());
         let bytes = std::fs::metadata(&pick.path).map_or(0, |m| m.len());
         groups
             .entry((pick.component, pick.parser, pick.group))

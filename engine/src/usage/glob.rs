@@ -106,10 +106,7 @@ fn path_names(path: &Path) -> Vec<String> {
 pub fn expand(base: &Path, pattern: &str, warn: &mut dyn FnMut(&Path, String)) -> Vec<Found> {
     let segs = segments(pattern);
     let literal = segs.iter().take_while(|s| !is_wild(s)).count();
-    let mut root = base.to_path_buf();
-    for s in &segs[..literal] {
-        root.push(s);
-    }
+    let root = literal_root(base, pattern);
     let mut out = Vec::new();
     if literal == segs.len() {
         // No wildcard: the pattern names one file.
@@ -241,6 +238,16 @@ fn kind_of(path: &Path) -> Kind {
         }
         _ => Kind::Other,
     }
+}
+
+/// The directory a pattern's leading literal segments name under `base`
+/// (the whole path when the pattern has no wildcard).
+pub fn literal_root(base: &Path, pattern: &str) -> PathBuf {
+    let mut root = base.to_path_buf();
+    for s in segments(pattern).into_iter().take_while(|s| !is_wild(s)) {
+        root.push(s);
+    }
+    root
 }
 
 fn is_file(path: &Path) -> bool {

@@ -1,45 +1,21 @@
-//! From tally entries to the report: per-session rows, the `--by`
-//! grouping, totals, and the `--since` cut.
+//! From records to the report: the `--since`/`--until`/`--project` cuts,
+//! cost per record, the `--by` rows, per-session rows and totals. The JSON
+//! shape is versioned ([`SCHEMA_VERSION`], docs/usage.md).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
-use std::str::FromStr;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::Warning;
-use crate::sandbox::wit;
+use super::blocks::{self, BurnRate, Point, Projection};
+use super::record::{Record, Tokens, When};
+use super::time::{Day, Zone, format_instant};
+use crate::pricing::{Prices, Rates, Source};
 
-/// Token counts in drover's conventions (`input` without cache reads,
-/// `output` with reasoning; `reasoning` also alone).
-#[derive(Serialize, Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub reasoning: u64,
-    pub requests: u64,
-}
-
-impl Tokens {
-    fn add(&mut self, u: &wit::Usage) {
-        self.input = self.input.saturating_add(u.input);
-        self.output = self.output.saturating_add(u.output);
-        self.cache_read = self.cache_read.saturating_add(u.cache_read);
-        self.cache_write = self.cache_write.saturating_add(u.cache_write);
-        self.reasoning = self.reasoning.saturating_add(u.reasoning);
-        self.requests = self.requests.saturating_add(u.requests);
-    }
-
-    /// Every token the requests moved (reasoning is inside output).
-    pub fn total(&self) -> u64 {
-        self.input
-            .saturating_add(self.output)
-            .saturating_add(self.cache_read)
-            .saturating_add(self.cache_write)
-    }
-}
+/// Bumped whenever a field changes meaning or goes away (adding one does
+/// not bump it). docs/usage.md describes version 2.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// `--by`.
 #[derive(Serialize, Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -48,312 +24,685 @@ pub enum By {
     #[default]
     Session,
     Day,
+    Month,
     Model,
+    Block,
 }
 
-/// A UTC day, `YYYY-MM-DD` (the format tally entries use, so days compare
-/// as strings).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Day(String);
-
-impl FromStr for Day {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Day, String> {
-        let b = s.as_bytes();
-        let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-        let ok = b.len() == 10
-            && b[4] == b'-'
-            && b[7] == b'-'
-            && digits(0..4)
-            && digits(5..7)
-            && digits(8..10);
-        let month: u32 = s.get(5..7).and_then(|m| m.parse().ok()).unwrap_or(0);
-        let day: u32 = s.get(8..10).and_then(|d| d.parse().ok()).unwrap_or(0);
-        if ok && (1..=12).contains(&month) && (1..=31).contains(&day) {
-            Ok(Day(s.to_string()))
-        } else {
-            Err(format!("'{s}' is not a date of the form YYYY-MM-DD"))
-        }
-    }
+/// What to keep and how to group it.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub by: By,
+    pub since: Option<Day>,
+    pub until: Option<Day>,
+    pub zone: Zone,
+    /// Keep only conversations whose working directory is this one or
+    /// below it.
+    pub project: Option<String>,
+    /// "Now", for the open block (milliseconds since the epoch).
+    pub now: i64,
 }
 
-impl fmt::Display for Day {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// One (CLI, session): every day and model it touched.
+/// The filters as applied, echoed in the JSON document.
 #[derive(Serialize, Debug, Clone, PartialEq)]
-pub struct Session {
-    pub cli: String,
-    pub session: String,
-    /// Empty when no entry of the session carries a day.
-    pub first_day: String,
-    pub last_day: String,
-    pub models: Vec<String>,
-    #[serde(flatten)]
-    pub usage: Tokens,
+pub struct Filters {
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub tz: String,
+    pub project: Option<String>,
 }
 
-/// One row of the `--by` grouping.
+/// A `--by` row's (or a session's) identity.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 #[serde(untagged)]
-pub enum Group {
-    Session(Session),
+pub enum Label {
+    Session {
+        cli: String,
+        session: String,
+        /// Local days; empty when no request of the session carries a time.
+        first_day: String,
+        last_day: String,
+        /// Working directories the session ran in, where known.
+        projects: Vec<String>,
+    },
     Day {
         day: String,
-        clis: Vec<String>,
-        models: Vec<String>,
-        sessions: usize,
-        #[serde(flatten)]
-        usage: Tokens,
+    },
+    Month {
+        month: String,
     },
     Model {
         cli: String,
         model: String,
-        sessions: usize,
-        #[serde(flatten)]
-        usage: Tokens,
     },
+    Block {
+        cli: String,
+        /// RFC 3339, UTC.
+        start: String,
+        end: String,
+        last_request: String,
+        active: bool,
+        /// Only for the open block.
+        burn_rate: Option<BurnRate>,
+        projection: Option<Projection>,
+    },
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Row {
+    #[serde(flatten)]
+    pub label: Label,
+    pub clis: Vec<String>,
+    pub models: Vec<String>,
+    pub sessions: usize,
+    #[serde(flatten)]
+    pub usage: Tokens,
+    /// Dollars for the priced part; `null` when nothing in the row could be
+    /// priced (see `unpriced_models`).
+    pub cost_usd: Option<f64>,
+    /// Models in the row the price table does not know: their tokens are
+    /// counted above, their cost is not in `cost_usd`.
+    pub unpriced_models: Vec<String>,
+}
+
+/// Tokens of a model the price table does not know.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Unpriced {
+    pub cli: String,
+    pub model: String,
+    #[serde(flatten)]
+    pub usage: Tokens,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Totals {
+    #[serde(flatten)]
+    pub usage: Tokens,
+    pub cost_usd: Option<f64>,
+    pub unpriced_models: Vec<String>,
+}
+
+/// Why a file was or was not read (`--explain-files`).
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct FileNote {
+    pub path: String,
+    pub cli: Option<String>,
+    pub parser: Option<String>,
+    /// `read`, `skipped` or `failed`.
+    pub status: &'static str,
+    pub reason: String,
 }
 
 /// The whole `drover usage` answer (and its `--json` document).
 #[derive(Serialize, Debug)]
 pub struct Report {
-    pub totals: Tokens,
-    pub sessions: Vec<Session>,
+    pub schema_version: u32,
+    pub pricing: Source,
+    pub filters: Filters,
     pub by: By,
-    pub groups: Vec<Group>,
+    pub totals: Totals,
+    pub groups: Vec<Row>,
+    /// Per (CLI, session), oldest activity first, whatever `--by` says.
+    pub sessions: Vec<Row>,
+    pub unpriced: Vec<Unpriced>,
     /// Transcript files and databases read.
     pub files: usize,
+    /// Copies of requests already counted from another row or file.
+    pub repeated_requests: u64,
     /// Rows the parsers saw as usage but could not read.
     pub rejected_rows: u64,
+    /// With `--explain-files`: every file considered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain_files: Option<Vec<FileNote>>,
     pub warnings: Vec<Warning>,
 }
 
+/// Prices records, remembering each model's lookup.
+struct Coster<'a> {
+    prices: &'a Prices,
+    cache: HashMap<String, Option<Rates>>,
+}
+
+impl Coster<'_> {
+    /// `Some(dollars)`, or `None` when the model is not in the table (a
+    /// record without tokens costs nothing whatever its model).
+    fn cost(&mut self, r: &Record) -> Option<f64> {
+        if r.tokens.total() == 0 {
+            return Some(0.0);
+        }
+        let prices = self.prices;
+        let rates = self
+            .cache
+            .entry(r.model.clone())
+            .or_insert_with(|| prices.find(&r.model).map(|f| f.rates.clone()))
+            .as_ref()?;
+        if r.single {
+            rates.cost(&r.tokens.billable())
+        } else {
+            rates.cost_of_sum(&r.tokens.billable())
+        }
+    }
+}
+
 #[derive(Default)]
-struct SessionAcc {
-    days: BTreeSet<String>,
+struct Acc {
+    clis: BTreeSet<Arc<str>>,
     models: BTreeSet<String>,
-    usage: Tokens,
+    sessions: BTreeSet<(Arc<str>, String)>,
+    days: BTreeSet<Day>,
+    projects: BTreeSet<String>,
+    tokens: Tokens,
+    cost: f64,
+    priced: bool,
+    unpriced: BTreeSet<String>,
 }
 
-#[derive(Default)]
-struct DayAcc {
-    clis: BTreeSet<String>,
-    models: BTreeSet<String>,
-    sessions: BTreeSet<(String, String)>,
-    usage: Tokens,
-}
-
-#[derive(Default)]
-struct ModelAcc {
-    sessions: BTreeSet<String>,
-    usage: Tokens,
-}
-
-/// Accumulates tally reports into a [`Report`].
-pub struct Builder {
-    since: Option<Day>,
-    sessions: BTreeMap<(String, String), SessionAcc>,
-    days: BTreeMap<String, DayAcc>,
-    models: BTreeMap<(String, String), ModelAcc>,
-    totals: Tokens,
-    rejected_rows: u64,
-}
-
-impl Builder {
-    pub fn new(since: Option<Day>) -> Builder {
-        Builder {
-            since,
-            sessions: BTreeMap::new(),
-            days: BTreeMap::new(),
-            models: BTreeMap::new(),
-            totals: Tokens::default(),
-            rejected_rows: 0,
+impl Acc {
+    fn add(&mut self, r: &Record, day: Option<&Day>, cost: Option<f64>) {
+        self.clis.insert(Arc::clone(&r.cli));
+        if !r.model.is_empty() {
+            self.models.insert(r.model.clone());
+        }
+        self.sessions
+            .insert((Arc::clone(&r.cli), r.session.clone()));
+        if let Some(day) = day {
+            self.days.insert(day.clone());
+        }
+        if !r.cwd.is_empty() {
+            self.projects.insert(r.cwd.clone());
+        }
+        self.tokens.add(&r.tokens);
+        match cost {
+            Some(c) => {
+                self.cost += c;
+                self.priced = true;
+            }
+            None => {
+                self.unpriced.insert(model_name(&r.model));
+            }
         }
     }
 
-    pub fn add(&mut self, cli: &str, report: &wit::UsageReport) {
-        self.rejected_rows = self.rejected_rows.saturating_add(report.rejected_rows);
-        for entry in &report.entries {
-            // With --since, an entry must carry a day on or after it; one
-            // without a day cannot be placed, so it is left out.
-            if let Some(since) = &self.since
-                && (entry.day.is_empty() || entry.day.as_str() < since.0.as_str())
+    fn cost_usd(&self) -> Option<f64> {
+        (self.priced || self.unpriced.is_empty()).then_some(self.cost)
+    }
+
+    fn row(&self, label: Label) -> Row {
+        Row {
+            label,
+            clis: self.clis.iter().map(|c| c.to_string()).collect(),
+            models: self.models.iter().cloned().collect(),
+            sessions: self.sessions.len(),
+            usage: self.tokens,
+            cost_usd: self.cost_usd(),
+            unpriced_models: self.unpriced.iter().cloned().collect(),
+        }
+    }
+}
+
+fn model_name(model: &str) -> String {
+    if model.is_empty() {
+        "(unknown model)".to_string()
+    } else {
+        model.to_string()
+    }
+}
+
+/// Whether `cwd` is `project` or inside it.
+fn within(cwd: &str, project: &str) -> bool {
+    let project = project.trim_end_matches('/');
+    cwd == project
+        || cwd
+            .strip_prefix(project)
+            .is_some_and(|rest| rest.starts_with('/'))
+        || project.is_empty()
+}
+
+/// What the report is built from besides the records.
+pub struct Inputs {
+    pub files: usize,
+    pub repeated_requests: u64,
+    pub rejected_rows: u64,
+    pub explain_files: Option<Vec<FileNote>>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Cuts, prices and groups the records.
+pub fn build(records: &[Record], options: &Options, prices: &Prices, inputs: Inputs) -> Report {
+    let mut warnings = inputs.warnings;
+    let mut coster = Coster {
+        prices,
+        cache: HashMap::new(),
+    };
+    let dated = options.since.is_some() || options.until.is_some();
+    let mut totals = Acc::default();
+    let mut sessions: BTreeMap<(Arc<str>, String), Acc> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String), Acc> = BTreeMap::new();
+    let mut unpriced: BTreeMap<(Arc<str>, String), Tokens> = BTreeMap::new();
+    let mut points: BTreeMap<Arc<str>, Vec<(Point, usize)>> = BTreeMap::new();
+    let (mut undated, mut untimed, mut no_cwd) = (0u64, 0u64, 0u64);
+    for (index, r) in records.iter().enumerate() {
+        let day = match &r.when {
+            When::At(ms) => Some(options.zone.day(*ms)),
+            When::Day(day) => Some(day.clone()),
+            When::Unknown => None,
+        };
+        if dated {
+            let Some(d) = &day else {
+                undated += r.tokens.requests;
+                continue;
+            };
+            if options.since.as_ref().is_some_and(|s| d < s)
+                || options.until.as_ref().is_some_and(|u| d > u)
             {
                 continue;
             }
-            self.totals.add(&entry.usage);
-            let s = self
-                .sessions
-                .entry((cli.to_string(), entry.session.clone()))
-                .or_default();
-            s.usage.add(&entry.usage);
-            if !entry.day.is_empty() {
-                s.days.insert(entry.day.clone());
-            }
-            if !entry.model.is_empty() {
-                s.models.insert(entry.model.clone());
-            }
-            let d = self.days.entry(entry.day.clone()).or_default();
-            d.usage.add(&entry.usage);
-            d.clis.insert(cli.to_string());
-            if !entry.model.is_empty() {
-                d.models.insert(entry.model.clone());
-            }
-            d.sessions.insert((cli.to_string(), entry.session.clone()));
-            let m = self
-                .models
-                .entry((cli.to_string(), entry.model.clone()))
-                .or_default();
-            m.usage.add(&entry.usage);
-            m.sessions.insert(entry.session.clone());
         }
+        if let Some(project) = &options.project {
+            if r.cwd.is_empty() {
+                no_cwd += r.tokens.requests;
+                continue;
+            }
+            if !within(&r.cwd, project) {
+                continue;
+            }
+        }
+        let cost = coster.cost(r);
+        if cost.is_none() {
+            unpriced
+                .entry((Arc::clone(&r.cli), model_name(&r.model)))
+                .or_default()
+                .add(&r.tokens);
+        }
+        totals.add(r, day.as_ref(), cost);
+        sessions
+            .entry((Arc::clone(&r.cli), r.session.clone()))
+            .or_default()
+            .add(r, day.as_ref(), cost);
+        let key = match options.by {
+            By::Session | By::Block => None,
+            By::Day => Some((
+                day.as_ref().map(|d| d.to_string()).unwrap_or_default(),
+                String::new(),
+            )),
+            By::Month => Some((
+                day.as_ref()
+                    .map(|d| d.month().to_string())
+                    .unwrap_or_default(),
+                String::new(),
+            )),
+            By::Model => Some((r.cli.to_string(), r.model.clone())),
+        };
+        if let Some(key) = key {
+            groups.entry(key).or_default().add(r, day.as_ref(), cost);
+        }
+        if options.by == By::Block {
+            match r.when {
+                When::At(at) => points.entry(Arc::clone(&r.cli)).or_default().push((
+                    Point {
+                        at,
+                        tokens: r.tokens.total(),
+                        cost: cost.unwrap_or(0.0),
+                    },
+                    index,
+                )),
+                _ => untimed += r.tokens.requests,
+            }
+        }
+    }
+    if undated > 0 {
+        warnings.push(Warning::general(format!(
+            "{undated} requests carry no date and are left out by --since/--until"
+        )));
+    }
+    if no_cwd > 0 {
+        warnings.push(Warning::general(format!(
+            "{no_cwd} requests do not say which directory they ran in and are left out by --project \
+             (their component reports no working directory)"
+        )));
+    }
+    if untimed > 0 {
+        warnings.push(Warning::general(format!(
+            "{untimed} requests carry no time of day and are in no block \
+             (their component reports only days)"
+        )));
     }
 
-    pub fn build(self, by: By, files: usize, warnings: Vec<Warning>) -> Report {
-        let mut sessions: Vec<Session> = self
-            .sessions
-            .into_iter()
-            .map(|((cli, session), acc)| Session {
-                cli,
-                session,
-                first_day: acc.days.first().cloned().unwrap_or_default(),
-                last_day: acc.days.last().cloned().unwrap_or_default(),
-                models: acc.models.into_iter().collect(),
-                usage: acc.usage,
+    let session_row = |(cli, session): &(Arc<str>, String), acc: &Acc| {
+        acc.row(Label::Session {
+            cli: cli.to_string(),
+            session: session.clone(),
+            first_day: acc.days.first().map(|d| d.to_string()).unwrap_or_default(),
+            last_day: acc.days.last().map(|d| d.to_string()).unwrap_or_default(),
+            projects: acc.projects.iter().cloned().collect(),
+        })
+    };
+    let mut session_rows: Vec<Row> = sessions
+        .iter()
+        .map(|(k, acc)| session_row(k, acc))
+        .collect();
+    // Oldest activity first, so the latest sessions sit above the total.
+    let order = |row: &Row| match &row.label {
+        Label::Session {
+            cli,
+            session,
+            first_day,
+            last_day,
+            ..
+        } => (
+            last_day.clone(),
+            first_day.clone(),
+            cli.clone(),
+            session.clone(),
+        ),
+        _ => Default::default(),
+    };
+    session_rows.sort_by_key(order);
+
+    let rows = match options.by {
+        By::Session => session_rows.clone(),
+        By::Day => groups
+            .iter()
+            .map(|((day, _), acc)| acc.row(Label::Day { day: day.clone() }))
+            .collect(),
+        By::Month => groups
+            .iter()
+            .map(|((month, _), acc)| {
+                acc.row(Label::Month {
+                    month: month.clone(),
+                })
             })
-            .collect();
-        // Oldest activity first, so the latest sessions sit above the total.
-        sessions.sort_by(|a, b| {
-            (&a.last_day, &a.first_day, &a.cli, &a.session).cmp(&(
-                &b.last_day,
-                &b.first_day,
-                &b.cli,
-                &b.session,
-            ))
-        });
-        let groups = match by {
-            By::Session => sessions.iter().cloned().map(Group::Session).collect(),
-            By::Day => self
-                .days
-                .into_iter()
-                .map(|(day, acc)| Group::Day {
-                    day,
-                    clis: acc.clis.into_iter().collect(),
-                    models: acc.models.into_iter().collect(),
-                    sessions: acc.sessions.len(),
-                    usage: acc.usage,
+            .collect(),
+        By::Model => groups
+            .iter()
+            .map(|((cli, model), acc)| {
+                acc.row(Label::Model {
+                    cli: cli.clone(),
+                    model: model.clone(),
                 })
-                .collect(),
-            By::Model => self
-                .models
-                .into_iter()
-                .map(|((cli, model), acc)| Group::Model {
-                    cli,
-                    model,
-                    sessions: acc.sessions.len(),
-                    usage: acc.usage,
-                })
-                .collect(),
-        };
-        Report {
-            totals: self.totals,
-            sessions,
-            by,
-            groups,
-            files,
-            rejected_rows: self.rejected_rows,
-            warnings,
+            })
+            .collect(),
+        By::Block => block_rows(records, &points, options, &mut coster),
+    };
+
+    Report {
+        schema_version: SCHEMA_VERSION,
+        pricing: prices.source().clone(),
+        filters: Filters {
+            since: options.since.as_ref().map(Day::to_string),
+            until: options.until.as_ref().map(Day::to_string),
+            tz: options.zone.name().to_string(),
+            project: options.project.clone(),
+        },
+        by: options.by,
+        totals: Totals {
+            usage: totals.tokens,
+            cost_usd: totals.cost_usd(),
+            unpriced_models: totals.unpriced.iter().cloned().collect(),
+        },
+        groups: rows,
+        sessions: session_rows,
+        unpriced: unpriced
+            .into_iter()
+            .map(|((cli, model), usage)| Unpriced {
+                cli: cli.to_string(),
+                model,
+                usage,
+            })
+            .collect(),
+        files: inputs.files,
+        repeated_requests: inputs.repeated_requests,
+        rejected_rows: inputs.rejected_rows,
+        explain_files: inputs.explain_files,
+        warnings,
+    }
+}
+
+fn block_rows(
+    records: &[Record],
+    points: &BTreeMap<Arc<str>, Vec<(Point, usize)>>,
+    options: &Options,
+    coster: &mut Coster<'_>,
+) -> Vec<Row> {
+    let mut rows: Vec<(i64, Row)> = Vec::new();
+    for (cli, cli_points) in points {
+        let just_points: Vec<Point> = cli_points.iter().map(|(p, _)| *p).collect();
+        for window in blocks::windows(&just_points) {
+            let mut acc = Acc::default();
+            for &member in &window.members {
+                let r = &records[cli_points[member].1];
+                let day = match r.when {
+                    When::At(ms) => Some(options.zone.day(ms)),
+                    _ => None,
+                };
+                acc.add(r, day.as_ref(), coster.cost(r));
+            }
+            let active = window.active(options.now);
+            let total = acc.tokens.total();
+            let row = acc.row(Label::Block {
+                cli: cli.to_string(),
+                start: format_instant(window.start),
+                end: format_instant(window.end),
+                last_request: format_instant(window.last),
+                active,
+                burn_rate: active.then(|| window.burn_rate(total, acc.cost)).flatten(),
+                projection: active
+                    .then(|| window.projection(options.now, total, acc.cost))
+                    .flatten(),
+            });
+            rows.push((window.start, row));
         }
     }
+    rows.sort_by_key(|(start, _)| *start);
+    rows.into_iter().map(|(_, row)| row).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::usage::time::parse_instant;
 
-    fn entry(session: &str, day: &str, model: &str, input: u64) -> wit::UsageEntry {
-        wit::UsageEntry {
-            session: session.into(),
-            day: day.into(),
-            model: model.into(),
-            usage: wit::Usage {
+    fn record(cli: &str, session: &str, when: When, model: &str, input: u64) -> Record {
+        Record {
+            cli: Arc::from(cli),
+            session: session.to_string(),
+            model: model.to_string(),
+            cwd: String::new(),
+            when,
+            tokens: Tokens {
                 input,
                 output: 1,
-                cache_read: 0,
-                cache_write: 0,
-                reasoning: 0,
                 requests: 1,
+                ..Tokens::default()
             },
+            single: true,
         }
     }
 
-    fn report(entries: Vec<wit::UsageEntry>) -> wit::UsageReport {
-        wit::UsageReport {
-            entries,
-            rejected_rows: 1,
+    fn day(d: &str) -> When {
+        When::Day(d.parse().expect("day"))
+    }
+
+    fn at(t: &str) -> When {
+        When::At(parse_instant(t).expect("instant"))
+    }
+
+    fn inputs() -> Inputs {
+        Inputs {
+            files: 1,
+            repeated_requests: 0,
+            rejected_rows: 0,
+            explain_files: None,
+            warnings: Vec::new(),
         }
     }
 
-    #[test]
-    fn since_keeps_later_days_and_drops_undated_entries() {
-        let r = report(vec![
-            entry("s1", "2026-11-29", "m", 1),
-            entry("s1", "2026-11-30", "m", 10),
-            entry("s2", "", "m", 100),
-        ]);
-        let mut all = Builder::new(None);
-        all.add("claude", &r);
-        assert_eq!(all.build(By::Session, 1, vec![]).totals.input, 111);
-        let mut cut = Builder::new(Some("2026-11-30".parse().expect("day")));
-        cut.add("claude", &r);
-        let built = cut.build(By::Day, 1, vec![]);
-        assert_eq!(built.totals.input, 10);
-        assert_eq!(built.groups.len(), 1);
-        assert_eq!(built.rejected_rows, 1);
+    fn build_with(records: &[Record], options: &Options) -> Report {
+        build(records, options, &Prices::embedded(), inputs())
     }
 
     #[test]
-    fn sessions_span_days_and_models() {
-        let mut b = Builder::new(None);
-        b.add(
-            "codex",
-            &report(vec![
-                entry("t", "2026-11-29", "gpt-a", 1),
-                entry("t", "2026-12-01", "gpt-b", 2),
-            ]),
+    fn since_and_until_keep_a_range_and_drop_undated_records() {
+        let rs = [
+            record("claude", "s1", day("2026-11-29"), "m", 1),
+            record("claude", "s1", day("2026-11-30"), "m", 10),
+            record("claude", "s1", day("2026-12-01"), "m", 1000),
+            record("claude", "s2", When::Unknown, "m", 100),
+        ];
+        let all = build_with(&rs, &Options::default());
+        assert_eq!(all.totals.usage.input, 1111);
+        let cut = build_with(
+            &rs,
+            &Options {
+                by: By::Day,
+                since: Some("2026-11-30".parse().expect("day")),
+                until: Some("2026-11-30".parse().expect("day")),
+                ..Options::default()
+            },
         );
-        b.add("claude", &report(vec![entry("t", "2026-11-30", "opus", 4)]));
-        let built = b.build(By::Model, 2, vec![]);
-        assert_eq!(built.sessions.len(), 2, "same id, different CLIs");
-        let codex = built
+        assert_eq!(cut.totals.usage.input, 10);
+        assert_eq!(cut.groups.len(), 1);
+        assert!(
+            cut.warnings[0]
+                .message
+                .starts_with("1 requests carry no date")
+        );
+    }
+
+    #[test]
+    fn days_and_months_follow_the_time_zone() {
+        let rs = [
+            record("codex", "t", at("2026-11-30T23:30:00Z"), "gpt-5.5", 1),
+            record("codex", "t", at("2026-11-30T12:00:00Z"), "gpt-5.5", 2),
+        ];
+        let utc = build_with(
+            &rs,
+            &Options {
+                by: By::Day,
+                ..Options::default()
+            },
+        );
+        assert_eq!(utc.groups.len(), 1);
+        let tokyo = build_with(
+            &rs,
+            &Options {
+                by: By::Month,
+                zone: "Asia/Tokyo".parse().expect("zone"),
+                ..Options::default()
+            },
+        );
+        let months: Vec<_> = tokyo
+            .groups
+            .iter()
+            .map(|g| match &g.label {
+                Label::Month { month } => (month.as_str(), g.usage.input),
+                _ => ("?", 0),
+            })
+            .collect();
+        assert_eq!(months, [("2026-11", 2), ("2026-12", 1)]);
+        assert_eq!(tokyo.filters.tz, "Asia/Tokyo");
+    }
+
+    #[test]
+    fn unknown_models_are_unpriced_not_free() {
+        let rs = [
+            record(
+                "claude",
+                "s",
+                day("2026-11-30"),
+                "claude-opus-5-5",
+                1_000_000,
+            ),
+            record("claude", "s", day("2026-11-30"), "claude-sonnet-5-1", 5),
+            record("claude", "u", day("2026-11-30"), "claude-sonnet-5-1", 7),
+        ];
+        let report = build_with(&rs, &Options::default());
+        // 1,000,000 input at $4/M plus one output token at $20/M.
+        let cost = report.totals.cost_usd.expect("partly priced");
+        assert!((cost - (4.0 + 2e-5)).abs() < 1e-9, "{cost}");
+        assert_eq!(report.totals.unpriced_models, ["claude-sonnet-5-1"]);
+        assert_eq!(report.unpriced.len(), 1);
+        assert_eq!(report.unpriced[0].usage.input, 12);
+        let only_unpriced = report
             .sessions
             .iter()
-            .find(|s| s.cli == "codex")
-            .expect("codex");
-        assert_eq!(
-            (codex.first_day.as_str(), codex.last_day.as_str()),
-            ("2026-11-29", "2026-12-01")
-        );
-        assert_eq!(codex.models, ["gpt-a", "gpt-b"]);
-        assert_eq!(built.groups.len(), 3);
-        assert_eq!(built.totals.requests, 3);
+            .find(|s| matches!(&s.label, Label::Session { session, .. } if session == "u"))
+            .expect("session u");
+        assert_eq!(only_unpriced.cost_usd, None);
     }
 
     #[test]
-    fn days_parse_strictly() {
-        assert!("2026-11-30".parse::<Day>().is_ok());
-        for bad in [
-            "2026-13-01",
-            "2026-1-1",
-            "yesterday",
-            "2026-11-30T00",
-            "2026-00-10",
-        ] {
-            assert!(bad.parse::<Day>().is_err(), "{bad}");
-        }
+    fn project_keeps_its_tree_and_drops_unknown_directories() {
+        let mut inside = record("claude", "a", day("2026-11-30"), "m", 1);
+        inside.cwd = "/w/app/sub".to_string();
+        let mut sibling = record("claude", "b", day("2026-11-30"), "m", 10);
+        sibling.cwd = "/w/application".to_string();
+        let unknown = record("claude", "c", day("2026-11-30"), "m", 100);
+        let report = build_with(
+            &[inside, sibling, unknown],
+            &Options {
+                project: Some("/w/app".to_string()),
+                ..Options::default()
+            },
+        );
+        assert_eq!(report.totals.usage.input, 1);
+        assert_eq!(report.warnings.len(), 1);
+    }
+
+    #[test]
+    fn blocks_group_each_clis_requests_by_window() {
+        let rs = [
+            record(
+                "claude",
+                "s",
+                at("2026-11-30T10:20:00Z"),
+                "claude-opus-5-5",
+                100,
+            ),
+            record(
+                "claude",
+                "s",
+                at("2026-11-30T11:20:00Z"),
+                "claude-opus-5-5",
+                100,
+            ),
+            record(
+                "claude",
+                "s",
+                at("2026-11-30T16:00:00Z"),
+                "claude-opus-5-5",
+                100,
+            ),
+            record("codex", "t", at("2026-11-30T10:30:00Z"), "gpt-5.5", 1),
+            record("claude", "old", day("2026-11-29"), "claude-opus-5-5", 1),
+        ];
+        let now = parse_instant("2026-11-30T17:00:00Z").expect("now");
+        let report = build_with(
+            &rs,
+            &Options {
+                by: By::Block,
+                now,
+                ..Options::default()
+            },
+        );
+        let blocks: Vec<_> = report
+            .groups
+            .iter()
+            .map(|g| match &g.label {
+                Label::Block {
+                    cli, start, active, ..
+                } => (cli.as_str(), start.as_str(), *active, g.usage.requests),
+                _ => ("?", "?", false, 0),
+            })
+            .collect();
+        assert_eq!(
+            blocks,
+            [
+                ("claude", "2026-11-30T10:00:00.000Z", false, 2),
+                ("codex", "2026-11-30T10:00:00.000Z", false, 1),
+                ("claude", "2026-11-30T16:00:00.000Z", true, 1),
+            ]
+        );
+        assert!(report.warnings[0].message.contains("in no block"));
     }
 }

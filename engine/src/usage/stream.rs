@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::prefilter::{LineStream, Prefilter};
 use super::sqlite;
 use super::{Progress, Warning};
+use crate::sandbox::requests::Request;
 use crate::sandbox::wit::UsageReport;
 
 /// How a file's bytes reach the tally.
@@ -62,12 +63,16 @@ pub enum SinkError {
     Refused(String),
 }
 
-/// One usage tally: the sandboxed `tally` resource, or (in benchmarks) the
-/// same parser compiled natively.
+/// One usage tally: the sandboxed `tally` or `request-tally` resource, or
+/// (in benchmarks) the same parser compiled natively.
 pub trait Sink {
     fn begin_file(&mut self, name: &str) -> Result<(), SinkError>;
     fn feed(&mut self, chunk: &[u8]) -> Result<(), SinkError>;
     fn finish(&mut self) -> Result<Option<UsageReport>, SinkError>;
+    /// The requests a request tally reported (after `finish`).
+    fn take_requests(&mut self) -> Vec<Request> {
+        Vec::new()
+    }
 }
 
 /// Buffer sizes and parallelism.
@@ -103,6 +108,8 @@ impl Default for Settings {
 pub struct Outcome {
     pub cli: String,
     pub report: Option<UsageReport>,
+    /// From a request tally: each request, with its dedupe key.
+    pub requests: Vec<Request>,
     pub files_read: usize,
     pub warnings: Vec<Warning>,
 }
@@ -153,6 +160,7 @@ where
             outcome.unwrap_or_else(|| Outcome {
                 cli: job.cli.clone(),
                 report: None,
+                requests: Vec::new(),
                 files_read: 0,
                 warnings: vec![Warning::general(format!(
                     "{}: a worker stopped before reading this group",
@@ -217,6 +225,7 @@ where
                 return Outcome {
                     cli: job.cli.clone(),
                     report: None,
+                    requests: Vec::new(),
                     files_read: 0,
                     warnings: kept_warnings,
                 };
@@ -295,6 +304,7 @@ where
                 return Outcome {
                     cli: job.cli.clone(),
                     report,
+                    requests: sink.take_requests(),
                     files_read,
                     warnings: kept_warnings,
                 };
@@ -313,6 +323,7 @@ where
                     return Outcome {
                         cli: job.cli.clone(),
                         report: None,
+                        requests: Vec::new(),
                         files_read: 0,
                         warnings: kept_warnings,
                     };
@@ -328,6 +339,7 @@ where
     Outcome {
         cli: job.cli.clone(),
         report: None,
+        requests: Vec::new(),
         files_read: 0,
         warnings: kept_warnings,
     }

@@ -23,6 +23,7 @@ use wasmtime::{Engine, Store};
 
 use super::host::HostState;
 use latest::drover::adapter::types as wit;
+use latest::exports::drover::adapter::requests;
 use v0_1::{Downgrade, Upgrade};
 
 /// The newest WIT package version this engine hosts (what `drover adapter
@@ -330,6 +331,71 @@ impl Bindings {
                 .map(Upgrade::upgrade),
         }
     }
+
+    /// A `request-tally`; `None` for a 0.1 component, which has none (its
+    /// usage comes from `tally`).
+    pub fn request_tally_new(
+        &self,
+        s: &mut Store<HostState>,
+        parser: &str,
+    ) -> wasmtime::Result<Option<ResourceAny>> {
+        match self {
+            Bindings::V0_2(b) => b
+                .drover_adapter_requests()
+                .request_tally()
+                .call_constructor(s, parser)
+                .map(Some),
+            Bindings::V0_1(_) => Ok(None),
+        }
+    }
+
+    pub fn request_tally_begin_file(
+        &self,
+        s: &mut Store<HostState>,
+        tally: ResourceAny,
+        name: &str,
+    ) -> wasmtime::Result<()> {
+        match self {
+            Bindings::V0_2(b) => b
+                .drover_adapter_requests()
+                .request_tally()
+                .call_begin_file(s, tally, name),
+            Bindings::V0_1(_) => Ok(()),
+        }
+    }
+
+    pub fn request_tally_feed(
+        &self,
+        s: &mut Store<HostState>,
+        tally: ResourceAny,
+        chunk: &[u8],
+    ) -> Answer<Vec<requests::Request>> {
+        match self {
+            Bindings::V0_2(b) => b
+                .drover_adapter_requests()
+                .request_tally()
+                .call_feed(s, tally, chunk),
+            Bindings::V0_1(_) => Ok(Err(no_requests())),
+        }
+    }
+
+    pub fn request_tally_finish(
+        &self,
+        s: &mut Store<HostState>,
+        tally: ResourceAny,
+    ) -> Answer<requests::RequestTail> {
+        match self {
+            Bindings::V0_2(b) => b
+                .drover_adapter_requests()
+                .request_tally()
+                .call_finish(s, tally),
+            Bindings::V0_1(_) => Ok(Err(no_requests())),
+        }
+    }
+}
+
+fn no_requests() -> wit::AdapterError {
+    wit::AdapterError::Unsupported("a drover:adapter@0.1 component reports no requests".to_string())
 }
 
 #[cfg(test)]
