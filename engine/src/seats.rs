@@ -26,6 +26,10 @@ pub struct SeatRecord {
     pub conversation: Option<String>,
     pub pane: Option<Pane>,
     pub created_ns: u64,
+    /// Replaces the profile's bypass args for this seat's CLI (`drover up
+    /// --arg …` or `--no-bypass`); `None` keeps the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_args: Option<Vec<String>>,
 }
 
 pub fn dir(project: &Path) -> PathBuf {

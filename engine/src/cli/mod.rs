@@ -2,6 +2,7 @@
 //! `--json` prints exactly one JSON document on stdout, or nothing.
 
 mod adapter;
+mod answer;
 mod adapter_check;
 mod adapter_new;
 mod doctor;
@@ -69,6 +70,11 @@ enum Command {
     Down(seats::DownArgs),
     /// The seats on record and their states.
     Seats(seats::ListArgs),
+    /// Answer the question a blocked seat waits on.
+    Answer(answer::Args),
+    /// The background process that holds an acp seat's agent (started by `up`).
+    #[command(hide = true)]
+    SeatHost { nick: String },
     /// The hook relay a CLI's hook config runs (payload on stdin).
     Hook {
         #[arg(long = "cli", value_name = "NAME")]
@@ -138,6 +144,8 @@ pub fn main() -> ExitCode {
         Command::Attach { nick } => seats::attach(&project, &nick),
         Command::Down(args) => seats::down(&project, args),
         Command::Seats(args) => seats::list(&project, args),
+        Command::Answer(args) => answer::run(&project, args),
+        Command::SeatHost { nick } => seats::host(&project, &nick),
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),

@@ -13,6 +13,7 @@ use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::{CompileCache, Sandbox};
+use crate::seat_host;
 use crate::seats::{self, SeatRecord};
 use crate::session::{Context, Conversation, SessionSpec, Status, headless, interactive};
 use crate::workspace::{self, Kind, Workspace, process, tmux::Tmux};
@@ -38,6 +39,12 @@ pub struct UpArgs {
     /// How long the CLI may take to become ready.
     #[arg(long, value_parser = super::run::parse_duration, default_value = "2m")]
     timeout: Duration,
+    /// Replace the profile's bypass args with these (repeatable).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Drop the profile's bypass args (the CLI asks for permissions).
+    #[arg(long, conflicts_with = "args")]
+    no_bypass: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -144,11 +151,39 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         conversation: None,
         pane: None,
         created_ns: now_ns(),
+        extra_args: if args.no_bypass {
+            Some(Vec::new())
+        } else if args.args.is_empty() {
+            None
+        } else {
+            Some(args.args.clone())
+        },
     };
+    if kind == Kind::Acp {
+        crate::policy::Policy::load(&project)?;
+        seats::save(&project, &record)?;
+        let state = match start_host(&project, &record) {
+            Ok(state) => state,
+            Err(e) => {
+                let _ = seats::remove(&project, &record.nick);
+                bail!("seat {} did not come up: {e}", args.nick);
+            }
+        };
+        println!(
+            "seat {} up: {} · {} on acp (agent pid {}, session {})",
+            record.nick,
+            record.cli,
+            record.role,
+            state.agent_pid.map_or("?".to_string(), |p| p.to_string()),
+            state.session.unwrap_or_default()
+        );
+        return Ok(Outcome::Ok);
+    }
     if kind == Kind::Tmux {
         let ctx = Context::new(project.clone(), run, profile, adapter);
         let mut spec = SessionSpec::new(&args.nick, "", cwd);
         spec.model = record.model.clone();
+        spec.extra_args = record.extra_args.clone();
         spec.timeout = args.timeout;
         spec.keep = true;
         spec.cancel = Some(super::interrupt_flag()?);
@@ -197,9 +232,13 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             record.nick
         );
     }
+    if record.workspace == Kind::Acp.as_str() {
+        return send_acp(&project, &record, &args);
+    }
     let ctx = context(&project, &record)?;
     let mut spec = SessionSpec::new(&record.nick, &args.prompt, record.cwd.clone());
     spec.model = record.model.clone();
+    spec.extra_args = record.extra_args.clone();
     spec.timeout = args.timeout;
     spec.keep = true;
     let interrupted = super::interrupt_flag()?;
@@ -229,8 +268,76 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         record.conversation = Some(id.clone());
         seats::save(&project, &record)?;
     }
-    if args.json.json {
-        print_json(&result)?;
+    report_send(&record, &result, args.json.json)?;
+    Ok(if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        Outcome::Interrupted
+    } else if result.status == Status::Completed {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+/// The task directory of a seat's own run.
+fn seat_dir(project: &Path, record: &SeatRecord) -> std::path::PathBuf {
+    crate::run::runs_root(project)
+        .join(&record.run_id)
+        .join("tasks")
+        .join(&record.nick)
+}
+
+/// Starts an acp seat's host and waits until its agent has a session.
+fn start_host(project: &Path, record: &SeatRecord) -> anyhow::Result<seat_host::HostState> {
+    let run = RunDir::open(project, &record.run_id)?;
+    let log = run.root().join("logs").join(format!("{}.host.log", record.nick));
+    let pid = seat_host::spawn(project, record, &log)
+        .with_context(|| format!("starting the seat host for {}", record.nick))?;
+    seat_host::wait_ready(&seat_dir(project, record), pid, seat_host::READY_TIMEOUT)
+        .map_err(|e| anyhow::anyhow!("{e} (log: {})", log.display()))
+}
+
+/// `drover send` to an acp seat: the message goes to the seat's host (one
+/// is started, resuming the conversation, if none is alive), and the turn's
+/// result comes back as a file.
+fn send_acp(project: &Path, record: &SeatRecord, args: &SendArgs) -> anyhow::Result<Outcome> {
+    let dir = seat_dir(project, record);
+    let host = match seat_host::alive(&dir) {
+        Some(host) => host,
+        None => start_host(project, record)?,
+    };
+    let id = seat_host::post(&dir, &args.prompt, args.timeout)
+        .with_context(|| format!("leaving the message for seat {}", record.nick))?;
+    let interrupted = super::interrupt_flag()?;
+    let mut cancelled = false;
+    let result = loop {
+        if let Some(result) = seat_host::result(&dir, &id) {
+            break result;
+        }
+        if interrupted.load(std::sync::atomic::Ordering::Relaxed) && !cancelled {
+            seat_host::cancel(&dir, &id);
+            cancelled = true;
+        }
+        if !host.identity.is_some_and(process::alive) {
+            bail!(
+                "seat {}'s host stopped before the turn ended; `drover send` again to restart it (the conversation resumes)",
+                record.nick
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    report_send(record, &result, args.json.json)?;
+    Ok(if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        Outcome::Interrupted
+    } else if result.status == Status::Completed {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+fn report_send(record: &SeatRecord, result: &crate::session::SessionResult, json: bool) -> anyhow::Result<()> {
+    if json {
+        print_json(result)?;
     } else {
         println!(
             "{}: {} ({})",
@@ -245,13 +352,19 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
-    Ok(if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
-        Outcome::Interrupted
-    } else if result.status == Status::Completed {
-        Outcome::Ok
-    } else {
-        Outcome::Failed
-    })
+    Ok(())
+}
+
+/// `drover seat-host NICK`: the background process of an acp seat.
+pub fn host(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
+    let project = project.canonicalize()?;
+    let Some(record) = seats::load(&project, nick) else {
+        bail!("no seat named {nick}");
+    };
+    let ctx = context(&project, &record)?;
+    let stop = super::interrupt_flag()?;
+    seat_host::serve(&ctx, &record, &stop).map_err(|e| anyhow::anyhow!(e))?;
+    Ok(Outcome::Ok)
 }
 
 pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
@@ -261,7 +374,8 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
     };
     let Some(pane) = record.pane else {
         bail!(
-            "{nick} is a headless seat: there is no pane to attach to (its logs are in .drover/runs/{}/logs)",
+            "{nick} is a {} seat: there is no pane to attach to (its logs are in .drover/runs/{}/logs)",
+            record.workspace,
             record.run_id
         );
     };
@@ -295,6 +409,11 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
                 eprintln!("{}: force-killed {forced:?}", record.nick);
             }
         }
+        if let Some(host) = seat_host::alive(&seat_dir(&project, &record))
+            && let Some(identity) = host.identity
+        {
+            stop_host(&record.nick, identity);
+        }
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
             let mut journal = Journal::open(run.journal_path());
             journal.record(
@@ -311,12 +430,30 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// Asks a seat host to stop (it closes its agent), then makes sure.
+fn stop_host(nick: &str, host: process::Identity) {
+    process::terminate(host);
+    let until = std::time::Instant::now() + Duration::from_secs(15);
+    while process::alive(host) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if process::alive(host) {
+        let tree = process::tree(host.pid);
+        for member in &tree {
+            process::force_kill(*member);
+        }
+        eprintln!("{nick}: force-killed its host {}", host.pid);
+    }
+}
+
 #[derive(Serialize)]
 struct SeatStatus {
     #[serde(flatten)]
     record: SeatRecord,
     state: Option<String>,
     prompt_kind: Option<String>,
+    /// The question a blocked seat waits on, with its options.
+    question: Option<crate::question::Question>,
     alive: Option<bool>,
 }
 
@@ -331,15 +468,21 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 .state(&record.nick)
                 .map(str::to_string);
             let prompt_kind = crate::run::status::prompt_kind(&journal, &record.nick);
-            let alive = record.pane.as_ref().map(|p| {
-                Tmux::for_project(project)
-                    .and_then(|t| t.alive(p))
-                    .unwrap_or(false)
-            });
+            let question = crate::question::pending(&journal, &record.nick);
+            let alive = if record.workspace == Kind::Acp.as_str() {
+                Some(seat_host::alive(&seat_dir(project, &record)).is_some())
+            } else {
+                record.pane.as_ref().map(|p| {
+                    Tmux::for_project(project)
+                        .and_then(|t| t.alive(p))
+                        .unwrap_or(false)
+                })
+            };
             SeatStatus {
                 record,
                 state,
                 prompt_kind,
+                question,
                 alive,
             }
         })
@@ -365,10 +508,12 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                         (Some(st), None) => st.clone(),
                         _ => "-".into(),
                     },
-                    match s.alive {
-                        Some(true) => "pane up".into(),
-                        Some(false) => "pane gone".into(),
-                        None => s
+                    match (s.alive, s.record.workspace == Kind::Acp.as_str()) {
+                        (Some(true), true) => "agent up".into(),
+                        (Some(false), true) => "agent stopped (send resumes it)".into(),
+                        (Some(true), false) => "pane up".into(),
+                        (Some(false), false) => "pane gone".into(),
+                        (None, _) => s
                             .record
                             .conversation
                             .clone()
@@ -392,6 +537,16 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 &rows
             )
         );
+        for s in &statuses {
+            if let Some(q) = &s.question {
+                println!("\n{} asks: {}", s.record.nick, q.summary());
+                println!(
+                    "  answer with `drover answer {} OPTION`: {}",
+                    s.record.nick,
+                    q.options_line()
+                );
+            }
+        }
     }
     Ok(Outcome::Ok)
 }

@@ -43,8 +43,9 @@ pub fn wait(journal: &Path, task: &str, states: &[&str], timeout: Duration) -> O
         offset = next;
         let hit = fresh.into_iter().rev().find(|t| {
             t.task == task
-                && (states.contains(&t.state.as_str())
-                    || (t.kind == "verdict" && states.contains(&"verdict")))
+                && ((t.kind == "state" && states.contains(&t.state.as_str()))
+                    || (t.kind == "verdict"
+                        && (states.contains(&"verdict") || states.contains(&t.state.as_str()))))
         });
         if hit.is_some() {
             return hit;

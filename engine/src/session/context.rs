@@ -34,6 +34,36 @@ impl Context {
         journal.record(task, state, prompt_kind, source, serde_json::Value::Null);
     }
 
+    /// Marks the seat blocked on a question (journaled with it).
+    pub fn blocked_on(&self, task: &str, question: &crate::question::Question, source: &str) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.record(
+            task,
+            "blocked",
+            Some(crate::sandbox::wit::PromptKind::Permission.as_str()),
+            source,
+            crate::question::detail(question),
+        );
+    }
+
+    /// Journals the answer to a question.
+    pub fn answered(
+        &self,
+        task: &str,
+        question: &crate::question::Question,
+        choice: &crate::question::Choice,
+        by: &crate::question::Answerer,
+    ) {
+        let journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.answer(task, &question.id, &choice.id, by);
+    }
+
+    /// Journals something the agent reported.
+    pub fn event(&self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
+        let journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.event(task, name, source, detail);
+    }
+
     pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
         let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
         journal.verdict_once(task, status, source, detail);

@@ -1,11 +1,13 @@
 //! Workspaces: where seats run (the transport axis, kept apart from the CLI
 //! axis of adapters). `headless` runs one non-interactive turn per message;
-//! `tmux` keeps seats in panes a human can attach to. The engine talks to
-//! tmux only through [`tmux::Tmux`].
+//! `tmux` keeps seats in panes a human can attach to; `acp` runs a CLI's
+//! Agent Client Protocol mode as a long-lived agent process ([`acp`]). The
+//! engine talks to tmux only through [`tmux::Tmux`].
 //!
 //! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
 //! `.drover/config.toml` (`[workspace] default = "tmux"`) > `headless`.
 
+pub mod acp;
 pub mod headless;
 pub mod process;
 pub mod tmux;
@@ -17,11 +19,12 @@ use serde::Serialize;
 use crate::sandbox::wit;
 
 /// The workspace contract (DESIGN.md §5) a backend implements: the pane
-/// operations a seat in a terminal needs, and `turn.run` for backends that
-/// run one process per message. A backend answers what it cannot do with
-/// [`WorkspaceError::Unsupported`]. (`status.wait`, `status.stream`,
-/// `prompt.kind` and `notify` are the engine's, over the run journal:
-/// [`crate::run::status`].)
+/// operations a seat in a terminal needs, `turn.run` for backends that run
+/// one process per message, and `agent.start` for backends that keep a
+/// long-lived agent process to speak a protocol with. What a backend cannot
+/// do it answers with [`WorkspaceError::Unsupported`] (the default).
+/// (`status.wait`, `status.stream`, `prompt.kind` and `notify` are the
+/// engine's, over the run journal: [`crate::run::status`].)
 pub trait Workspace {
     fn kind(&self) -> Kind;
     /// `session.ensure`: the container seats of a run share.
@@ -29,26 +32,53 @@ pub trait Workspace {
     /// `pane.create` + `pane.run`: a pane running `argv`, its output teed to `log`.
     fn create_pane(
         &self,
-        session: &str,
-        name: &str,
-        launch: &PaneLaunch<'_>,
-    ) -> Result<tmux::Pane, WorkspaceError>;
+        _session: &str,
+        _name: &str,
+        _launch: &PaneLaunch<'_>,
+    ) -> Result<tmux::Pane, WorkspaceError> {
+        Err(self.unsupported("create a pane"))
+    }
     /// `pane.read`: what the pane shows now.
-    fn read_pane(&self, pane: &tmux::Pane) -> Result<wit::Screen, WorkspaceError>;
+    fn read_pane(&self, _pane: &tmux::Pane) -> Result<wit::Screen, WorkspaceError> {
+        Err(self.unsupported("read a pane"))
+    }
     /// `pane.label`: `nickname · role`.
-    fn label_pane(&self, pane: &tmux::Pane, label: &str) -> Result<(), WorkspaceError>;
+    fn label_pane(&self, _pane: &tmux::Pane, _label: &str) -> Result<(), WorkspaceError> {
+        Err(self.unsupported("label a pane"))
+    }
     /// `pane.type`: a bracketed paste, then Enter. Refused for a human seat.
-    fn type_text(&self, pane: &tmux::Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    fn type_text(&self, _pane: &tmux::Pane, _text: &str, _human: bool) -> Result<(), WorkspaceError> {
+        Err(self.unsupported("type into a pane"))
+    }
     /// Whether the pane still exists; `Err` means "could not ask", never "gone".
-    fn pane_alive(&self, pane: &tmux::Pane) -> Result<bool, WorkspaceError>;
+    fn pane_alive(&self, _pane: &tmux::Pane) -> Result<bool, WorkspaceError> {
+        Err(self.unsupported("watch a pane"))
+    }
     /// `pane.close`: kill it and every process it started (identity-checked).
     /// Returns the pids that had to be force-killed.
-    fn close_pane(&self, pane: &tmux::Pane, grace: std::time::Duration) -> Vec<u32>;
+    fn close_pane(&self, _pane: &tmux::Pane, _grace: std::time::Duration) -> Vec<u32> {
+        Vec::new()
+    }
     /// `turn.run`: one non-interactive process.
     fn run_turn(
         &self,
-        launch: &headless::TurnLaunch<'_>,
-    ) -> Result<headless::TurnProcess, WorkspaceError>;
+        _launch: &headless::TurnLaunch<'_>,
+    ) -> Result<headless::TurnProcess, WorkspaceError> {
+        Err(self.unsupported("run a headless turn"))
+    }
+    /// `agent.start`: a long-lived agent process and a connection to its stdio.
+    fn start_agent(
+        &self,
+        _launch: &acp::AgentLaunch<'_>,
+    ) -> Result<(acp::AgentProcess, crate::acp::rpc::Connection), WorkspaceError> {
+        Err(self.unsupported("start an agent process"))
+    }
+    fn unsupported(&self, what: &'static str) -> WorkspaceError {
+        WorkspaceError::Unsupported {
+            backend: self.kind().as_str(),
+            what,
+        }
+    }
 }
 
 /// What a pane runs.
@@ -135,6 +165,26 @@ impl Workspace for Headless {
         launch: &headless::TurnLaunch<'_>,
     ) -> Result<headless::TurnProcess, WorkspaceError> {
         headless::start(launch).map_err(WorkspaceError::Process)
+    }
+}
+
+/// `agent.start` only: an ACP seat is a process speaking a protocol, not a pane.
+pub struct Acp;
+
+impl Workspace for Acp {
+    fn kind(&self) -> Kind {
+        Kind::Acp
+    }
+
+    fn ensure_session(&self, _session: &str, _cwd: &Path) -> Result<(), WorkspaceError> {
+        Ok(())
+    }
+
+    fn start_agent(
+        &self,
+        launch: &acp::AgentLaunch<'_>,
+    ) -> Result<(acp::AgentProcess, crate::acp::rpc::Connection), WorkspaceError> {
+        acp::start(launch).map_err(WorkspaceError::Process)
     }
 }
 
@@ -247,6 +297,7 @@ pub fn screen_of(raw: &[u8], title: &str) -> wit::Screen {
 pub enum Kind {
     Headless,
     Tmux,
+    Acp,
 }
 
 impl Kind {
@@ -254,6 +305,7 @@ impl Kind {
         match self {
             Kind::Headless => "headless",
             Kind::Tmux => "tmux",
+            Kind::Acp => "acp",
         }
     }
 
@@ -261,6 +313,7 @@ impl Kind {
         match name.trim() {
             "headless" => Some(Kind::Headless),
             "tmux" => Some(Kind::Tmux),
+            "acp" => Some(Kind::Acp),
             _ => None,
         }
     }
@@ -276,9 +329,9 @@ pub struct Selection {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
-    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux)")]
+    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, acp)")]
     Env(String),
-    #[error("{at} = {value:?} is not a workspace (headless, tmux)")]
+    #[error("{at} = {value:?} is not a workspace (headless, tmux, acp)")]
     Project { at: String, value: String },
     #[error("{message}")]
     Config { message: String },
@@ -358,6 +411,14 @@ pub fn backends(selection: Option<&Selection>) -> Vec<Backend> {
             version: tmux_version,
             selected: is(Kind::Tmux),
             note: "seats in panes a human can attach to (needs hooks installed)".to_string(),
+        },
+        Backend {
+            name: "acp",
+            available: true,
+            version: Some(format!("ACP protocol version {}", agent_client_protocol_schema::ProtocolVersion::LATEST)),
+            selected: is(Kind::Acp),
+            note: "a CLI's Agent Client Protocol mode as a long-lived agent process; turn end, tool calls and permission questions come from the protocol"
+                .to_string(),
         },
     ]
 }

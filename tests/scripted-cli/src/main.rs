@@ -25,6 +25,11 @@
 //! `@end-session` (fire SessionEnd and exit after the turn's work),
 //! `@reply=X` (reply X whatever the prompt says).
 //! `@write` happens before `@crash`, so a crash can leave a result behind.
+//!
+//! `scripted-cli --acp` is an Agent Client Protocol agent instead (see
+//! `acp.rs`).
+
+mod acp;
 
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -66,6 +71,7 @@ fn parse_args() -> Result<Options, String> {
                 );
                 std::process::exit(0);
             }
+            "--acp" => std::process::exit(acp::serve()),
             "-p" | "--print" => o.headless_prompt = Some(args.next().ok_or("-p needs a prompt")?),
             "--resume" | "-r" => o.resume = Some(args.next().ok_or("--resume needs an id")?),
             "--session-id" => o.preset = Some(args.next().ok_or("--session-id needs an id")?),
