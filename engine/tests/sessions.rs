@@ -503,6 +503,8 @@ fn traffic(p: &Project, doc: &Value) -> String {
 #[test]
 fn acp_completes_with_reply_and_transcript_usage_and_resumes_with_session_load() {
     let p = Project::new();
+    // The relay tells drover where the transcript is.
+    p.install_hooks("scripted");
     let (doc, code) = acp_run(&p, &[], "Reply with exactly: ACP ONE");
     assert_eq!((status(&doc), code), ("completed", 0), "{doc:#}");
     assert_eq!(doc["workspace"], "acp");
@@ -519,8 +521,20 @@ fn acp_completes_with_reply_and_transcript_usage_and_resumes_with_session_load()
         ["unknown", "idle", "working", "done"],
         "{doc:#}"
     );
+    // drover offers the agent no file system and no terminal.
     let sent = traffic(&p, &doc);
-    assert!(sent.contains(r#""clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false}"#), "{sent}");
+    let init: Value = sent
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("-> "))
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no initialize sent: {sent}"));
+    let caps = &init["params"]["clientCapabilities"];
+    assert_eq!(
+        (&caps["fs"]["readTextFile"], &caps["fs"]["writeTextFile"], &caps["terminal"]),
+        (&Value::Bool(false), &Value::Bool(false), &Value::Bool(false)),
+        "{init:#}"
+    );
 
     let (again, code) = acp_run(&p, &["--resume", &conversation], "Reply with exactly: ACP TWO");
     assert_eq!((status(&again), code), ("completed", 0), "{again:#}");

@@ -64,6 +64,10 @@ pub struct Agent {
     pub info: AgentInfo,
     /// Tool names by tool call id, from `tool_call` updates.
     tools: HashMap<String, String>,
+    /// When the agent started: its hooks (SessionStart) fire from then on.
+    launched: u64,
+    /// The transcript a hook named, once one did.
+    transcript: Option<String>,
 }
 
 impl Agent {
@@ -222,6 +226,8 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         session,
         info,
         tools: HashMap::new(),
+        launched: started,
+        transcript: None,
     })
 }
 
@@ -329,8 +335,8 @@ pub fn turn(ctx: &Context, spec: &SessionSpec, agent: &mut Agent, policy: &Polic
         .map(|p| ResultFile::before_launch(p.clone()));
     let mut hooks = Hooks {
         watcher: EventWatcher::new(ctx.run.events_dir()),
-        since: started,
-        transcript: None,
+        since: agent.launched,
+        transcript: agent.transcript.clone(),
     };
     let mut budget = Budget::new();
     let mut nudges_left = spec.stop_nudges;
@@ -378,6 +384,8 @@ pub fn turn(ctx: &Context, spec: &SessionSpec, agent: &mut Agent, policy: &Polic
     };
     loop {
         let exchange = exchange(ctx, spec, agent, policy, &text, &deadline, &mut hooks, &mut budget);
+        hooks.poll(task);
+        agent.transcript = hooks.transcript.clone();
         if !exchange.reply.is_empty() {
             reply = Some(exchange.reply.clone());
         }

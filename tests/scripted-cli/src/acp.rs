@@ -10,6 +10,7 @@
 //! a JSON-RPC error carrying Claude's sentence; `@hang` never ends the turn
 //! until it is cancelled; `@stop=REASON` ends it with that `stopReason`;
 //! `@ask-fs` first asks the client to read a file (drover must refuse).
+//! It fires the same hooks (SessionStart, Stop) when they are installed.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -76,6 +77,7 @@ pub fn serve() -> i32 {
             ),
             (Some(id), "session/new") => {
                 let s = Seat::new(None, None);
+                s.hook("SessionStart", json!({"source": "startup"}));
                 respond(&out, &id, json!({"sessionId": s.session}));
                 seat = Some(Arc::new(Mutex::new(s)));
             }
@@ -92,6 +94,7 @@ pub fn serve() -> i32 {
                     &wanted,
                     json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "(earlier reply)"}}),
                 );
+                s.hook("SessionStart", json!({"source": "resume"}));
                 respond(&out, &id, json!({}));
                 seat = Some(Arc::new(Mutex::new(s)));
             }
@@ -187,7 +190,7 @@ fn run_turn(out: &Out, seat: &mut Seat, id: &Value, prompt: &str, rx: &Receiver<
         update(
             out,
             &session,
-            json!({"sessionUpdate": "tool_call", "toolCallId": "call_1", "title": "bash", "kind": "execute", "status": "pending", "rawInput": {}}),
+            json!({"sessionUpdate": "tool_call", "toolCallId": "call_1", "name": "bash", "title": "Shell", "kind": "execute", "status": "pending", "rawInput": {}}),
         );
         send(
             out,
@@ -233,6 +236,10 @@ fn run_turn(out: &Out, seat: &mut Seat, id: &Value, prompt: &str, rx: &Receiver<
         json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": s.reply}}),
     );
     seat.record_turn(prompt, &s.reply);
+    seat.hook(
+        "Stop",
+        json!({"stop_hook_active": false, "last_assistant_message": s.reply}),
+    );
     let reason = prompt
         .split_whitespace()
         .find_map(|w| w.strip_prefix("@stop="))
