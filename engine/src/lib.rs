@@ -6,6 +6,7 @@ pub mod builtin;
 pub mod cli;
 pub mod config;
 pub mod hooks;
+pub mod notify;
 pub mod policy;
 pub mod probe;
 pub mod profile;

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::run::{Transition, read_transitions};
+use crate::run::read_transitions;
+use crate::run::status::TaskView;
 
 /// Characters of a question's title or input summary kept in the journal.
 pub const TEXT_MAX: usize = 500;
@@ -150,30 +151,10 @@ pub fn detail(question: &Question) -> Value {
     serde_json::json!({ "question": question })
 }
 
-fn of_line(line: &Transition) -> Option<Question> {
-    serde_json::from_value(line.detail.get("question")?.clone()).ok()
-}
-
 /// The question `task` waits on: its last state is `blocked` with a
 /// question, and no answer to that question was journaled since.
 pub fn pending(journal: &Path, task: &str) -> Option<Question> {
-    let lines = read_transitions(journal);
-    let mut open: Option<Question> = None;
-    for line in lines.iter().filter(|l| l.task == task) {
-        match line.kind.as_str() {
-            "state" => {
-                open = (line.state == "blocked").then(|| of_line(line)).flatten();
-            }
-            "answer" => {
-                let answered = line.detail.get("question").and_then(Value::as_str);
-                if open.as_ref().is_some_and(|q| Some(q.id.as_str()) == answered) {
-                    open = None;
-                }
-            }
-            _ => {}
-        }
-    }
-    open
+    TaskView::of(task, &read_transitions(journal)).question
 }
 
 pub fn answers_dir(task_dir: &Path) -> PathBuf {

@@ -224,7 +224,7 @@ fn an_acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
     assert!(p.journal(run_id).iter().any(|l| l["source"] == "acp:session/load"));
 
     // A question shows in `drover seats` until `drover answer` answers it.
-    let mut child = p
+    let child = p
         .drover()
         .env("DROVER_ACP_COMMAND", r#"["scripted-cli","--acp"]"#)
         .args(["send", "--json", "ace", "Reply with exactly: A4 @blocked"])

@@ -41,6 +41,9 @@ struct Report {
     cache_bytes: u64,
     profiles: Vec<ProfileHealth>,
     profile_errors: Vec<String>,
+    notify: crate::notify::Notifiers,
+    /// The desktop notifier found here, if any.
+    desktop_notifier: Option<String>,
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
@@ -100,9 +103,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         cache_bytes,
         profiles,
         profile_errors: catalog.errors().iter().map(ToString::to_string).collect(),
+        notify: crate::notify::Notifiers::load(project),
+        desktop_notifier: crate::notify::desktop_notifier("")
+            .map(|(path, _)| path.display().to_string()),
     };
-    let healthy =
-        report.profile_errors.is_empty() && report.profiles.iter().all(|p| p.error.is_none());
+    let healthy = report.profile_errors.is_empty()
+        && report.notify.errors.is_empty()
+        && report.profiles.iter().all(|p| p.error.is_none());
     if args.json.json {
         print_json(&report)?;
         return Ok(if healthy {
@@ -129,6 +136,26 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 "not available".to_string()
             }
         );
+    }
+    super::mux::print_gaps(&report.backends);
+    for entry in &report.notify.entries {
+        println!(
+            "notify: {} ({}) on {}",
+            entry.target.kind(),
+            entry.at,
+            entry.on.join(", ")
+        );
+        if entry.target == crate::notify::Target::Desktop && report.desktop_notifier.is_none() {
+            println!(
+                "  no desktop notifier here (notify-send or osascript): these will be skipped"
+            );
+        }
+    }
+    for ignored in &report.notify.ignored {
+        println!("notify ignored: {ignored}");
+    }
+    for e in &report.notify.errors {
+        eprintln!("error: {e}");
     }
     match &report.cache_dir {
         Some(d) => println!(

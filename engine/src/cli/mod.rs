@@ -6,6 +6,7 @@ mod answer;
 mod adapter_check;
 mod adapter_new;
 mod doctor;
+mod events;
 mod explain;
 mod hooks;
 mod mux;
@@ -17,6 +18,7 @@ mod seats;
 mod status;
 mod usage;
 mod validate;
+mod wait;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -70,6 +72,10 @@ enum Command {
     Down(seats::DownArgs),
     /// The seats on record and their states.
     Seats(seats::ListArgs),
+    /// Wait until a seat's (or a run's) state reaches or leaves a state.
+    Wait(wait::Args),
+    /// Every state transition and verdict, oldest first; --follow for new ones.
+    Events(events::Args),
     /// Answer the question a blocked seat waits on.
     Answer(answer::Args),
     /// The background process that holds an acp seat's agent (started by `up`).
@@ -86,13 +92,18 @@ enum Command {
     ProbeAdapter(probe::Args),
     /// Token usage from the CLIs' transcripts.
     Usage(usage::Args),
+    /// Sends the notifications one journal line asks for (started by drover).
+    #[command(hide = true)]
+    NotifyDispatch { run: String, task: String, ts: u64 },
 }
 
-/// What a command decided: success, a reported failure (exit 1), or an
-/// interruption by SIGINT/SIGTERM (exit 130).
+/// What a command decided: success, a reported failure (exit 1), a usage
+/// error it already explained (exit 2), or an interruption by SIGINT/SIGTERM
+/// (exit 130).
 pub enum Outcome {
     Ok,
     Failed,
+    Usage,
     Interrupted,
 }
 
@@ -144,6 +155,12 @@ pub fn main() -> ExitCode {
         Command::Attach { nick } => seats::attach(&project, &nick),
         Command::Down(args) => seats::down(&project, args),
         Command::Seats(args) => seats::list(&project, args),
+        Command::Wait(args) => wait::run(&project, args),
+        Command::Events(args) => events::run(&project, args),
+        Command::NotifyDispatch { run, task, ts } => {
+            crate::notify::dispatch(&project, &run, &task, ts);
+            Ok(Outcome::Ok)
+        }
         Command::Answer(args) => answer::run(&project, args),
         Command::SeatHost { nick } => seats::host(&project, &nick),
         // Dispatched before argument parsing (see above); listed for --help.
@@ -154,6 +171,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),
+        Ok(Outcome::Usage) => ExitCode::from(2),
         Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -1,5 +1,6 @@
 //! `drover mux`: the workspace backends, whether each is available, its
-//! version, and which one is selected and why.
+//! version (and socket), which one is selected and why, and which optional
+//! operations of the contract each lacks.
 
 use std::path::Path;
 
@@ -26,8 +27,23 @@ pub fn reason_label(reason: &str) -> &'static str {
     match reason {
         "flag" => "set by --workspace",
         "env" => "set by DROVER_WORKSPACE",
-        "project" => "set by [workspace] default in .drover/config.toml",
+        "project" => "set by [workspace] default in config.toml",
         _ => "the default",
+    }
+}
+
+/// Where each backend listens and what it lacks, under the table.
+pub fn print_gaps(backends: &[Backend]) {
+    for b in backends {
+        if let Some(socket) = &b.socket {
+            println!("{}: socket {socket}", b.name);
+        }
+        if !b.available {
+            println!("{}: {}", b.name, b.note);
+        }
+        for gap in b.lacks {
+            println!("{} lacks {}: {}", b.name, gap.operation, gap.instead);
+        }
     }
 }
 
@@ -63,6 +79,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             "{}",
             table(&["NAME", "AVAILABLE", "VERSION", "SELECTED"], &rows)
         );
+        print_gaps(&report.backends);
         if let Some(e) = &report.error {
             eprintln!("error: {e}");
         }

@@ -27,7 +27,7 @@ pub struct Args {
     /// The CLI profile (default: `[run] cli` in .drover/config.toml, else claude).
     #[arg(long = "cli", value_name = "NAME")]
     cli: Option<String>,
-    /// headless (default), tmux or acp.
+    /// headless (default), tmux, herdr or acp.
     #[arg(long, value_enum)]
     workspace: Option<Kind>,
     #[arg(long, value_name = "MODEL")]
@@ -76,7 +76,7 @@ pub struct Args {
     /// Grace after an enforced budget trip before `over_budget`.
     #[arg(long, value_parser = parse_duration, default_value = "240s")]
     budget_grace: Duration,
-    /// tmux: leave the pane running after the session.
+    /// tmux, herdr: leave the pane running after the session.
     #[arg(long)]
     keep: bool,
     /// How often the heartbeat is written and the budget sampled.
@@ -139,12 +139,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let selection = workspace::select(&project, args.workspace)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
-    if selection.kind == Kind::Tmux {
-        crate::workspace::tmux::Tmux::for_project(&project)?;
+    if selection.kind.has_panes() {
+        workspace::open(selection.kind, &project)?;
         if profile.hookless() {
             bail!(
-                "{} has no hook dialect; the tmux workspace needs hooks to know when a turn ends (use --workspace headless)",
-                profile.name
+                "{} has no hook dialect; the {} workspace needs hooks to know when a turn ends (use --workspace headless)",
+                profile.name,
+                selection.kind.as_str()
             );
         }
         let status = hooks::status(&adapter, &profile, &project)?;
@@ -240,6 +241,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         &TaskSpec {
             result_file: spec.result_file.clone(),
             launched_ns: now_ns(),
+            keep: spec.keep,
         },
     );
     let interactive_terminal = std::io::stderr().is_terminal() && !args.json.json;
@@ -256,7 +258,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let ctx = Context::new(project.clone(), run, profile, adapter);
     let result = match selection.kind {
         Kind::Headless => headless::run(&ctx, &spec),
-        Kind::Tmux => interactive::run(&ctx, &spec),
+        Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
         Kind::Acp => acp::run(&ctx, &spec, &policy),
     };
     if args.json.json {

@@ -34,12 +34,23 @@ pub struct Transition {
     pub detail: serde_json::Value,
 }
 
+impl Transition {
+    /// The evidence line a blocked state carries (`detail.evidence`).
+    pub fn evidence(&self) -> Option<&str> {
+        self.detail
+            .get("evidence")
+            .and_then(serde_json::Value::as_str)
+    }
+}
+
 pub struct Journal {
     path: PathBuf,
     last: HashMap<String, (String, Option<String>)>,
     verdicts: HashMap<String, String>,
     /// Tasks whose last line is a verdict.
     settled: std::collections::HashSet<String>,
+    /// The line this journal appended last (for notifications).
+    written: Option<Transition>,
 }
 
 /// Every line of a journal that parses; a torn last line is skipped.
@@ -60,6 +71,7 @@ impl Journal {
             last: HashMap::new(),
             verdicts: HashMap::new(),
             settled: std::collections::HashSet::new(),
+            written: None,
         };
         for t in read_transitions(&journal.path) {
             match t.kind.as_str() {
@@ -144,7 +156,7 @@ impl Journal {
     }
 
     /// Records something the agent reported (no state change).
-    pub fn event(&self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
+    pub fn event(&mut self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
         self.write(&Transition {
             ts: now_ns(),
             task: task.to_string(),
@@ -159,7 +171,7 @@ impl Journal {
     /// Records the answer to a blocked seat's question: the option chosen
     /// and who chose it (a person, or the policy rule that decided).
     pub fn answer(
-        &self,
+        &mut self,
         task: &str,
         question: &str,
         option: &str,
@@ -183,7 +195,13 @@ impl Journal {
         });
     }
 
-    fn write(&self, line: &Transition) {
+    /// The line this journal appended last, if any.
+    pub fn last_written(&self) -> Option<&Transition> {
+        self.written.as_ref()
+    }
+
+    fn write(&mut self, line: &Transition) {
+        self.written = Some(line.clone());
         match serde_json::to_string(line) {
             Ok(text) => {
                 if let Err(e) = append_line(&self.path, &text) {

@@ -30,19 +30,47 @@ impl Context {
 
     /// Records a seat state (no-op when unchanged).
     pub fn state(&self, task: &str, state: &str, prompt_kind: Option<&str>, source: &str) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-        journal.record(task, state, prompt_kind, source, serde_json::Value::Null);
+        self.record(task, state, prompt_kind, source, serde_json::Value::Null);
     }
 
-    /// Marks the seat blocked on a question (journaled with it).
+    /// Records that a seat is blocked, with the line that showed it.
+    pub fn blocked(&self, task: &str, prompt_kind: &str, source: &str, evidence: Option<&str>) {
+        let detail = evidence
+            .and_then(crate::run::status::clean_evidence)
+            .map_or(
+                serde_json::Value::Null,
+                |e| serde_json::json!({"evidence": e}),
+            );
+        self.record(task, "blocked", Some(prompt_kind), source, detail);
+    }
+
+    fn record(
+        &self,
+        task: &str,
+        state: &str,
+        prompt_kind: Option<&str>,
+        source: &str,
+        detail: serde_json::Value,
+    ) {
+        self.append(|journal| journal.record(task, state, prompt_kind, source, detail));
+    }
+
+    /// Marks the seat blocked on a question: the question is journaled with
+    /// its one-line summary as the evidence.
     pub fn blocked_on(&self, task: &str, question: &crate::question::Question, source: &str) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-        journal.record(
+        let mut detail = crate::question::detail(question);
+        if let (Some(obj), Some(evidence)) = (
+            detail.as_object_mut(),
+            crate::run::status::clean_evidence(&question.summary()),
+        ) {
+            obj.insert("evidence".to_string(), serde_json::Value::String(evidence));
+        }
+        self.record(
             task,
             "blocked",
             Some(crate::sandbox::wit::PromptKind::Permission.as_str()),
             source,
-            crate::question::detail(question),
+            detail,
         );
     }
 
@@ -54,19 +82,32 @@ impl Context {
         choice: &crate::question::Choice,
         by: &crate::question::Answerer,
     ) {
-        let journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
         journal.answer(task, &question.id, &choice.id, by);
     }
 
     /// Journals something the agent reported.
     pub fn event(&self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
-        let journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
         journal.event(task, name, source, detail);
     }
 
     pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-        journal.verdict_once(task, status, source, detail);
+        self.append(|journal| journal.verdict_once(task, status, source, detail));
+    }
+
+    /// Runs one journal write; a line it appended may be one a `[[notify]]`
+    /// entry asks for.
+    fn append(&self, write: impl FnOnce(&mut Journal) -> bool) {
+        let written = {
+            let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+            write(&mut journal)
+                .then(|| journal.last_written().cloned())
+                .flatten()
+        };
+        if let Some(line) = written {
+            crate::notify::kick(&self.project, self.run.id(), &line);
+        }
     }
 
     /// Appends a line to `ATTENTION` in the run dir (budget trips, blocked

@@ -7,7 +7,7 @@
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::process::{self, Identity};
 use crate::acp::rpc::Connection;
@@ -82,34 +82,20 @@ impl AgentProcess {
 
     /// Closes the agent's stdio (dropping `connection`: an ACP agent exits
     /// at the end of its input), waits up to `grace` (at most 5 s) for its
-    /// process tree to end, then terminates and kills what is left of the
-    /// tree recorded before — only processes that are still the ones started.
+    /// process tree to end, then kills what is left of the tree recorded
+    /// before — only processes that are still the ones started.
     pub fn stop<T>(&mut self, connection: T, grace: Duration) {
         let tree = self
             .identity
             .map(|id| process::tree(id.pid))
             .unwrap_or_default();
         drop(connection);
-        let gone = |child: &mut Child| {
-            matches!(child.try_wait(), Ok(Some(_))) && tree.iter().all(|p| !process::alive(*p))
+        let child = std::sync::Mutex::new(&mut self.child);
+        let exited = || {
+            let mut child = child.lock().unwrap_or_else(|p| p.into_inner());
+            matches!(child.try_wait(), Ok(Some(_)))
         };
-        let until = Instant::now() + grace.min(Duration::from_secs(5));
-        while Instant::now() < until {
-            if gone(&mut self.child) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        for member in &tree {
-            process::terminate(*member);
-        }
-        let until = Instant::now() + Duration::from_secs(1);
-        while Instant::now() < until && !gone(&mut self.child) {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        for member in &tree {
-            process::force_kill(*member);
-        }
+        process::reap_tree(&tree, grace.min(Duration::from_secs(5)), exited);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
