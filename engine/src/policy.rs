@@ -193,7 +193,10 @@ pub enum PolicyError {
 impl Policy {
     /// The project's policy; no `[policy]` table means "ask".
     pub fn load(project: &Path) -> Result<Policy, PolicyError> {
-        match ConfigFile::read(&crate::config::project_path(project), crate::config::Scope::Project)? {
+        match ConfigFile::read(
+            &crate::config::project_path(project),
+            crate::config::Scope::Project,
+        )? {
             Some(file) => Policy::from_file(&file),
             None => Ok(Policy::default()),
         }
@@ -209,7 +212,10 @@ impl Policy {
             message,
         };
         let Some(table) = table.as_table() else {
-            return Err(invalid(&["policy"], "must be a table ([policy])".to_string()));
+            return Err(invalid(
+                &["policy"],
+                "must be a table ([policy])".to_string(),
+            ));
         };
         for key in table.keys() {
             if key != "default" && key != "rule" {
@@ -292,7 +298,10 @@ impl Policy {
                     })
                     .collect::<Result<_, _>>()?,
                 Some(other) => {
-                    return Err(bad("kind", format!("must be a string or a list, not {other}")));
+                    return Err(bad(
+                        "kind",
+                        format!("must be a string or a list, not {other}"),
+                    ));
                 }
             };
             for kind in &kinds {
@@ -303,8 +312,8 @@ impl Policy {
                     ));
                 }
             }
-            let decision = text("decision")?
-                .ok_or_else(|| bad("", "a rule needs a decision".to_string()))?;
+            let decision =
+                text("decision")?.ok_or_else(|| bad("", "a rule needs a decision".to_string()))?;
             let decision = Decision::parse(&decision).ok_or_else(|| {
                 bad(
                     "decision",
@@ -451,14 +460,39 @@ decision = "allow-always"
     #[test]
     fn the_first_matching_rule_decides_and_is_named() {
         let p = policy(EXAMPLE).expect("valid policy");
-        let at = |line: u32| Value::String(format!("/p/.drover/config.toml:{line}: policy.rule.{}", match line {
-            5 => 0, 9 => 1, 13 => 2, 17 => 3, 22 => 4, _ => 99,
-        }));
-        assert_eq!(picked(&p, &ask("bash", "execute", "rm -rf /")), Some(("reject".into(), at(5))));
-        assert_eq!(picked(&p, &ask("webfetch", "fetch", "https://x.test")), Some(("reject".into(), at(9))));
-        assert_eq!(picked(&p, &ask("read", "read", "src/main.rs")), Some(("once".into(), at(13))));
-        assert_eq!(picked(&p, &ask("bash", "execute", "cargo test -p drover")), Some(("once".into(), at(17))));
-        assert_eq!(picked(&p, &ask("bash", "execute", "git status")), Some(("always".into(), at(22))));
+        let at = |line: u32| {
+            Value::String(format!(
+                "/p/.drover/config.toml:{line}: policy.rule.{}",
+                match line {
+                    5 => 0,
+                    9 => 1,
+                    13 => 2,
+                    17 => 3,
+                    22 => 4,
+                    _ => 99,
+                }
+            ))
+        };
+        assert_eq!(
+            picked(&p, &ask("bash", "execute", "rm -rf /")),
+            Some(("reject".into(), at(5)))
+        );
+        assert_eq!(
+            picked(&p, &ask("webfetch", "fetch", "https://x.test")),
+            Some(("reject".into(), at(9)))
+        );
+        assert_eq!(
+            picked(&p, &ask("read", "read", "src/main.rs")),
+            Some(("once".into(), at(13)))
+        );
+        assert_eq!(
+            picked(&p, &ask("bash", "execute", "cargo test -p drover")),
+            Some(("once".into(), at(17)))
+        );
+        assert_eq!(
+            picked(&p, &ask("bash", "execute", "git status")),
+            Some(("always".into(), at(22)))
+        );
         // Nothing matches, and the default asks.
         assert_eq!(picked(&p, &ask("bash", "execute", "make")), None);
     }
@@ -498,18 +532,53 @@ decision = "allow-always"
     #[test]
     fn mistakes_name_the_file_line_and_field() {
         let cases = [
-            ("[policy]\ndefault = \"maybe\"\n", "config.toml:2: policy.default", "not a default decision"),
-            ("[policy]\ncolour = 1\n", "config.toml:2: policy.colour", "unknown key"),
-            ("[[policy.rule]]\nkind = \"shell\"\ndecision = \"allow\"\n", "config.toml:2: policy.rule.0.kind", "'shell' is not a tool kind"),
-            ("[[policy.rule]]\nkind = \"read\"\n", "config.toml:1: policy.rule.0", "needs a decision"),
-            ("[[policy.rule]]\ndecision = \"allow\"\n", "config.toml:1: policy.rule.0", "at least one of"),
-            ("[[policy.rule]]\ninput = 3\ndecision = \"allow\"\n", "config.toml:2: policy.rule.0.input", "must be a string"),
-            ("[[policy.rule]]\ninput = \"x\"\ndecision = \"yes\"\n", "config.toml:3: policy.rule.0.decision", "not a decision"),
-            ("[[policy.rule]]\ninput = \"x\"\ndecision = \"allow\"\nwhen = 1\n", "config.toml:4: policy.rule.0.when", "unknown key"),
+            (
+                "[policy]\ndefault = \"maybe\"\n",
+                "config.toml:2: policy.default",
+                "not a default decision",
+            ),
+            (
+                "[policy]\ncolour = 1\n",
+                "config.toml:2: policy.colour",
+                "unknown key",
+            ),
+            (
+                "[[policy.rule]]\nkind = \"shell\"\ndecision = \"allow\"\n",
+                "config.toml:2: policy.rule.0.kind",
+                "'shell' is not a tool kind",
+            ),
+            (
+                "[[policy.rule]]\nkind = \"read\"\n",
+                "config.toml:1: policy.rule.0",
+                "needs a decision",
+            ),
+            (
+                "[[policy.rule]]\ndecision = \"allow\"\n",
+                "config.toml:1: policy.rule.0",
+                "at least one of",
+            ),
+            (
+                "[[policy.rule]]\ninput = 3\ndecision = \"allow\"\n",
+                "config.toml:2: policy.rule.0.input",
+                "must be a string",
+            ),
+            (
+                "[[policy.rule]]\ninput = \"x\"\ndecision = \"yes\"\n",
+                "config.toml:3: policy.rule.0.decision",
+                "not a decision",
+            ),
+            (
+                "[[policy.rule]]\ninput = \"x\"\ndecision = \"allow\"\nwhen = 1\n",
+                "config.toml:4: policy.rule.0.when",
+                "unknown key",
+            ),
         ];
         for (text, at, message) in cases {
             let error = policy(text).expect_err(text).to_string();
-            assert!(error.contains(at) && error.contains(message), "{text}\n→ {error}");
+            assert!(
+                error.contains(at) && error.contains(message),
+                "{text}\n→ {error}"
+            );
         }
     }
 }

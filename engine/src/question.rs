@@ -214,15 +214,18 @@ mod tests {
     fn an_answer_names_an_option_by_id_kind_label_or_position() {
         let q = question("q1");
         assert_eq!(q.choice("cancel").map(|c| c.id.as_str()), Some("cancel"));
-        assert_eq!(q.choice("allow_once").map(|c| c.id.as_str()), Some("proceed_once"));
-        assert_eq!(q.choice("allow").map(|c| c.id.as_str()), Some("proceed_once"));
+        assert_eq!(
+            q.choice("allow_once").map(|c| c.id.as_str()),
+            Some("proceed_once")
+        );
+        assert_eq!(
+            q.choice("allow").map(|c| c.id.as_str()),
+            Some("proceed_once")
+        );
         assert_eq!(q.choice("1").map(|c| c.id.as_str()), Some("proceed_always"));
         assert!(q.choice("0").is_none());
         assert!(q.choice("yes please").is_none());
-        assert_eq!(
-            q.summary(),
-            "run_shell_command (execute): echo hi > hi.txt"
-        );
+        assert_eq!(q.summary(), "run_shell_command (execute): echo hi > hi.txt");
     }
 
     #[test]
@@ -240,13 +243,25 @@ mod tests {
         let mut journal = Journal::open(path.clone());
         journal.record("t", "working", None, "launch", Value::Null);
         assert_eq!(pending(&path, "t"), None);
-        journal.record("t", "blocked", Some("permission"), "acp", detail(&question("q1")));
+        journal.record(
+            "t",
+            "blocked",
+            Some("permission"),
+            "acp",
+            detail(&question("q1")),
+        );
         assert_eq!(pending(&path, "t").map(|q| q.id), Some("q1".to_string()));
         assert_eq!(pending(&path, "other"), None);
         journal.answer("t", "q1", "cancel", &Answerer::Person);
         assert_eq!(pending(&path, "t"), None);
         journal.record("t", "working", None, "answer", Value::Null);
-        journal.record("t", "blocked", Some("permission"), "acp", detail(&question("q2")));
+        journal.record(
+            "t",
+            "blocked",
+            Some("permission"),
+            "acp",
+            detail(&question("q2")),
+        );
         journal.record("t", "unknown", None, "agent-exited", Value::Null);
         assert_eq!(pending(&path, "t"), None);
     }

@@ -115,7 +115,9 @@ pub fn wait_ready(task_dir: &Path, pid: u32, timeout: Duration) -> Result<HostSt
             match state.state.as_str() {
                 "ready" => return Ok(state),
                 "failed" | "stopped" => {
-                    return Err(state.reason.unwrap_or_else(|| "the seat host stopped".to_string()));
+                    return Err(state
+                        .reason
+                        .unwrap_or_else(|| "the seat host stopped".to_string()));
                 }
                 _ => {}
             }
@@ -185,8 +187,11 @@ fn next_message(task_dir: &Path) -> Option<(PathBuf, Message)> {
 /// question waits for a person, and the mistake is reported.
 fn current_policy(ctx: &Context, task: &str) -> Policy {
     Policy::load(&ctx.project).unwrap_or_else(|e| {
-        ctx.run
-            .lifecycle(task, "policy-invalid", serde_json::json!({"error": e.to_string()}));
+        ctx.run.lifecycle(
+            task,
+            "policy-invalid",
+            serde_json::json!({"error": e.to_string()}),
+        );
         ctx.notify(&format!("the policy is not used, it is invalid: {e}"));
         Policy::default()
     })
@@ -259,7 +264,8 @@ pub fn serve(ctx: &Context, seat: &SeatRecord, stop: &Arc<AtomicBool>) -> Result
         let result = acp::turn(ctx, &spec, &mut agent, &current_policy(ctx, task));
         turn_cancel.store(true, Ordering::Relaxed);
         let _ = watcher.join();
-        if let Err(e) = crate::run::write_json_atomic(&result_path(&task_dir, &message.id), &result) {
+        if let Err(e) = crate::run::write_json_atomic(&result_path(&task_dir, &message.id), &result)
+        {
             tracing::warn!("cannot write the result of {}: {e}", message.id);
         }
         let _ = std::fs::remove_file(&path);
@@ -336,7 +342,10 @@ mod tests {
         write_state(dir.path(), &state);
         assert!(alive(dir.path()).is_none());
         state.state = "ready".to_string();
-        state.identity = me.map(|i| Identity { pid: i.pid, start: i.start + 1 });
+        state.identity = me.map(|i| Identity {
+            pid: i.pid,
+            start: i.start + 1,
+        });
         write_state(dir.path(), &state);
         assert!(alive(dir.path()).is_none());
     }

@@ -132,7 +132,7 @@ fn probe_adapter_reads_the_real_hooks_and_transcript() {
 
 static ACP: AcpCase = AcpCase {
     cli: "gemini",
-    command: &["gemini", "--acp", "--model", "gemini-2.5-pro"],
+    args: &["--model", "gemini-2.5-pro"],
     protocol: "gemini",
     turn_timeout_s: 120,
     tool: TOOL,

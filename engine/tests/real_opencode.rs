@@ -120,7 +120,7 @@ fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
 
 static ACP: AcpCase = AcpCase {
     cli: "opencode",
-    command: &["opencode", "acp"],
+    args: &[],
     protocol: "chat",
     turn_timeout_s: 120,
     tool: TOOL,

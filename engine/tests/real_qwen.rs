@@ -131,7 +131,7 @@ fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
 
 static ACP: AcpCase = AcpCase {
     cli: "qwen",
-    command: &["qwen", "--acp"],
+    args: &[],
     protocol: "chat",
     turn_timeout_s: 120,
     tool: TOOL,

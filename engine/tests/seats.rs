@@ -145,11 +145,7 @@ fn a_human_seat_is_never_typed_into() {
 
 /// `drover` for the scripted CLI's ACP mode.
 fn acp(p: &Project, args: &[&str]) -> std::process::Output {
-    p.drover()
-        .env("DROVER_ACP_COMMAND", r#"["scripted-cli","--acp"]"#)
-        .args(args)
-        .output()
-        .expect("drover runs")
+    p.drover().args(args).output().expect("drover runs")
 }
 
 fn acp_ok(p: &Project, args: &[&str]) -> Value {
@@ -190,16 +186,30 @@ fn pid_alive(pid: i64) -> bool {
 #[test]
 fn an_acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
     let p = Project::new();
-    let up = acp(&p, &["up", "ace", "--cli", "scripted", "--workspace", "acp"]);
-    assert!(up.status.success(), "{}", String::from_utf8_lossy(&up.stderr));
+    let up = acp(
+        &p,
+        &["up", "ace", "--cli", "scripted", "--workspace", "acp"],
+    );
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
     let first = acp_ok(&p, &["send", "--json", "ace", "Reply with exactly: A1"]);
     let second = acp_ok(&p, &["send", "--json", "ace", "Reply with exactly: A2"]);
-    assert_eq!((first["reply"].as_str(), second["reply"].as_str()), (Some("A1"), Some("A2")));
+    assert_eq!(
+        (first["reply"].as_str(), second["reply"].as_str()),
+        (Some("A1"), Some("A2"))
+    );
     assert_eq!(first["workspace"], "acp");
     assert_eq!(first["session_id"], second["session_id"]);
     let all = seats(&p);
     let ace = seat(&all, "ace");
-    assert_eq!((ace["alive"].as_bool(), ace["state"].as_str()), (Some(true), Some("done")), "{ace:#}");
+    assert_eq!(
+        (ace["alive"].as_bool(), ace["state"].as_str()),
+        (Some(true), Some("done")),
+        "{ace:#}"
+    );
     assert_eq!(ace["conversation"], first["session_id"]);
     let host = host_state(&p, ace);
     let agent = host["agent_pid"].as_i64().expect("agent pid");
@@ -219,14 +229,20 @@ fn an_acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
     assert_eq!(seat(&seats(&p), "ace")["alive"], false);
     let third = acp_ok(&p, &["send", "--json", "ace", "Reply with exactly: A3"]);
     assert_eq!(third["reply"], "A3");
-    assert_eq!(third["session_id"], first["session_id"], "the new host resumed the conversation");
+    assert_eq!(
+        third["session_id"], first["session_id"],
+        "the new host resumed the conversation"
+    );
     let run_id = ace["run_id"].as_str().unwrap_or_default();
-    assert!(p.journal(run_id).iter().any(|l| l["source"] == "acp:session/load"));
+    assert!(
+        p.journal(run_id)
+            .iter()
+            .any(|l| l["source"] == "acp:session/load")
+    );
 
     // A question shows in `drover seats` until `drover answer` answers it.
     let child = p
         .drover()
-        .env("DROVER_ACP_COMMAND", r#"["scripted-cli","--acp"]"#)
         .args(["send", "--json", "ace", "Reply with exactly: A4 @blocked"])
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -242,7 +258,10 @@ fn an_acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
     };
     assert_eq!(question["input"], "echo hi > hi.txt");
     let listed = ok(&p, &["seats"]);
-    assert!(listed.contains("ace asks: bash (execute): echo hi > hi.txt"), "{listed}");
+    assert!(
+        listed.contains("ace asks: bash (execute): echo hi > hi.txt"),
+        "{listed}"
+    );
     assert!(listed.contains("drover answer ace OPTION"), "{listed}");
     ok(&p, &["answer", "ace", "reject"]);
     let out = child.wait_with_output().expect("send finishes");
@@ -262,10 +281,23 @@ fn an_acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
 #[test]
 fn an_acp_seat_that_cannot_start_is_not_recorded() {
     let p = Project::new();
+    // The scripted profile with an ACP argv the scripted CLI refuses.
+    let scripted = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../profiles/scripted.toml"),
+    )
+    .expect("scripted profile");
+    let profiles = p.path().join(".drover/profiles");
+    std::fs::create_dir_all(&profiles).expect("profiles");
+    std::fs::write(
+        profiles.join("refused.toml"),
+        scripted
+            .replace("name = \"scripted\"", "name = \"refused\"")
+            .replace("scripted-cli --acp", "scripted-cli --no-such-flag"),
+    )
+    .expect("profile");
     let out = p
         .drover()
-        .env("DROVER_ACP_COMMAND", r#"["scripted-cli","--no-such-flag"]"#)
-        .args(["up", "bad", "--cli", "scripted", "--workspace", "acp"])
+        .args(["up", "bad", "--cli", "refused", "--workspace", "acp"])
         .output()
         .expect("drover");
     assert_eq!(out.status.code(), Some(1));

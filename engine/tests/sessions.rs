@@ -456,12 +456,6 @@ both!(interrupt, interrupt_tears_the_seat_down);
 // the same transcripts and obeys the same prompt directives.
 
 /// `drover` for an acp session of the scripted CLI.
-fn acp(p: &Project) -> std::process::Command {
-    let mut cmd = p.drover();
-    cmd.env("DROVER_ACP_COMMAND", r#"["scripted-cli","--acp"]"#);
-    cmd
-}
-
 fn acp_args<'a>(extra: &[&'a str], prompt: &'a str) -> Vec<&'a str> {
     let mut args = vec![
         "run",
@@ -479,7 +473,8 @@ fn acp_args<'a>(extra: &[&'a str], prompt: &'a str) -> Vec<&'a str> {
 }
 
 fn acp_run(p: &Project, extra: &[&str], prompt: &str) -> (Value, i32) {
-    let out = acp(p)
+    let out = p
+        .drover()
         .args(acp_args(extra, prompt))
         .output()
         .expect("drover runs");
@@ -533,15 +528,30 @@ fn acp_completes_with_reply_and_transcript_usage_and_resumes_with_session_load()
         .unwrap_or_else(|| panic!("no initialize sent: {sent}"));
     let caps = &init["params"]["clientCapabilities"];
     assert_eq!(
-        (&caps["fs"]["readTextFile"], &caps["fs"]["writeTextFile"], &caps["terminal"]),
-        (&Value::Bool(false), &Value::Bool(false), &Value::Bool(false)),
+        (
+            &caps["fs"]["readTextFile"],
+            &caps["fs"]["writeTextFile"],
+            &caps["terminal"]
+        ),
+        (
+            &Value::Bool(false),
+            &Value::Bool(false),
+            &Value::Bool(false)
+        ),
         "{init:#}"
     );
 
-    let (again, code) = acp_run(&p, &["--resume", &conversation], "Reply with exactly: ACP TWO");
+    let (again, code) = acp_run(
+        &p,
+        &["--resume", &conversation],
+        "Reply with exactly: ACP TWO",
+    );
     assert_eq!((status(&again), code), ("completed", 0), "{again:#}");
     assert_eq!(again["session_id"], conversation.as_str());
-    assert_eq!(again["reply"], "ACP TWO", "the replayed history is not this turn's reply");
+    assert_eq!(
+        again["reply"], "ACP TWO",
+        "the replayed history is not this turn's reply"
+    );
     // The transcript now holds both turns; this one spent one turn's worth.
     assert_eq!(again["usage"]["input"], 1201, "{again:#}");
     assert!(
@@ -557,7 +567,9 @@ fn acp_completes_with_reply_and_transcript_usage_and_resumes_with_session_load()
     let (unknown, code) = acp_run(&p, &["--resume", "no-such-session"], "hello");
     assert_eq!((status(&unknown), code), ("crashed", 1), "{unknown:#}");
     assert!(
-        unknown["reason"].as_str().is_some_and(|r| r.contains("session/load")),
+        unknown["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("session/load")),
         "{unknown:#}"
     );
 }
@@ -573,15 +585,26 @@ fn acp_turn_endings_map_to_verdicts() {
     assert_eq!(status(&doc), "stalled", "{doc:#}");
     assert_eq!(doc["fault"]["kind"], "overload", "{doc:#}");
     assert!(
-        doc["reason"].as_str().is_some_and(|r| r.contains("API Error: 529 Overloaded.")),
+        doc["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("API Error: 529 Overloaded.")),
         "{doc:#}"
     );
     let (doc, _) = acp_run(&p, &[], "Reply with exactly: LONG @stop=max_tokens");
     assert_eq!(status(&doc), "stalled", "{doc:#}");
-    assert!(doc["reason"].as_str().is_some_and(|r| r.contains("max_tokens")), "{doc:#}");
+    assert!(
+        doc["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("max_tokens")),
+        "{doc:#}"
+    );
     // An agent asking for a file read is refused, and carries on.
     let (doc, _) = acp_run(&p, &[], "Reply with exactly: NO FS @ask-fs");
-    assert_eq!((status(&doc), doc["reply"].as_str()), ("completed", Some("NO FS")), "{doc:#}");
+    assert_eq!(
+        (status(&doc), doc["reply"].as_str()),
+        ("completed", Some("NO FS")),
+        "{doc:#}"
+    );
     // The deadline cancels the prompt; the agent answers `cancelled`.
     let (doc, code) = acp_run(&p, &["--timeout", "2s"], "work @hang");
     assert_eq!((status(&doc), code), ("timeout", 1), "{doc:#}");
@@ -617,7 +640,8 @@ fn wait_question(p: &Project, child: &mut std::process::Child) -> (String, Value
 #[test]
 fn acp_permission_question_is_data_answered_by_a_person_or_the_policy() {
     let p = Project::new();
-    let mut child = acp(&p)
+    let mut child = p
+        .drover()
         .args(acp_args(&[], "Reply with exactly: TOOL DONE @blocked"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -641,18 +665,44 @@ fn acp_permission_question_is_data_answered_by_a_person_or_the_policy() {
     let wrong = p.output(&["answer", "--run", &run_id, "scripted", "maybe"]);
     assert_eq!(wrong.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("once = Allow once"));
-    let answered = p.output(&["answer", "--run", &run_id, "scripted", "Allow once", "--json"]);
-    assert!(answered.status.success(), "{}", String::from_utf8_lossy(&answered.stderr));
+    let answered = p.output(&[
+        "answer",
+        "--run",
+        &run_id,
+        "scripted",
+        "Allow once",
+        "--json",
+    ]);
+    assert!(
+        answered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&answered.stderr)
+    );
     let answered: Value = serde_json::from_slice(&answered.stdout).expect("answer JSON");
     assert_eq!(answered["delivered"], true, "{answered:#}");
     let out = child.wait_with_output().expect("drover finishes");
     let doc: Value = serde_json::from_slice(&out.stdout).expect("run JSON");
-    assert_eq!((status(&doc), doc["reply"].as_str()), ("completed", Some("TOOL DONE")), "{doc:#}");
-    assert!(p.path().join("hi.txt").exists(), "the allowed tool did not run");
+    assert_eq!(
+        (status(&doc), doc["reply"].as_str()),
+        ("completed", Some("TOOL DONE")),
+        "{doc:#}"
+    );
+    assert!(
+        p.path().join("hi.txt").exists(),
+        "the allowed tool did not run"
+    );
     let journal = p.journal(&run_id);
-    let answer = journal.iter().find(|l| l["kind"] == "answer").expect("answer journaled");
-    assert_eq!((answer["state"].as_str(), answer["source"].as_str()), (Some("once"), Some("person")));
-    assert!(journal.iter().any(|l| l["kind"] == "event" && l["state"] == "tool_call_update" && l["detail"]["status"] == "completed"));
+    let answer = journal
+        .iter()
+        .find(|l| l["kind"] == "answer")
+        .expect("answer journaled");
+    assert_eq!(
+        (answer["state"].as_str(), answer["source"].as_str()),
+        (Some("once"), Some("person"))
+    );
+    assert!(journal.iter().any(|l| l["kind"] == "event"
+        && l["state"] == "tool_call_update"
+        && l["detail"]["status"] == "completed"));
     // Answering again: nothing is pending.
     let again = p.output(&["answer", "--run", &run_id, "scripted", "once"]);
     assert!(String::from_utf8_lossy(&again.stderr).contains("not waiting on a question"));
@@ -665,15 +715,29 @@ fn acp_permission_question_is_data_answered_by_a_person_or_the_policy() {
     )
     .expect("policy");
     let (doc, _) = acp_run(&p, &[], "Reply with exactly: NOPE @blocked @write=hi2.txt");
-    assert!(!p.path().join("hi2.txt").exists(), "the policy's rejection was ignored");
+    assert!(
+        !p.path().join("hi2.txt").exists(),
+        "the policy's rejection was ignored"
+    );
     let journal = p.journal(doc["run_id"].as_str().unwrap_or_default());
-    let answer = journal.iter().find(|l| l["kind"] == "answer").expect("policy answer journaled");
+    let answer = journal
+        .iter()
+        .find(|l| l["kind"] == "answer")
+        .expect("policy answer journaled");
     assert_eq!(answer["state"], "reject", "{answer:#}");
-    assert!(answer["source"].as_str().is_some_and(|s| s.starts_with("policy:") && s.ends_with("config.toml:1: policy.rule.0")), "{answer:#}");
+    assert!(
+        answer["source"].as_str().is_some_and(
+            |s| s.starts_with("policy:") && s.ends_with("config.toml:1: policy.rule.0")
+        ),
+        "{answer:#}"
+    );
     assert_eq!(answer["detail"]["answered"]["rule"]["input"], "*hi2.txt");
     let (doc, _) = acp_run(&p, &[], "Reply with exactly: YES @blocked @write=hi3.txt");
     assert_eq!(status(&doc), "completed", "{doc:#}");
-    assert!(p.path().join("hi3.txt").exists(), "the policy's allow was ignored");
+    assert!(
+        p.path().join("hi3.txt").exists(),
+        "the policy's allow was ignored"
+    );
 
     // A broken policy stops drover before it starts anything.
     std::fs::write(
@@ -681,8 +745,15 @@ fn acp_permission_question_is_data_answered_by_a_person_or_the_policy() {
         "[[policy.rule]]\nkind = \"shell\"\ndecision = \"allow\"\n",
     )
     .expect("policy");
-    let out = acp(&p).args(acp_args(&[], "hello")).output().expect("drover");
+    let out = p
+        .drover()
+        .args(acp_args(&[], "hello"))
+        .output()
+        .expect("drover");
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("config.toml:2: policy.rule.0.kind") && stderr.contains("'shell'"), "{stderr}");
+    assert!(
+        stderr.contains("config.toml:2: policy.rule.0.kind") && stderr.contains("'shell'"),
+        "{stderr}"
+    );
 }

@@ -238,4 +238,28 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn acp_mode_takes_the_bypass_and_the_model_but_no_conversation() {
+        use drover_kit::Adapter;
+        let mut req = request("", Conversation::Resume("abc-1".into()));
+        req.model = "gemini-2.5-pro".to_string();
+        let cmd = crate::Gemini::acp_command(&profile(), &req).expect("builds");
+        assert_eq!(
+            cmd.argv,
+            [
+                "gemini",
+                "--acp",
+                "--approval-mode=yolo",
+                "--model",
+                "gemini-2.5-pro"
+            ]
+        );
+        req.extra_args = Some(vec![]);
+        let asking = crate::Gemini::acp_command(&profile(), &req).expect("builds");
+        assert_eq!(
+            asking.argv,
+            ["gemini", "--acp", "--model", "gemini-2.5-pro"]
+        );
+    }
 }

@@ -132,11 +132,20 @@ impl Client {
 
     /// `session/load`: continue a saved conversation. The history the agent
     /// replays as updates before answering is not a turn and is dropped.
-    pub fn load_session(&mut self, id: &str, cwd: &Path, timeout: Duration) -> Result<(), AcpError> {
+    pub fn load_session(
+        &mut self,
+        id: &str,
+        cwd: &Path,
+        timeout: Duration,
+    ) -> Result<(), AcpError> {
         if !self.agent.load_session {
             return Err(AcpError::NoLoad);
         }
-        let _: Value = self.call("session/load", LoadSessionRequest::new(id.to_string(), cwd), timeout)?;
+        let _: Value = self.call(
+            "session/load",
+            LoadSessionRequest::new(id.to_string(), cwd),
+            timeout,
+        )?;
         Ok(())
     }
 
@@ -152,18 +161,19 @@ impl Client {
 
     /// `session/cancel`: the agent ends the prompt with `cancelled`.
     pub fn cancel(&self, session: &str) -> Result<(), AcpError> {
-        Ok(self
-            .conn
-            .notify("session/cancel", CancelNotification::new(session.to_string()))?)
+        Ok(self.conn.notify(
+            "session/cancel",
+            CancelNotification::new(session.to_string()),
+        )?)
     }
 
     /// Answers a permission request with an option id, or `None` for
     /// `cancelled`.
     pub fn answer_permission(&self, id: &RequestId, option: Option<&str>) -> Result<(), AcpError> {
         let outcome = match option {
-            Some(option) => {
-                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.to_string()))
-            }
+            Some(option) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                option.to_string(),
+            )),
             None => RequestPermissionOutcome::Cancelled,
         };
         let value = serde_json::to_value(RequestPermissionResponse::new(outcome))
@@ -243,7 +253,9 @@ impl Client {
                         detail: e.to_string(),
                     });
                 }
-                Next::Message(Incoming::Request { id, method: m, .. }) if m == METHOD_PERMISSION => {
+                Next::Message(Incoming::Request { id, method: m, .. })
+                    if m == METHOD_PERMISSION =>
+                {
                     let _ = self.answer_permission(&id, None);
                 }
                 Next::Message(Incoming::Request { id, method: m, .. }) => self.refuse(&id, &m),
@@ -300,7 +312,9 @@ mod tests {
                 json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}}}),
                 json!({"jsonrpc": "2.0", "id": 7, "method": "session/request_permission", "params": {"sessionId": "s1", "toolCall": {"toolCallId": "t"}, "options": []}}),
             ],
-            None if m["id"] == 7 => vec![json!({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}})],
+            None if m["id"] == 7 => {
+                vec![json!({"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}})]
+            }
             _ => Vec::new(),
         });
         let mut client = Client::initialize(conn, Duration::from_secs(5)).expect("initialize");
@@ -310,7 +324,9 @@ mod tests {
             .new_session(Path::new("/work"), Duration::from_secs(5))
             .expect("session/new");
         assert_eq!(session, "s1");
-        client.prompt(&session, "Reply with exactly: hi").expect("prompt");
+        client
+            .prompt(&session, "Reply with exactly: hi")
+            .expect("prompt");
         let Wait::Event(Event::Update(update)) = client.next_event(Duration::from_secs(5)) else {
             panic!("expected an update");
         };
@@ -319,20 +335,31 @@ mod tests {
         else {
             panic!("expected a permission request");
         };
-        client.answer_permission(&id, Some("allow")).expect("answer");
+        client
+            .answer_permission(&id, Some("allow"))
+            .expect("answer");
         assert_eq!(
             client.next_event(Duration::from_secs(5)),
             Wait::Event(Event::PromptDone(Ok(json!({"stopReason": "end_turn"}))))
         );
         drop(client);
         let seen = agent.join().expect("agent");
-        let refusal = seen.iter().find(|m| m["id"] == 90).expect("fs request answered");
+        let refusal = seen
+            .iter()
+            .find(|m| m["id"] == 90)
+            .expect("fs request answered");
         assert_eq!(refusal["error"]["code"], -32601);
-        assert_eq!(refusal["error"]["data"], "drover does not offer fs/read_text_file");
+        assert_eq!(
+            refusal["error"]["data"],
+            "drover does not offer fs/read_text_file"
+        );
         let init = &seen[0]["params"];
         assert_eq!(init["clientCapabilities"]["fs"]["readTextFile"], false);
         assert_eq!(init["clientCapabilities"]["terminal"], false);
-        let answer = seen.iter().find(|m| m["id"] == 7).expect("permission answered");
+        let answer = seen
+            .iter()
+            .find(|m| m["id"] == 7)
+            .expect("permission answered");
         assert_eq!(
             answer["result"]["outcome"],
             json!({"outcome": "selected", "optionId": "allow"})
@@ -346,7 +373,9 @@ mod tests {
                 m,
                 json!({"protocolVersion": 1, "agentCapabilities": {"loadSession": false}}),
             )],
-            Some("session/new") => vec![json!({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32000, "message": "Authentication required"}})],
+            Some("session/new") => vec![
+                json!({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32000, "message": "Authentication required"}}),
+            ],
             _ => Vec::new(),
         });
         let mut client = Client::initialize(conn, Duration::from_secs(5)).expect("initialize");
@@ -368,16 +397,19 @@ mod tests {
         let (conn, _agent) = scripted(|_| Vec::new());
         assert!(matches!(
             Client::initialize(conn, Duration::from_millis(200)),
-            Err(AcpError::Timeout { method: "initialize", .. })
+            Err(AcpError::Timeout {
+                method: "initialize",
+                ..
+            })
         ));
         let conn = Connection::new(std::io::empty(), std::io::sink(), None);
         assert!(matches!(
             Client::initialize(conn, Duration::from_secs(5)),
-            Err(AcpError::Closed { during: "initialize" })
+            Err(AcpError::Closed {
+                during: "initialize"
+            })
         ));
-        let (conn, _agent) = scripted(|m| {
-            vec![result(m, json!({"protocolVersion": 2}))]
-        });
+        let (conn, _agent) = scripted(|m| vec![result(m, json!({"protocolVersion": 2}))]);
         assert!(matches!(
             Client::initialize(conn, Duration::from_secs(5)),
             Err(AcpError::Version(2))

@@ -131,7 +131,11 @@ impl Connection {
     }
 
     /// Answers one of the agent's requests.
-    pub fn respond(&self, id: &RequestId, result: Result<Value, RpcError>) -> Result<(), SendError> {
+    pub fn respond(
+        &self,
+        id: &RequestId,
+        result: Result<Value, RpcError>,
+    ) -> Result<(), SendError> {
         let message = match result {
             Ok(value) => json!({"jsonrpc": "2.0", "id": id, "result": value}),
             Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
@@ -216,9 +220,10 @@ fn classify(bytes: &[u8]) -> Incoming {
         (None, Some(method)) => Incoming::Notification { method, params },
         (Some(id), None) => {
             if let Some(error) = message.remove("error") {
-                let error = serde_json::from_value::<RpcError>(error.clone()).unwrap_or_else(|_| {
-                    RpcError::new(-32603, format!("malformed error object: {error}"))
-                });
+                let error =
+                    serde_json::from_value::<RpcError>(error.clone()).unwrap_or_else(|_| {
+                        RpcError::new(-32603, format!("malformed error object: {error}"))
+                    });
                 Incoming::Response {
                     id,
                     result: Err(error),
@@ -319,19 +324,31 @@ mod tests {
         let (reader, mut agent_out) = std::io::pipe().expect("pipe");
         let (mut agent_in, writer) = std::io::pipe().expect("pipe");
         let conn = Connection::new(reader, writer, Some(log.clone()));
-        let first = conn.request("initialize", json!({"protocolVersion": 1})).expect("send");
+        let first = conn
+            .request("initialize", json!({"protocolVersion": 1}))
+            .expect("send");
         let second = conn.request("session/new", json!({})).expect("send");
         assert_ne!(first, second);
         conn.respond(&RequestId::Number(0), Err(RpcError::method_not_found()))
             .expect("send");
-        writeln!(agent_out, "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{}}}}").expect("write");
-        assert!(matches!(conn.next(Duration::from_secs(5)), Next::Message(Incoming::Response { .. })));
+        writeln!(
+            agent_out,
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{}}}}"
+        )
+        .expect("write");
+        assert!(matches!(
+            conn.next(Duration::from_secs(5)),
+            Next::Message(Incoming::Response { .. })
+        ));
         drop(agent_out);
         assert_eq!(conn.next(Duration::from_secs(5)), Next::Closed);
         drop(conn);
         let mut sent = String::new();
         agent_in.read_to_string(&mut sent).expect("read");
-        let sent: Vec<Value> = sent.lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+        let sent: Vec<Value> = sent
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
         assert_eq!(sent[0]["method"], "initialize");
         assert_eq!(sent[2]["error"]["code"], -32601);
         let traffic = std::fs::read_to_string(&log).expect("traffic log");

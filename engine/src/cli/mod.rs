@@ -2,9 +2,9 @@
 //! `--json` prints exactly one JSON document on stdout, or nothing.
 
 mod adapter;
-mod answer;
 mod adapter_check;
 mod adapter_new;
+mod answer;
 mod doctor;
 mod events;
 mod explain;

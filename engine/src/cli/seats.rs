@@ -337,7 +337,9 @@ fn up_acp(project: &Path, record: &SeatRecord, json: bool) -> anyhow::Result<Out
     };
     let record = seats::load(project, &record.nick).unwrap_or_else(|| record.clone());
     if json {
-        print_json(&serde_json::json!({"seat": record, "blocked": null, "agent_pid": state.agent_pid}))?;
+        print_json(
+            &serde_json::json!({"seat": record, "blocked": null, "agent_pid": state.agent_pid}),
+        )?;
     } else {
         println!(
             "seat {} up: {} · {} on acp (agent pid {}, session {})",

@@ -181,7 +181,9 @@ impl Journal {
             crate::question::Answerer::Person => "person".to_string(),
             crate::question::Answerer::Policy { rule } => format!(
                 "policy:{}",
-                rule.get("at").and_then(serde_json::Value::as_str).unwrap_or("rule")
+                rule.get("at")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("rule")
             ),
         };
         self.write(&Transition {

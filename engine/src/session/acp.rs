@@ -122,18 +122,18 @@ fn base(
     }
 }
 
-/// The argv that starts the CLI's ACP mode.
+/// The argv that starts the CLI's ACP mode, from the adapter.
 fn command(ctx: &Context, request: &wit::LaunchRequest) -> Result<wit::Command, String> {
-    let _ = (ctx, request);
-    let text = std::env::var("DROVER_ACP_COMMAND")
-        .map_err(|_| format!("{} has no ACP command", ctx.profile.name))?;
-    let argv: Vec<String> = serde_json::from_str(&text)
-        .map_err(|e| format!("DROVER_ACP_COMMAND is not a JSON list of strings: {e}"))?;
-    Ok(wit::Command {
-        argv,
-        env: Vec::new(),
-        stdin: None,
-    })
+    match ctx.adapter.acp_command(&ctx.profile.to_wit(), request) {
+        Ok(Ok(command)) => Ok(command),
+        Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
+            Err(format!(
+                "the {} adapter cannot start an ACP agent: {m}",
+                ctx.profile.name
+            ))
+        }
+        Err(e) => Err(format!("the {} adapter failed: {e}", ctx.profile.name)),
+    }
 }
 
 /// Starts the agent and opens the conversation `spec` names.
@@ -142,7 +142,12 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
     let started = now_ns();
     let clock = Instant::now();
     let fail = |status: Status, reason: String| {
-        Box::new(conclude(ctx, spec, base(ctx, spec, started, clock, status, reason), None))
+        Box::new(conclude(
+            ctx,
+            spec,
+            base(ctx, spec, started, clock, status, reason),
+            None,
+        ))
     };
     let _ = std::fs::create_dir_all(ctx.run.task_dir(task));
     let request = wit::LaunchRequest {
@@ -182,7 +187,9 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
             Conversation::Preset(_) => {
                 return Err(AcpError::Protocol {
                     method: "session/new",
-                    detail: "an ACP agent names its own sessions, so a preset session id cannot be used".to_string(),
+                    detail:
+                        "an ACP agent names its own sessions, so a preset session id cannot be used"
+                            .to_string(),
                 });
             }
         };
@@ -214,7 +221,14 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         }
     };
     let info = client.agent().clone();
-    record_agent(ctx, task, &process, &command.argv, Some(&session), Some(&info));
+    record_agent(
+        ctx,
+        task,
+        &process,
+        &command.argv,
+        Some(&session),
+        Some(&info),
+    );
     let source = match spec.conversation {
         Conversation::Resume(_) => "acp:session/load",
         _ => "acp:session/new",
@@ -321,7 +335,12 @@ impl Hooks {
 }
 
 /// One message to a seat's live agent, with the result-file nudges.
-pub fn turn(ctx: &Context, spec: &SessionSpec, agent: &mut Agent, policy: &Policy) -> SessionResult {
+pub fn turn(
+    ctx: &Context,
+    spec: &SessionSpec,
+    agent: &mut Agent,
+    policy: &Policy,
+) -> SessionResult {
     let task = spec.task.as_str();
     let started = now_ns();
     let clock = Instant::now();
@@ -357,7 +376,10 @@ pub fn turn(ctx: &Context, spec: &SessionSpec, agent: &mut Agent, policy: &Polic
         result.budget_weighted = budget.weighted;
         result
     };
-    let mut text = match ctx.adapter.render_prompt(&ctx.profile.to_wit(), &spec.prompt) {
+    let mut text = match ctx
+        .adapter
+        .render_prompt(&ctx.profile.to_wit(), &spec.prompt)
+    {
         Ok(Ok(text)) => text,
         Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
             let result = finish(
@@ -383,7 +405,16 @@ pub fn turn(ctx: &Context, spec: &SessionSpec, agent: &mut Agent, policy: &Polic
         }
     };
     loop {
-        let exchange = exchange(ctx, spec, agent, policy, &text, &deadline, &mut hooks, &mut budget);
+        let exchange = exchange(
+            ctx,
+            spec,
+            agent,
+            policy,
+            &text,
+            &deadline,
+            &mut hooks,
+            &mut budget,
+        );
         hooks.poll(task);
         agent.transcript = hooks.transcript.clone();
         if !exchange.reply.is_empty() {
@@ -448,7 +479,10 @@ pub fn turn(ctx: &Context, spec: &SessionSpec, agent: &mut Agent, policy: &Polic
                 if nudges_left == 0 {
                     let mut result = finish(
                         Status::Stalled,
-                        format!("the turn finished without writing {}", file.path().display()),
+                        format!(
+                            "the turn finished without writing {}",
+                            file.path().display()
+                        ),
                         &reply,
                         usage,
                         &hooks,
@@ -608,7 +642,9 @@ fn exchange(
             } else if budget.expired() {
                 Some(End::OverBudget)
             } else if waiting.is_empty()
-                && spec.stall_grace.is_some_and(|g| last_message.elapsed() >= g)
+                && spec
+                    .stall_grace
+                    .is_some_and(|g| last_message.elapsed() >= g)
             {
                 Some(End::Stalled)
             } else {
@@ -619,7 +655,8 @@ fn exchange(
                     let _ = agent.client.answer_permission(&id, None);
                 }
                 let _ = agent.client.cancel(&agent.session);
-                ctx.run.lifecycle(task, "cancel-sent", json!({"why": format!("{end:?}")}));
+                ctx.run
+                    .lifecycle(task, "cancel-sent", json!({"why": format!("{end:?}")}));
                 cancelling = Some((end, Instant::now()));
             }
         } else if let Some((_, since)) = &cancelling
@@ -659,7 +696,10 @@ fn exchange(
                 ),
             }
         }
-        let event = match agent.client.next_event(TICK.min(deadline.remaining().max(TICK))) {
+        let event = match agent
+            .client
+            .next_event(TICK.min(deadline.remaining().max(TICK)))
+        {
             Wait::Idle => continue,
             Wait::Closed => {
                 out.end = cancelling.map_or(End::Closed, |(end, _)| end);
@@ -681,16 +721,25 @@ fn exchange(
                     ctx.blocked_on(task, &q, "acp:session/request_permission");
                 }
                 if let Some(verdict) = policy.decide(&q) {
-                    let choice = q
-                        .options
-                        .iter()
-                        .find(|c| c.id == verdict.option)
-                        .cloned();
+                    let choice = q.options.iter().find(|c| c.id == verdict.option).cloned();
                     if let Some(choice) = choice {
                         if waiting.is_empty() {
-                            deliver(ctx, task, agent, &id, &q, &choice, &Answerer::Policy { rule: verdict.rule });
+                            deliver(
+                                ctx,
+                                task,
+                                agent,
+                                &id,
+                                &q,
+                                &choice,
+                                &Answerer::Policy { rule: verdict.rule },
+                            );
                         } else {
-                            ctx.answered(task, &q, &choice, &Answerer::Policy { rule: verdict.rule });
+                            ctx.answered(
+                                task,
+                                &q,
+                                &choice,
+                                &Answerer::Policy { rule: verdict.rule },
+                            );
                             let _ = agent.client.answer_permission(&id, Some(&choice.id));
                         }
                         continue;
@@ -706,7 +755,10 @@ fn exchange(
                 waiting.push_back((id, q));
             }
             Event::PromptDone(Ok(response)) => {
-                let reason = response["stopReason"].as_str().unwrap_or("unknown").to_string();
+                let reason = response["stopReason"]
+                    .as_str()
+                    .unwrap_or("unknown")
+                    .to_string();
                 out.end = match cancelling {
                     Some((end, _)) => end,
                     None => End::Stopped(question::clean(&reason)),
@@ -744,8 +796,11 @@ fn deliver(
     by: &Answerer,
 ) {
     if let Err(e) = agent.client.answer_permission(id, Some(&choice.id)) {
-        ctx.run
-            .lifecycle(task, "answer-unsent", json!({"question": q.id, "error": e.to_string()}));
+        ctx.run.lifecycle(
+            task,
+            "answer-unsent",
+            json!({"question": q.id, "error": e.to_string()}),
+        );
         return;
     }
     ctx.answered(task, q, choice, by);
@@ -839,16 +894,25 @@ fn tool_view(call: &Value, known: &HashMap<String, String>) -> ToolView {
         .unwrap_or_default();
     let title = call["title"].as_str().unwrap_or_default();
     let raw = &call["rawInput"];
-    let from_raw = ["command", "cmd", "file_path", "filePath", "path", "url", "query", "pattern"]
-        .iter()
-        .find_map(|key| match &raw[*key] {
-            Value::String(s) if !s.is_empty() => Some(s.clone()),
-            Value::Array(parts) => {
-                let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
-                (!words.is_empty()).then(|| words.join(" "))
-            }
-            _ => None,
-        });
+    let from_raw = [
+        "command",
+        "cmd",
+        "file_path",
+        "filePath",
+        "path",
+        "url",
+        "query",
+        "pattern",
+    ]
+    .iter()
+    .find_map(|key| match &raw[*key] {
+        Value::String(s) if !s.is_empty() => Some(s.clone()),
+        Value::Array(parts) => {
+            let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
+            (!words.is_empty()).then(|| words.join(" "))
+        }
+        _ => None,
+    });
     let input = from_raw
         .or_else(|| call["locations"][0]["path"].as_str().map(str::to_string))
         .unwrap_or_else(|| title.to_string());
@@ -938,7 +1002,10 @@ pub fn last_stop_reason(traffic: &std::path::Path) -> Option<String> {
         if sent && message["method"] == "session/prompt" {
             prompt = Some(message["id"].clone());
             reason = None;
-        } else if !sent && message.get("method").is_none() && Some(&message["id"]) == prompt.as_ref() {
+        } else if !sent
+            && message.get("method").is_none()
+            && Some(&message["id"]) == prompt.as_ref()
+        {
             reason = message["result"]["stopReason"]
                 .as_str()
                 .map(question::clean);
@@ -984,8 +1051,11 @@ mod tests {
         )
         .expect("write");
         assert_eq!(last_stop_reason(&log), None);
-        crate::run::append_line(&log, "<- {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"stopReason\":\"max_tokens\"}}")
-            .expect("append");
+        crate::run::append_line(
+            &log,
+            "<- {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"stopReason\":\"max_tokens\"}}",
+        )
+        .expect("append");
         assert_eq!(last_stop_reason(&log).as_deref(), Some("max_tokens"));
     }
 
@@ -1000,7 +1070,10 @@ mod tests {
             "toolCall": {"toolCallId": "run_shell_command__1", "status": "pending", "title": "echo hi > hi.txt",
                 "content": [], "locations": [], "kind": "execute"}});
         let q = question_of(&gemini, &known);
-        assert_eq!((q.tool.as_str(), q.kind.as_str(), q.input.as_str()), ("", "execute", "echo hi > hi.txt"));
+        assert_eq!(
+            (q.tool.as_str(), q.kind.as_str(), q.input.as_str()),
+            ("", "execute", "echo hi > hi.txt")
+        );
         assert_eq!(q.options.len(), 3);
         assert_eq!(q.options[1].kind, ChoiceKind::AllowOnce);
         let opencode = json!({"sessionId": "s", "toolCall": {"toolCallId": "call_1", "title": "echo hi > hi.txt",
@@ -1009,12 +1082,25 @@ mod tests {
                 {"optionId": "reject", "kind": "reject_once", "name": "Reject"},
                 {"optionId": "odd", "kind": "maybe", "name": "Odd"}]});
         let q = question_of(&opencode, &known);
-        assert_eq!((q.tool.as_str(), q.input.as_str()), ("bash", "echo hi > hi.txt"));
-        assert_eq!(q.options.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["once", "reject"]);
+        assert_eq!(
+            (q.tool.as_str(), q.input.as_str()),
+            ("bash", "echo hi > hi.txt")
+        );
+        assert_eq!(
+            q.options.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+            ["once", "reject"]
+        );
         let read = json!({"toolCall": {"toolCallId": "x", "name": "read_file", "kind": "read",
             "title": "Read\u{1b}[31m file", "locations": [{"path": "/w/src/main.rs"}]}, "options": []});
         let q = question_of(&read, &known);
-        assert_eq!((q.tool.as_str(), q.kind.as_str(), q.title.as_str(), q.input.as_str()),
-            ("read_file", "read", "Read[31m file", "/w/src/main.rs"));
+        assert_eq!(
+            (
+                q.tool.as_str(),
+                q.kind.as_str(),
+                q.title.as_str(),
+                q.input.as_str()
+            ),
+            ("read_file", "read", "Read[31m file", "/w/src/main.rs")
+        );
     }
 }

@@ -306,7 +306,8 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                 }
                 Some(other) => {
                     result.status = Status::Stalled;
-                    result.reason = format!("the agent ended the turn with stopReason {other} (reconciled)");
+                    result.reason =
+                        format!("the agent ended the turn with stopReason {other} (reconciled)");
                 }
                 None => {
                     result.reason =

@@ -107,7 +107,11 @@ pub fn force_kill(id: Identity) -> bool {
 /// Stops a child that leads its own process group: SIGTERM to the group,
 /// then, after `grace` (at most 5 s), SIGKILL to the tree recorded before
 /// the first signal — only to processes that are still the ones started.
-pub fn stop_group(child: &mut std::process::Child, identity: Option<Identity>, grace: std::time::Duration) {
+pub fn stop_group(
+    child: &mut std::process::Child,
+    identity: Option<Identity>,
+    grace: std::time::Duration,
+) {
     let tree = identity.map(|id| tree(id.pid)).unwrap_or_default();
     let pgid = child.id() as i32;
     if pgid > 0 && identity.is_some_and(alive) {

@@ -16,8 +16,8 @@ use super::real::{Real, RunOutput, expected_usage, wait_for};
 
 pub struct AcpCase {
     pub cli: &'static str,
-    /// The argv of the CLI's ACP mode (no permission bypass: tools ask).
-    pub command: &'static [&'static str],
+    /// drover args every `run` and `up` of this CLI takes (e.g. a model).
+    pub args: &'static [&'static str],
     /// The wire protocol the CLI speaks to the server.
     pub protocol: &'static str,
     /// drover's `--timeout` for a turn, in seconds.
@@ -31,13 +31,22 @@ pub struct AcpCase {
 
 impl AcpCase {
     fn real(&self) -> Option<Real> {
-        let mut real = Real::new(self.cli)?;
-        let argv: Vec<&str> = self.command.to_vec();
-        real.set_env(
-            "DROVER_ACP_COMMAND",
-            &serde_json::to_string(&argv).expect("argv JSON"),
-        );
-        Some(real)
+        Real::new(self.cli)
+    }
+
+    /// `["--workspace", "acp"]`, the case's args, then `more`.
+    fn acp_args<'a>(&'a self, more: &[&'a str]) -> Vec<&'a str> {
+        let mut args = vec!["--workspace", "acp"];
+        args.extend(self.args);
+        args.extend(more);
+        args
+    }
+
+    /// `drover up NICK --cli CLI --workspace acp …`.
+    fn up(&self, real: &Real, nick: &str, more: &[&str]) -> std::process::Output {
+        let mut args = vec!["up", nick, "--cli", self.cli];
+        args.extend(self.acp_args(more));
+        real.output(&args)
     }
 
     fn timeout(&self) -> Duration {
@@ -50,10 +59,11 @@ impl AcpCase {
 }
 
 fn context(real: &Real, run_id: &str, doc: &Value) -> String {
-    let traffic = std::fs::read_to_string(real.run_dir(run_id).join("logs").join(format!(
-        "{}.acp",
-        doc["task"].as_str().unwrap_or_default()
-    )))
+    let traffic = std::fs::read_to_string(
+        real.run_dir(run_id)
+            .join("logs")
+            .join(format!("{}.acp", doc["task"].as_str().unwrap_or_default())),
+    )
     .unwrap_or_default();
     let tail: String = traffic
         .lines()
@@ -130,7 +140,7 @@ pub fn run(case: &AcpCase) {
     let before = real.server.last_seq();
     let first = real.run(
         case.timeout(),
-        &["--workspace", "acp"],
+        &case.acp_args(&[]),
         "Reply with exactly: ACPFIRST",
     );
     assert_eq!(
@@ -140,7 +150,12 @@ pub fn run(case: &AcpCase) {
         run_context(&real, &first)
     );
     assert_eq!(first.doc["workspace"], "acp");
-    assert_eq!(first.doc["reply"], "ACPFIRST", "{}", run_context(&real, &first));
+    assert_eq!(
+        first.doc["reply"],
+        "ACPFIRST",
+        "{}",
+        run_context(&real, &first)
+    );
     let conversation = first.doc["session_id"]
         .as_str()
         .filter(|s| !s.is_empty())
@@ -160,7 +175,11 @@ pub fn run(case: &AcpCase) {
         run_context(&real, &first)
     );
     let states = real.states(first.run_id());
-    for wanted in ["idle@acp:session/new", "working@acp:session/prompt", "done@acp:end_turn"] {
+    for wanted in [
+        "idle@acp:session/new",
+        "working@acp:session/prompt",
+        "done@acp:end_turn",
+    ] {
         assert!(
             states.iter().any(|s| s == wanted),
             "no {wanted} in {states:?}\n{}",
@@ -172,7 +191,7 @@ pub fn run(case: &AcpCase) {
     let mid = real.server.last_seq();
     let second = real.run(
         case.timeout(),
-        &["--workspace", "acp", "--resume", &conversation],
+        &case.acp_args(&["--resume", &conversation]),
         "Reply with exactly: ACPSECOND",
     );
     assert_eq!(
@@ -181,7 +200,12 @@ pub fn run(case: &AcpCase) {
         "{}",
         run_context(&real, &second)
     );
-    assert_eq!(second.doc["reply"], "ACPSECOND", "{}", run_context(&real, &second));
+    assert_eq!(
+        second.doc["reply"],
+        "ACPSECOND",
+        "{}",
+        run_context(&real, &second)
+    );
     assert_eq!(
         second.doc["session_id"],
         conversation.as_str(),
@@ -260,7 +284,7 @@ pub fn seat(case: &AcpCase) {
     let Some(real) = case.real() else {
         return;
     };
-    let up = real.output(&["up", "ada", "--cli", case.cli, "--workspace", "acp"]);
+    let up = case.up(&real, "ada", &[]);
     assert!(
         up.status.success(),
         "drover up: {}{}",
@@ -303,7 +327,9 @@ pub fn seat(case: &AcpCase) {
     );
     let run_id = seat["run_id"].as_str().unwrap_or_default();
     assert!(
-        real.states(run_id).iter().any(|s| s == "idle@acp:session/load"),
+        real.states(run_id)
+            .iter()
+            .any(|s| s == "idle@acp:session/load"),
         "{:?}",
         real.states(run_id)
     );
@@ -340,8 +366,13 @@ pub fn questions(case: &AcpCase) {
     let Some(real) = case.real() else {
         return;
     };
-    let up = real.output(&["up", "bob", "--cli", case.cli, "--workspace", "acp"]);
-    assert!(up.status.success(), "{}", String::from_utf8_lossy(&up.stderr));
+    // Without the bypass the CLI asks before it runs a tool.
+    let up = case.up(&real, "bob", &["--no-bypass"]);
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
     let seat = seat_doc(&real, "bob");
     let run_id = seat["run_id"].as_str().unwrap_or_default().to_string();
 
@@ -351,7 +382,14 @@ pub fn questions(case: &AcpCase) {
     let timeout = case.timeout_arg();
     let mut child = real
         .drover()
-        .args(["send", "bob", "--json", "--timeout", &timeout, "Reply with exactly: TOOLDONE"])
+        .args([
+            "send",
+            "bob",
+            "--json",
+            "--timeout",
+            &timeout,
+            "Reply with exactly: TOOLDONE",
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -361,8 +399,14 @@ pub fn questions(case: &AcpCase) {
     assert_eq!(blocked["prompt_kind"], "permission", "{blocked:#}");
     assert_eq!(question["kind"], "execute", "{blocked:#}");
     assert!(
-        question["input"].as_str().unwrap_or_default().contains("hi.txt")
-            || question["title"].as_str().unwrap_or_default().contains("hi.txt"),
+        question["input"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("hi.txt")
+            || question["title"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("hi.txt"),
         "{blocked:#}"
     );
     let kinds: Vec<&str> = question["options"]
@@ -381,7 +425,12 @@ pub fn questions(case: &AcpCase) {
     assert_eq!(answered["option"]["kind"], "allow_once");
     let out = child.wait_with_output().expect("drover send finishes");
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    assert_eq!(doc["status"], "completed", "{}", context(&real, &run_id, &doc));
+    assert_eq!(
+        doc["status"],
+        "completed",
+        "{}",
+        context(&real, &run_id, &doc)
+    );
     assert!(
         real.work.join("hi.txt").exists(),
         "the approved tool did not run: {}",
@@ -405,7 +454,14 @@ pub fn questions(case: &AcpCase) {
     real.server
         .control("tool", &serde_json::from_str(&tool).expect("tool JSON"));
     let timeout = case.timeout_arg();
-    let out = real.output(&["send", "bob", "--json", "--timeout", &timeout, "Reply with exactly: REJECTED"]);
+    let out = real.output(&[
+        "send",
+        "bob",
+        "--json",
+        "--timeout",
+        &timeout,
+        "Reply with exactly: REJECTED",
+    ]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     let journal = real.journal(&run_id);
     let by_policy = journal
@@ -417,11 +473,16 @@ pub fn questions(case: &AcpCase) {
     assert!(
         by_policy["source"]
             .as_str()
-            .is_some_and(|s| s.starts_with("policy:") && s.contains("config.toml:") && s.ends_with("policy.rule.0")),
+            .is_some_and(|s| s.starts_with("policy:")
+                && s.contains("config.toml:")
+                && s.ends_with("policy.rule.0")),
         "{by_policy:#}\n{}",
         context(&real, &run_id, &doc)
     );
-    assert_eq!(by_policy["detail"]["answered"]["rule"]["decision"], "reject");
+    assert_eq!(
+        by_policy["detail"]["answered"]["rule"]["decision"],
+        "reject"
+    );
     assert!(
         !real.work.join("hi2.txt").exists(),
         "the tool ran although the policy rejected it"

@@ -85,7 +85,12 @@ pub fn serve() -> i32 {
                 let wanted = params["sessionId"].as_str().unwrap_or_default().to_string();
                 let s = Seat::new(Some(wanted.clone()), None);
                 if !s.transcript.exists() {
-                    error(&out, &id, -32002, &format!("Resource not found: session {wanted}"));
+                    error(
+                        &out,
+                        &id,
+                        -32002,
+                        &format!("Resource not found: session {wanted}"),
+                    );
                     continue;
                 }
                 // The history, replayed before the answer.
@@ -103,7 +108,10 @@ pub fn serve() -> i32 {
                     error(&out, &id, -32002, "no session");
                     continue;
                 };
-                let prompt = params["prompt"][0]["text"].as_str().unwrap_or_default().to_string();
+                let prompt = params["prompt"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 let (tx, rx) = channel();
                 turn = Some(tx);
                 let out = Arc::clone(&out);
@@ -145,7 +153,14 @@ fn wait_cancel(rx: &Receiver<ToTurn>, limit: Duration) -> bool {
     }
 }
 
-fn run_turn(out: &Out, seat: &mut Seat, id: &Value, prompt: &str, rx: &Receiver<ToTurn>, request: i64) {
+fn run_turn(
+    out: &Out,
+    seat: &mut Seat,
+    id: &Value,
+    prompt: &str,
+    rx: &Receiver<ToTurn>,
+    request: i64,
+) {
     let s = script(prompt);
     let session = seat.session.clone();
     update(
@@ -169,7 +184,9 @@ fn run_turn(out: &Out, seat: &mut Seat, id: &Value, prompt: &str, rx: &Receiver<
         if let Some(path) = &s.write {
             write_result(&seat.cwd, path);
         }
-        eprintln!("API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)");
+        eprintln!(
+            "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)"
+        );
         std::process::exit(3);
     }
     if s.hang {
@@ -195,17 +212,19 @@ fn run_turn(out: &Out, seat: &mut Seat, id: &Value, prompt: &str, rx: &Receiver<
         send(
             out,
             json!({"jsonrpc": "2.0", "id": request, "method": "session/request_permission", "params": {
-                "sessionId": session,
-                "toolCall": {"toolCallId": "call_1", "title": command, "kind": "execute", "status": "pending", "rawInput": {"command": command}},
-                "options": [
-                    {"optionId": "once", "name": "Allow once", "kind": "allow_once"},
-                    {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
-                    {"optionId": "reject", "name": "Reject", "kind": "reject_once"}
-                ]}}),
+            "sessionId": session,
+            "toolCall": {"toolCallId": "call_1", "title": command, "kind": "execute", "status": "pending", "rawInput": {"command": command}},
+            "options": [
+                {"optionId": "once", "name": "Allow once", "kind": "allow_once"},
+                {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
+                {"optionId": "reject", "name": "Reject", "kind": "reject_once"}
+            ]}}),
         );
         let outcome = loop {
             match rx.recv() {
-                Ok(ToTurn::Response(m)) if m["id"] == request => break m["result"]["outcome"].clone(),
+                Ok(ToTurn::Response(m)) if m["id"] == request => {
+                    break m["result"]["outcome"].clone();
+                }
                 Ok(ToTurn::Response(_)) => {}
                 Ok(ToTurn::Cancel) | Err(_) => {
                     respond(out, id, json!({"stopReason": "cancelled"}));
