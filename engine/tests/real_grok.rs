@@ -128,8 +128,16 @@ static ACP: AcpCase = AcpCase {
     protocol: CASE.protocol,
     turn_timeout_s: 120,
     tool: CASE.tool,
-    accounted: not_a_side_call,
+    accounted: a_model_call,
+    resumes: true,
 };
+
+/// In ACP mode grok's side call (Responses, its own `grok-4.5` model) is not
+/// forced to a tool, so it is told apart by its wire format: the turn's
+/// model calls are the Chat Completions ones.
+fn a_model_call(request: &Value) -> bool {
+    request["protocol"] == CASE.protocol
+}
 
 #[test]
 fn acp_run_completes_and_resumes_with_session_load() {

@@ -125,6 +125,7 @@ static ACP: AcpCase = AcpCase {
     turn_timeout_s: 120,
     tool: TOOL,
     accounted: accounted,
+    resumes: true,
 };
 
 #[test]

@@ -136,6 +136,7 @@ static ACP: AcpCase = AcpCase {
     turn_timeout_s: 120,
     tool: TOOL,
     accounted: main_turn,
+    resumes: true,
 };
 
 /// In ACP mode the transcript (and the protocol) account for the turn's

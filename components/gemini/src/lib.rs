@@ -25,7 +25,7 @@ use drover_kit::usage::RowParser;
 use drover_kit::{
     Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
     LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, acp_launch, hookcfg, prompt,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Gemini;
@@ -79,7 +79,7 @@ impl Adapter for Gemini {
     }
 
     fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-        Ok(acp_launch(profile, request, &["--acp"]))
+        commands::acp(profile, request)
     }
 
     fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
