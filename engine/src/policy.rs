@@ -124,7 +124,7 @@ impl Rule {
         {
             return false;
         }
-        if !self.kinds.is_empty() && !self.kinds.iter().any(|k| *k == q.kind) {
+        if !self.kinds.is_empty() && !self.kinds.contains(&q.kind) {
             return false;
         }
         if let Some(input) = &self.input {

@@ -124,7 +124,7 @@ static ACP: AcpCase = AcpCase {
     protocol: "chat",
     turn_timeout_s: 120,
     tool: TOOL,
-    accounted: accounted,
+    accounted,
     resumes: true,
 };
 
