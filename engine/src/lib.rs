@@ -1,20 +1,24 @@
 //! drover: drives AI coding CLIs unattended, with every CLI-specific piece of
 //! logic running as a sandboxed WebAssembly component.
 
+pub mod acp;
 pub mod builtin;
 pub mod cli;
 pub mod config;
 pub mod conformance;
 pub mod hooks;
 pub mod notify;
+pub mod policy;
 pub mod pricing;
 pub mod privileges;
 pub mod probe;
 pub mod profile;
+pub mod question;
 pub mod registry;
 pub mod relay;
 pub mod run;
 pub mod sandbox;
+pub mod seat_host;
 pub mod seats;
 pub mod session;
 pub mod state;

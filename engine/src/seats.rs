@@ -35,6 +35,10 @@ pub struct SeatRecord {
     /// What the seat's conversation has cost so far, when known.
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// Replaces the profile's bypass args for this seat's CLI (`drover up
+    /// --arg …` or `--no-bypass`); `None` keeps the profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_args: Option<Vec<String>>,
 }
 
 pub fn dir(project: &Path) -> PathBuf {

@@ -9,7 +9,11 @@ mod support;
 
 use std::path::Path;
 
+use support::real_acp::{self, AcpCase};
 use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+
+/// A shell command that needs a permission.
+const TOOL: &str = r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#;
 
 static CASE: Case = Case {
     cli: "gemini",
@@ -19,7 +23,7 @@ static CASE: Case = Case {
     stop_event: "AfterAgent",
     stop_carries_reply: true,
     blocked_args: &["--no-bypass"],
-    tool: r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#,
+    tool: TOOL,
     faults: &[
         Fault {
             name: "500",
@@ -124,4 +128,34 @@ fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
 #[test]
 fn probe_adapter_reads_the_real_hooks_and_transcript() {
     scenario::probe(&CASE);
+}
+
+static ACP: AcpCase = AcpCase {
+    cli: "gemini",
+    args: &["--model", "gemini-2.5-pro"],
+    protocol: "gemini",
+    turn_timeout_s: 120,
+    tool: TOOL,
+    accounted: scenario::every_request,
+    // Gemini CLI 0.61.0 names a session's file by the minute it starts
+    // recording; an agent that loads a session in the minute the session
+    // began restarts that same file, and then finds "No previous sessions"
+    // (docs/sessions.md). A resume in a later minute works, which a test
+    // cannot arrange without waiting.
+    resumes: false,
+};
+
+#[test]
+fn acp_run_completes_and_resumes_with_session_load() {
+    real_acp::run(&ACP);
+}
+
+#[test]
+fn acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
+    real_acp::seat(&ACP);
+}
+
+#[test]
+fn acp_permission_question_is_answered_by_a_person_and_by_the_policy() {
+    real_acp::questions(&ACP);
 }

@@ -13,6 +13,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
+use support::real_acp::{self, AcpCase};
 use support::real_scenarios::{self as scenario, Case, Fault, Mode};
 
 static CASE: Case = Case {
@@ -119,4 +120,36 @@ fn tmux_permission_prompt_blocks() {
 #[test]
 fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
     scenario::hooks(&CASE);
+}
+
+static ACP: AcpCase = AcpCase {
+    cli: "grok",
+    args: &[],
+    protocol: CASE.protocol,
+    turn_timeout_s: 120,
+    tool: CASE.tool,
+    accounted: a_model_call,
+    resumes: true,
+};
+
+/// In ACP mode grok's side call (Responses, its own `grok-4.5` model) is not
+/// forced to a tool, so it is told apart by its wire format: the turn's
+/// model calls are the Chat Completions ones.
+fn a_model_call(request: &Value) -> bool {
+    request["protocol"] == CASE.protocol
+}
+
+#[test]
+fn acp_run_completes_and_resumes_with_session_load() {
+    real_acp::run(&ACP);
+}
+
+#[test]
+fn acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
+    real_acp::seat(&ACP);
+}
+
+#[test]
+fn acp_permission_question_is_answered_by_a_person_and_by_the_policy() {
+    real_acp::questions(&ACP);
 }

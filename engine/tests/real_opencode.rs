@@ -13,7 +13,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use support::real_acp::{self, AcpCase};
 use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+
+/// A shell command that needs a permission.
+const TOOL: &str = r#"{"name":"bash","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#;
 
 static CASE: Case = Case {
     cli: "opencode",
@@ -24,7 +28,7 @@ static CASE: Case = Case {
     stop_carries_reply: false,
     // The seeded config asks before bash; without the bypass the TUI shows it.
     blocked_args: &["--no-bypass"],
-    tool: r#"{"name":"bash","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#,
+    tool: TOOL,
     faults: &[
         Fault {
             name: "500",
@@ -112,4 +116,29 @@ fn tmux_permission_prompt_blocks() {
 #[test]
 fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
     scenario::hooks(&CASE);
+}
+
+static ACP: AcpCase = AcpCase {
+    cli: "opencode",
+    args: &[],
+    protocol: "chat",
+    turn_timeout_s: 120,
+    tool: TOOL,
+    accounted,
+    resumes: true,
+};
+
+#[test]
+fn acp_run_completes_and_resumes_with_session_load() {
+    real_acp::run(&ACP);
+}
+
+#[test]
+fn acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
+    real_acp::seat(&ACP);
+}
+
+#[test]
+fn acp_permission_question_is_answered_by_a_person_and_by_the_policy() {
+    real_acp::questions(&ACP);
 }

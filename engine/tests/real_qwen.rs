@@ -11,7 +11,13 @@ mod support;
 
 use std::path::Path;
 
+use serde_json::Value;
+
+use support::real_acp::{self, AcpCase};
 use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+
+/// A shell command that needs a permission.
+const TOOL: &str = r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#;
 
 static CASE: Case = Case {
     cli: "qwen",
@@ -21,7 +27,7 @@ static CASE: Case = Case {
     stop_event: "Stop",
     stop_carries_reply: true,
     blocked_args: &["--arg", "--approval-mode", "--arg", "default"],
-    tool: r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#,
+    tool: TOOL,
     faults: &[
         Fault {
             name: "500",
@@ -121,4 +127,37 @@ fn tmux_permission_prompt_blocks() {
 #[test]
 fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
     scenario::hooks(&CASE);
+}
+
+static ACP: AcpCase = AcpCase {
+    cli: "qwen",
+    args: &[],
+    protocol: "chat",
+    turn_timeout_s: 120,
+    tool: TOOL,
+    accounted: main_turn,
+    resumes: true,
+};
+
+/// In ACP mode the transcript (and the protocol) account for the turn's
+/// own model calls, not Qwen's managed auto-memory extractor call after it,
+/// whose last user message is not the prompt (so the server answers it
+/// with its default text, `OK`).
+fn main_turn(request: &Value) -> bool {
+    request["reply"] != "OK"
+}
+
+#[test]
+fn acp_run_completes_and_resumes_with_session_load() {
+    real_acp::run(&ACP);
+}
+
+#[test]
+fn acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
+    real_acp::seat(&ACP);
+}
+
+#[test]
+fn acp_permission_question_is_answered_by_a_person_and_by_the_policy() {
+    real_acp::questions(&ACP);
 }

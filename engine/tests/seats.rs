@@ -166,3 +166,166 @@ fn a_human_seat_is_never_typed_into() {
     assert_eq!(dup.status.code(), Some(1));
     ok(&p, &["down", "boss"]);
 }
+
+/// `drover` for the scripted CLI's ACP mode.
+fn acp(p: &Project, args: &[&str]) -> std::process::Output {
+    p.drover().args(args).output().expect("drover runs")
+}
+
+fn acp_ok(p: &Project, args: &[&str]) -> Value {
+    let out = acp(p, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+}
+
+fn seat<'a>(all: &'a Value, nick: &str) -> &'a Value {
+    all["seats"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["nick"] == nick))
+        .unwrap_or_else(|| panic!("no seat {nick}: {all:#}"))
+}
+
+fn host_state(p: &Project, seat: &Value) -> Value {
+    let path = p
+        .run_dir(seat["run_id"].as_str().unwrap_or_default())
+        .join("tasks")
+        .join(seat["nick"].as_str().unwrap_or_default())
+        .join("host.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("host.json")).expect("JSON")
+}
+
+fn pid_alive(pid: i64) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+}
+
+#[test]
+fn an_acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
+    let p = Project::new();
+    let up = acp(
+        &p,
+        &["up", "ace", "--cli", "scripted", "--workspace", "acp"],
+    );
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let first = acp_ok(&p, &["send", "--json", "ace", "Reply with exactly: A1"]);
+    let second = acp_ok(&p, &["send", "--json", "ace", "Reply with exactly: A2"]);
+    assert_eq!(
+        (first["reply"].as_str(), second["reply"].as_str()),
+        (Some("A1"), Some("A2"))
+    );
+    assert_eq!(first["workspace"], "acp");
+    assert_eq!(first["session_id"], second["session_id"]);
+    let all = seats(&p);
+    let ace = seat(&all, "ace");
+    assert_eq!(
+        (ace["alive"].as_bool(), ace["state"].as_str()),
+        (Some(true), Some("done")),
+        "{ace:#}"
+    );
+    assert_eq!(ace["conversation"], first["session_id"]);
+    let host = host_state(&p, ace);
+    let agent = host["agent_pid"].as_i64().expect("agent pid");
+    assert!(pid_alive(agent));
+
+    // The host dies (as in a reboot); the agent, its stdin gone, follows.
+    let host_pid = host["identity"]["pid"].as_i64().expect("host pid");
+    // SAFETY: kill(2) on the seat host this test's drover started.
+    unsafe {
+        libc::kill(host_pid as i32, libc::SIGKILL);
+    }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while pid_alive(agent) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!pid_alive(agent), "the agent outlived its host");
+    assert_eq!(seat(&seats(&p), "ace")["alive"], false);
+    let third = acp_ok(&p, &["send", "--json", "ace", "Reply with exactly: A3"]);
+    assert_eq!(third["reply"], "A3");
+    assert_eq!(
+        third["session_id"], first["session_id"],
+        "the new host resumed the conversation"
+    );
+    let run_id = ace["run_id"].as_str().unwrap_or_default();
+    assert!(
+        p.journal(run_id)
+            .iter()
+            .any(|l| l["source"] == "acp:session/load")
+    );
+
+    // A question shows in `drover seats` until `drover answer` answers it.
+    let child = p
+        .drover()
+        .args(["send", "--json", "ace", "Reply with exactly: A4 @blocked"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("send");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let question = loop {
+        let all = seats(&p);
+        if let Some(q) = seat(&all, "ace")["question"].as_object() {
+            break Value::Object(q.clone());
+        }
+        assert!(std::time::Instant::now() < until, "no question: {all:#}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(question["input"], "echo hi > hi.txt");
+    let listed = ok(&p, &["seats"]);
+    assert!(
+        listed.contains("ace asks: bash (execute): echo hi > hi.txt"),
+        "{listed}"
+    );
+    assert!(listed.contains("drover answer ace OPTION"), "{listed}");
+    ok(&p, &["answer", "ace", "reject"]);
+    let out = child.wait_with_output().expect("send finishes");
+    let fourth: Value = serde_json::from_slice(&out.stdout).expect("send JSON");
+    assert_eq!(fourth["status"], "completed", "{fourth:#}");
+    assert!(!p.path().join("hi.txt").exists(), "the rejected tool ran");
+    assert!(seat(&seats(&p), "ace")["question"].is_null());
+
+    ok(&p, &["down", "ace"]);
+    let host = host_state(&p, ace);
+    assert_eq!(host["state"], "stopped", "{host:#}");
+    let new_agent = host["agent_pid"].as_i64();
+    assert!(new_agent.is_none(), "{host:#}");
+    assert!(seats(&p)["seats"].as_array().is_some_and(Vec::is_empty));
+}
+
+#[test]
+fn an_acp_seat_that_cannot_start_is_not_recorded() {
+    let p = Project::new();
+    // The scripted profile with an ACP argv the scripted CLI refuses.
+    let scripted = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../profiles/scripted.toml"),
+    )
+    .expect("scripted profile");
+    let profiles = p.path().join(".drover/profiles");
+    std::fs::create_dir_all(&profiles).expect("profiles");
+    std::fs::write(
+        profiles.join("refused.toml"),
+        scripted
+            .replace("name = \"scripted\"", "name = \"refused\"")
+            .replace("scripted-cli --acp", "scripted-cli --no-such-flag"),
+    )
+    .expect("profile");
+    let out = p
+        .drover()
+        .args(["up", "bad", "--cli", "refused", "--workspace", "acp"])
+        .output()
+        .expect("drover");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("seat bad did not come up"), "{stderr}");
+    assert!(seats(&p)["seats"].as_array().is_some_and(Vec::is_empty));
+}

@@ -517,6 +517,10 @@ class Cli(Adapter):
             stdin=render(profile.prompt_template, request.prompt),
         )
 
+    def acp_command(self, profile: Profile, request: LaunchRequest) -> Command:
+        # The component model has no default methods: every export is written.
+        raise unsupported("echo-cli has no Agent Client Protocol mode")
+
     def parse_turn(self, profile: Profile, output: TurnOutput) -> TurnResult:
         return parse_turn(output)
 

@@ -135,6 +135,9 @@ class Commands(unittest.TestCase):
         self.assertIsInstance(error_of(CLI.headless_command, profile(), request("x", Conversation_Resume("--evil"))),
                               AdapterError_InvalidInput)
 
+    def test_no_acp_mode(self):
+        self.assertIsInstance(error_of(CLI.acp_command, profile(), request("")), AdapterError_Unsupported)
+
 
 class ParseTurn(unittest.TestCase):
     def out(self, stdout, stderr="", code=0):

@@ -18,7 +18,7 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
     LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
     TurnResult, hookcfg, prompt,
 };
@@ -36,7 +36,7 @@ const TRANSCRIPTS: [&str; 2] = ["projects/*/*.jsonl", "projects/*/*/subagents/*.
 
 impl Adapter for Claude {
     const METADATA: Metadata = Metadata {
-        capabilities: CLI_CAPABILITIES,
+        capabilities: CLI_AND_ACP_CAPABILITIES,
         dialects: &["claude-settings-json"],
         usage_parsers: &[ParserSpec {
             name: PARSER,
@@ -66,6 +66,10 @@ impl Adapter for Claude {
         request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
         commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        commands::acp(profile, request)
     }
 
     fn parse_turn(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {

@@ -2,11 +2,12 @@
 //! -i PROMPT <bypass> [--model M]`, where `-i` comes from the profile's
 //! launch args (a positional prompt would run headless). Headless:
 //! `gemini -p PROMPT --output-format json [--resume ID | --session-id ID]`
-//! plus the profile's `[turn]` args, bypass args and model.
+//! plus the profile's `[turn]` args, bypass args and model. ACP: `gemini
+//! --acp [--resume ID] <bypass> [--model M]`.
 
 use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
+    AdapterError, Command, Conversation, LaunchRequest, Profile, acp_launch, common_launch_tail,
+    invalid, plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
@@ -72,6 +73,19 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
     }
     argv.extend(common_launch_tail(profile, request));
     Ok(plain_command(argv))
+}
+
+/// Gemini CLI 0.61.0 answers `session/load` with "No previous sessions
+/// found for this project." in an agent started without `--resume`: its
+/// startup resets the session file it records to. Started with `--resume
+/// ID`, the same `session/load` succeeds. A preset id has no ACP form.
+pub fn acp(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut command = acp_launch(profile, request, &["--acp"]);
+    if let Conversation::Resume(id) = &request.conversation {
+        let id = checked_id(id)?;
+        command.argv.splice(2..2, ["--resume".to_string(), id]);
+    }
+    Ok(command)
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
@@ -237,5 +251,38 @@ mod tests {
                 "gemini-2.5-pro"
             ]
         );
+    }
+
+    #[test]
+    fn acp_mode_takes_the_bypass_the_model_and_the_session_to_resume() {
+        let mut req = request("", Conversation::Fresh);
+        req.model = "gemini-2.5-pro".to_string();
+        let cmd = acp(&profile(), &req).expect("builds");
+        assert_eq!(
+            cmd.argv,
+            [
+                "gemini",
+                "--acp",
+                "--approval-mode=yolo",
+                "--model",
+                "gemini-2.5-pro"
+            ]
+        );
+        req.extra_args = Some(vec![]);
+        req.conversation = Conversation::Resume("abc-1".into());
+        let resumed = acp(&profile(), &req).expect("builds");
+        assert_eq!(
+            resumed.argv,
+            [
+                "gemini",
+                "--acp",
+                "--resume",
+                "abc-1",
+                "--model",
+                "gemini-2.5-pro"
+            ]
+        );
+        req.conversation = Conversation::Resume("--evil".into());
+        assert!(acp(&profile(), &req).is_err());
     }
 }

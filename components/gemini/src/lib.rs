@@ -23,7 +23,7 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
     LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
     TurnResult, hookcfg, prompt,
 };
@@ -39,7 +39,7 @@ const HOME_ENV: &str = "GEMINI_CLI_HOME";
 
 impl Adapter for Gemini {
     const METADATA: Metadata = Metadata {
-        capabilities: CLI_CAPABILITIES,
+        capabilities: CLI_AND_ACP_CAPABILITIES,
         dialects: &["gemini-settings-json"],
         // No needles: legacy `session-*.json` chats are one pretty-printed
         // document whose lines carry no marker, so every line must arrive.
@@ -76,6 +76,10 @@ impl Adapter for Gemini {
         request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
         commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        commands::acp(profile, request)
     }
 
     fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
@@ -181,7 +185,8 @@ mod tests {
     fn describe_lists_what_is_implemented() {
         let d = Gemini::describe();
         assert_eq!(d.name, "gemini");
-        assert_eq!(d.capabilities.len(), 9);
+        assert_eq!(d.capabilities.len(), 10);
+        assert!(d.capabilities.contains(&drover_kit::Capability::Acp));
         assert_eq!(d.dialects, ["gemini-settings-json"]);
         assert_eq!(d.usage_parsers.len(), 1);
         assert_eq!(d.usage_parsers[0].name, "gemini-chat");

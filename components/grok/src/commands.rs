@@ -1,7 +1,8 @@
 //! Launch commands. Interactive: `grok [-r ID | -s UUID] <bypass> [--model M]
 //! [PROMPT]` (a positional prompt starts the TUI on it and keeps the session
 //! open). Headless: `grok -p PROMPT --output-format json [-r ID | -s UUID]`
-//! plus the profile's `[turn]` args.
+//! plus the profile's `[turn]` args. ACP: `grok agent [--always-approve]
+//! [--model M] stdio`.
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
@@ -48,6 +49,33 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
         argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
     }
     Ok(plain_command(argv))
+}
+
+/// Of the bypass args, the ones `grok agent` takes: it has
+/// `--always-approve` but no `--trust` (an ACP client opens the session in a
+/// directory it chose).
+const AGENT_BYPASS: &[&str] = &["--always-approve"];
+
+/// `grok agent <options> stdio`: the options belong to `agent`, before the
+/// subcommand. Args the user gave in place of the bypass pass unchanged.
+pub fn acp(profile: &Profile, request: &LaunchRequest) -> Command {
+    let mut argv = vec![profile.binary.clone(), "agent".to_string()];
+    match &request.extra_args {
+        Some(extra) => argv.extend(extra.iter().cloned()),
+        None => argv.extend(
+            profile
+                .bypass_args
+                .iter()
+                .filter(|arg| AGENT_BYPASS.contains(&arg.as_str()))
+                .cloned(),
+        ),
+    }
+    if !request.model.is_empty() {
+        argv.push(profile.model_flag.clone());
+        argv.push(request.model.clone());
+    }
+    argv.push("stdio".to_string());
+    plain_command(argv)
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
@@ -117,5 +145,26 @@ mod tests {
             &request("x", Conversation::Preset("not-a-uuid".into())),
         );
         assert!(r.is_err());
+    }
+
+    #[test]
+    fn acp_puts_the_agent_options_before_stdio_and_drops_trust() {
+        let mut req = request("", Conversation::Resume("ignored".into()));
+        req.model = "grok-4".to_string();
+        let cmd = acp(&profile(), &req);
+        assert_eq!(
+            cmd.argv,
+            [
+                "grok",
+                "agent",
+                "--always-approve",
+                "--model",
+                "grok-4",
+                "stdio"
+            ]
+        );
+        req.extra_args = Some(vec![]);
+        req.model = String::new();
+        assert_eq!(acp(&profile(), &req).argv, ["grok", "agent", "stdio"]);
     }
 }

@@ -21,9 +21,9 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, Fault, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, GlobBase, HookEditor,
+    HookEvent, LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob,
+    TurnOutput, TurnResult, hookcfg, prompt,
 };
 
 pub struct Grok;
@@ -35,7 +35,7 @@ const LOCATION_ENV: &[&str] = &["GROK_HOME"];
 
 impl Adapter for Grok {
     const METADATA: Metadata = Metadata {
-        capabilities: CLI_CAPABILITIES,
+        capabilities: CLI_AND_ACP_CAPABILITIES,
         dialects: &[DIALECT],
         usage_parsers: &[
             ParserSpec {
@@ -77,6 +77,10 @@ impl Adapter for Grok {
         request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
         commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        Ok(commands::acp(profile, request))
     }
 
     fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {

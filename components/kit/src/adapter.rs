@@ -103,8 +103,9 @@ pub struct HookEditor {
     pub detect: fn(&str, &HookInstall) -> Result<HookStatus, AdapterError>,
 }
 
-/// The capabilities whose functions make up interface `cli`: an adapter
-/// that implements every function of `cli` lists these.
+/// The capabilities of every function of interface `cli` but
+/// `acp-command`: what an adapter for a CLI without an ACP mode lists when
+/// it implements the rest.
 pub const CLI_CAPABILITIES: &[Capability] = &[
     Capability::Prompt,
     Capability::Commands,
@@ -115,6 +116,21 @@ pub const CLI_CAPABILITIES: &[Capability] = &[
     Capability::Usage,
     Capability::Faults,
     Capability::Screen,
+];
+
+/// [`CLI_CAPABILITIES`] and `acp`: an adapter that implements every
+/// function of `cli`.
+pub const CLI_AND_ACP_CAPABILITIES: &[Capability] = &[
+    Capability::Prompt,
+    Capability::Commands,
+    Capability::Headless,
+    Capability::HookConfig,
+    Capability::HookPayloads,
+    Capability::Transcripts,
+    Capability::Usage,
+    Capability::Faults,
+    Capability::Screen,
+    Capability::Acp,
 ];
 
 /// The rule id of the default `read-screen` answer: this adapter does not
@@ -170,6 +186,10 @@ pub trait Adapter: 'static {
         _request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
         Err(not_implemented(Self::METADATA.name, "headless-command"))
+    }
+
+    fn acp_command(_profile: &Profile, _request: &LaunchRequest) -> Result<Command, AdapterError> {
+        Err(not_implemented(Self::METADATA.name, "acp-command"))
     }
 
     fn parse_turn(_profile: &Profile, _output: &TurnOutput) -> Result<TurnResult, AdapterError> {
@@ -261,6 +281,10 @@ impl<A: Adapter> Guest for Exports<A> {
 
     fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
         A::headless_command(&profile, &request)
+    }
+
+    fn acp_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
+        A::acp_command(&profile, &request)
     }
 
     fn parse_turn(profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {

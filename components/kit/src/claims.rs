@@ -87,6 +87,13 @@ pub fn problems<A: Adapter>() -> Vec<String> {
             ],
         ),
         (
+            Capability::Acp,
+            vec![(
+                "acp-command",
+                declined(A::acp_command(&profile, &launch).map(drop), "acp-command"),
+            )],
+        ),
+        (
             Capability::HookConfig,
             vec![
                 (
@@ -187,6 +194,7 @@ fn wit_name(capability: Capability) -> &'static str {
         Capability::Usage => "usage",
         Capability::Faults => "faults",
         Capability::Screen => "screen",
+        Capability::Acp => "acp",
     }
 }
 

@@ -35,8 +35,8 @@ pub mod testing;
 pub mod usage;
 
 pub use adapter::{
-    Adapter, CLI_CAPABILITIES, Exports, HookEditor, Metadata, NO_SCREEN_RULE, ParserSpec,
-    not_implemented,
+    Adapter, CLI_AND_ACP_CAPABILITIES, CLI_CAPABILITIES, Exports, HookEditor, Metadata,
+    NO_SCREEN_RULE, ParserSpec, not_implemented,
 };
 pub use drover::adapter::types::*;
 pub use exports::drover::adapter::requests::{Request, RequestTail};
@@ -84,6 +84,17 @@ pub fn common_launch_tail(profile: &Profile, request: &LaunchRequest) -> Vec<Str
         argv.push(request.model.clone());
     }
     argv
+}
+
+/// `acp-command` for a CLI whose ACP mode is a flag or subcommand that takes
+/// the usual options: the binary, `mode` (e.g. `--acp`), then the bypass
+/// args (or their replacement) and the model. The conversation is not on
+/// the argv: a resumed one is loaded over the protocol.
+pub fn acp_launch(profile: &Profile, request: &LaunchRequest, mode: &[&str]) -> Command {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(mode.iter().map(|arg| arg.to_string()));
+    argv.extend(common_launch_tail(profile, request));
+    plain_command(argv)
 }
 
 /// A `command` with no extra environment and stdin closed.

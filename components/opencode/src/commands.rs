@@ -7,6 +7,10 @@
 //! interactive command drops it and sets `OPENCODE_PERMISSION` to allow
 //! everything instead. opencode picks its own session ids (`ses_…`), so a
 //! conversation cannot be started with a preset id.
+//!
+//! ACP: `opencode acp`, which has neither `--auto` nor `--model`: the
+//! bypass becomes `OPENCODE_PERMISSION` as for the TUI, and a model is
+//! refused (opencode's ACP mode takes it from opencode's config).
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
@@ -53,8 +57,17 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
         argv.push("--prompt".to_string());
         argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
     }
+    Ok(without_auto_flags(
+        argv,
+        common_launch_tail(profile, request),
+    ))
+}
+
+/// `argv` and `tail`, where an "approve everything" flag in `tail` becomes
+/// `OPENCODE_PERMISSION` (only `run` has those flags).
+fn without_auto_flags(mut argv: Vec<String>, tail: Vec<String>) -> Command {
     let mut env = Vec::new();
-    for arg in common_launch_tail(profile, request) {
+    for arg in tail {
         if AUTO_FLAGS.contains(&arg.as_str()) {
             if env.is_empty() {
                 env.push(("OPENCODE_PERMISSION".to_string(), ALLOW_ALL.to_string()));
@@ -63,11 +76,25 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
             argv.push(arg);
         }
     }
-    Ok(Command {
+    Command {
         argv,
         env,
         stdin: None,
-    })
+    }
+}
+
+pub fn acp(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    if !request.model.is_empty() {
+        return Err(invalid(format!(
+            "`opencode acp` takes no --model; set \"model\" in opencode's config instead of '{}'",
+            request.model
+        )));
+    }
+    let argv = vec![profile.binary.clone(), "acp".to_string()];
+    Ok(without_auto_flags(
+        argv,
+        common_launch_tail(profile, request),
+    ))
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
@@ -187,5 +214,23 @@ mod tests {
         let mut broken = profile();
         broken.prompt_template = "Use {skil}".to_string();
         assert!(headless(&broken, &request("/x", Conversation::Fresh)).is_err());
+    }
+
+    #[test]
+    fn acp_turns_the_bypass_into_the_permission_variable_and_refuses_a_model() {
+        let cmd = acp(&profile(), &request("", Conversation::Fresh)).expect("builds");
+        assert_eq!(cmd.argv, ["opencode", "acp"]);
+        assert_eq!(
+            cmd.env,
+            [("OPENCODE_PERMISSION".to_string(), ALLOW_ALL.to_string())]
+        );
+        let mut asking = request("", Conversation::Fresh);
+        asking.extra_args = Some(vec![]);
+        assert!(acp(&profile(), &asking).expect("builds").env.is_empty());
+        asking.model = "fake/fake-model".to_string();
+        assert!(matches!(
+            acp(&profile(), &asking),
+            Err(AdapterError::InvalidInput(_))
+        ));
     }
 }

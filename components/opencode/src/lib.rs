@@ -21,7 +21,7 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
     LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
     TurnResult, prompt,
 };
@@ -30,7 +30,7 @@ pub struct Opencode;
 
 impl Adapter for Opencode {
     const METADATA: Metadata = Metadata {
-        capabilities: CLI_CAPABILITIES,
+        capabilities: CLI_AND_ACP_CAPABILITIES,
         dialects: &[plugin::DIALECT],
         usage_parsers: &[
             ParserSpec {
@@ -72,6 +72,10 @@ impl Adapter for Opencode {
         request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
         commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        commands::acp(profile, request)
     }
 
     fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {

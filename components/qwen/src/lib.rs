@@ -20,9 +20,9 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
     LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, hookcfg, prompt,
+    TurnResult, acp_launch, hookcfg, prompt,
 };
 
 pub struct Qwen;
@@ -37,7 +37,7 @@ const LOCATION_ENV: &[&str] = &["QWEN_RUNTIME_DIR", "QWEN_HOME"];
 
 impl Adapter for Qwen {
     const METADATA: Metadata = Metadata {
-        capabilities: CLI_CAPABILITIES,
+        capabilities: CLI_AND_ACP_CAPABILITIES,
         dialects: &["claude-settings-json"],
         usage_parsers: &[
             ParserSpec {
@@ -78,6 +78,10 @@ impl Adapter for Qwen {
         request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
         commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        Ok(acp_launch(profile, request, &["--acp"]))
     }
 
     fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
@@ -262,7 +266,8 @@ mod tests {
     fn describe_lists_what_is_implemented() {
         let d = Qwen::describe();
         assert_eq!(d.name, "qwen");
-        assert_eq!(d.capabilities.len(), 9);
+        assert_eq!(d.capabilities.len(), 10);
+        assert!(d.capabilities.contains(&drover_kit::Capability::Acp));
         assert_eq!(d.dialects, ["claude-settings-json"]);
         assert_eq!(d.usage_parsers[0].name, PARSER);
         assert_eq!(d.location_env, ["QWEN_RUNTIME_DIR", "QWEN_HOME"]);

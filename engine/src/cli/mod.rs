@@ -4,6 +4,7 @@
 mod adapter;
 mod adapter_check;
 mod adapter_new;
+mod answer;
 mod doctor;
 mod events;
 mod explain;
@@ -79,6 +80,11 @@ enum Command {
     Wait(wait::Args),
     /// Every state transition and verdict, oldest first; --follow for new ones.
     Events(events::Args),
+    /// Answer the question a blocked seat waits on.
+    Answer(answer::Args),
+    /// The background process that holds an acp seat's agent (started by `up`).
+    #[command(hide = true)]
+    SeatHost { nick: String },
     /// The hook relay a CLI's hook config runs (payload on stdin).
     Hook {
         #[arg(long = "cli", value_name = "NAME")]
@@ -162,6 +168,8 @@ pub fn main() -> ExitCode {
             crate::notify::dispatch(&project, &run, &task, ts);
             Ok(Outcome::Ok)
         }
+        Command::Answer(args) => answer::run(&project, args),
+        Command::SeatHost { nick } => seats::host(&project, &nick),
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),

@@ -18,8 +18,8 @@ use crate::run::{RunDir, RunInfo, new_run_id, now_ns, safe_segment};
 use crate::sandbox::{CompileCache, Sandbox};
 use crate::session::recover::{TaskSpec, write_task_spec};
 use crate::session::{
-    BudgetMode, Context, Conversation, SessionResult, SessionSpec, Status, conversations, headless,
-    interactive,
+    BudgetMode, Context, Conversation, SessionResult, SessionSpec, Status, acp, conversations,
+    headless, interactive,
 };
 use crate::workspace::{self, Kind, process};
 
@@ -28,7 +28,7 @@ pub struct Args {
     /// The CLI profile (default: `[run] cli` in .drover/config.toml, else claude).
     #[arg(long = "cli", value_name = "NAME")]
     cli: Option<String>,
-    /// headless (default), tmux or herdr.
+    /// headless (default), tmux, herdr or acp.
     #[arg(long, value_enum)]
     workspace: Option<Kind>,
     #[arg(long, value_name = "MODEL")]
@@ -174,6 +174,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             );
         }
     }
+    let policy = if selection.kind == Kind::Acp {
+        crate::policy::Policy::load(&project)?
+    } else {
+        crate::policy::Policy::default()
+    };
     let cwd = match &args.cwd {
         Some(dir) => dir
             .canonicalize()
@@ -271,6 +276,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let result = match selection.kind {
         Kind::Headless => headless::run(&ctx, &spec),
         Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
+        Kind::Acp => acp::run(&ctx, &spec, &policy),
     };
     if args.json.json {
         print_json(&result)?;

@@ -15,6 +15,7 @@ use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::{CompileCache, Sandbox};
+use crate::seat_host;
 use crate::seats::{self, SeatRecord};
 use crate::session::{Context, Conversation, SessionSpec, Status, headless, interactive};
 use crate::workspace::{self, Kind, process};
@@ -48,6 +49,12 @@ pub struct UpArgs {
     /// after the grace.
     #[arg(long, value_enum, default_value = "warn")]
     budget_mode: crate::session::BudgetMode,
+    /// Replace the profile's bypass args with these (repeatable).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Drop the profile's bypass args (the CLI asks for permissions).
+    #[arg(long, conflicts_with = "args")]
+    no_bypass: bool,
     #[command(flatten)]
     json: Json,
 }
@@ -172,12 +179,23 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             crate::session::BudgetMode::Off
         },
         cost_usd: None,
+        extra_args: if args.no_bypass {
+            Some(Vec::new())
+        } else if args.args.is_empty() {
+            None
+        } else {
+            Some(args.args.clone())
+        },
     };
+    if kind == Kind::Acp {
+        return up_acp(&project, &record, args.json.json);
+    }
     let mut blocked = None;
     if kind.has_panes() {
         let ctx = Context::new(project.clone(), run, profile, adapter);
         let mut spec = SessionSpec::new(&args.nick, "", cwd);
         spec.model = record.model.clone();
+        spec.extra_args = record.extra_args.clone();
         spec.timeout = args.timeout;
         spec.keep = true;
         spec.cancel = Some(super::interrupt_flag()?);
@@ -238,9 +256,13 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     if args.no_wait {
         return send_in_background(&project, &record, &args);
     }
+    if record.workspace == Kind::Acp.as_str() {
+        return send_acp(&project, &record, &args);
+    }
     let ctx = context(&project, &record)?;
     let mut spec = SessionSpec::new(&record.nick, &args.prompt, record.cwd.clone());
     spec.model = record.model.clone();
+    spec.extra_args = record.extra_args.clone();
     spec.timeout = args.timeout;
     spec.keep = true;
     spec.cost_budget = record.budget_usd;
@@ -287,8 +309,30 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     if changed {
         seats::save(&project, &record)?;
     }
-    if args.json.json {
-        print_json(&result)?;
+    report_send(&record, &result, args.json.json)?;
+    Ok(send_outcome(&interrupted, &result))
+}
+
+fn send_outcome(
+    interrupted: &std::sync::atomic::AtomicBool,
+    result: &crate::session::SessionResult,
+) -> Outcome {
+    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        Outcome::Interrupted
+    } else if result.status == Status::Completed {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    }
+}
+
+fn report_send(
+    record: &SeatRecord,
+    result: &crate::session::SessionResult,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        print_json(result)?;
     } else {
         outln!(
             "{}: {} ({})",
@@ -303,13 +347,118 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
-    Ok(if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
-        Outcome::Interrupted
-    } else if result.status == Status::Completed {
-        Outcome::Ok
+    Ok(())
+}
+
+/// The task directory of a seat's own run.
+fn seat_dir(project: &Path, record: &SeatRecord) -> std::path::PathBuf {
+    crate::run::runs_root(project)
+        .join(&record.run_id)
+        .join("tasks")
+        .join(&record.nick)
+}
+
+/// `drover up --workspace acp`: the seat is recorded, then its host starts
+/// the agent and opens its session.
+fn up_acp(project: &Path, record: &SeatRecord, json: bool) -> anyhow::Result<Outcome> {
+    crate::policy::Policy::load(project)?;
+    seats::save(project, record)?;
+    let state = match start_host(project, record) {
+        Ok(state) => state,
+        Err(e) => {
+            let _ = seats::remove(project, &record.nick);
+            bail!("seat {} did not come up: {e}", record.nick);
+        }
+    };
+    let record = seats::load(project, &record.nick).unwrap_or_else(|| record.clone());
+    if json {
+        print_json(
+            &serde_json::json!({"seat": record, "blocked": null, "agent_pid": state.agent_pid}),
+        )?;
     } else {
-        Outcome::Failed
-    })
+        println!(
+            "seat {} up: {} · {} on acp (agent pid {}, session {})",
+            record.nick,
+            record.cli,
+            record.role,
+            state.agent_pid.map_or("?".to_string(), |p| p.to_string()),
+            state.session.unwrap_or_default()
+        );
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Starts an acp seat's host and waits until its agent has a session.
+fn start_host(project: &Path, record: &SeatRecord) -> anyhow::Result<seat_host::HostState> {
+    let run = RunDir::open(project, &record.run_id)?;
+    let log = run
+        .root()
+        .join("logs")
+        .join(format!("{}.host.log", record.nick));
+    let pid = seat_host::spawn(project, record, &log)
+        .with_context(|| format!("starting the seat host for {}", record.nick))?;
+    seat_host::wait_ready(&seat_dir(project, record), pid, seat_host::READY_TIMEOUT)
+        .map_err(|e| anyhow::anyhow!("{e} (log: {})", log.display()))
+}
+
+/// `drover send` to an acp seat: the message goes to the seat's host (one
+/// is started, resuming the conversation, if none is alive), and the turn's
+/// result comes back as a file.
+fn send_acp(project: &Path, record: &SeatRecord, args: &SendArgs) -> anyhow::Result<Outcome> {
+    let dir = seat_dir(project, record);
+    let host = match seat_host::alive(&dir) {
+        Some(host) => host,
+        None => start_host(project, record)?,
+    };
+    let id = seat_host::post(&dir, &args.prompt, args.timeout)
+        .with_context(|| format!("leaving the message for seat {}", record.nick))?;
+    let interrupted = super::interrupt_flag()?;
+    let mut cancelled = false;
+    let result = loop {
+        if let Some(result) = seat_host::result(&dir, &id) {
+            break result;
+        }
+        if interrupted.load(std::sync::atomic::Ordering::Relaxed) && !cancelled {
+            seat_host::cancel(&dir, &id);
+            cancelled = true;
+        }
+        if !host.identity.is_some_and(process::alive) {
+            bail!(
+                "seat {}'s host stopped before the turn ended; `drover send` again to restart it (the conversation resumes)",
+                record.nick
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    report_send(record, &result, args.json.json)?;
+    Ok(send_outcome(&interrupted, &result))
+}
+
+/// `drover seat-host NICK`: the background process of an acp seat.
+pub fn host(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
+    let project = project.canonicalize()?;
+    let Some(record) = seats::load(&project, nick) else {
+        bail!("no seat named {nick}");
+    };
+    let ctx = context(&project, &record)?;
+    let stop = super::interrupt_flag()?;
+    seat_host::serve(&ctx, &record, &stop).map_err(|e| anyhow::anyhow!(e))?;
+    Ok(Outcome::Ok)
+}
+
+/// Asks a seat host to stop (it closes its agent), then makes sure.
+fn stop_host(nick: &str, host: process::Identity) {
+    process::terminate(host);
+    let until = std::time::Instant::now() + Duration::from_secs(15);
+    while process::alive(host) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if process::alive(host) {
+        for member in &process::tree(host.pid) {
+            process::force_kill(*member);
+        }
+        eprintln!("{nick}: force-killed its host {}", host.pid);
+    }
 }
 
 pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
@@ -319,7 +468,8 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
     };
     let Some(pane) = record.pane else {
         bail!(
-            "{nick} is a headless seat: there is no pane to attach to (its logs are in .drover/runs/{}/logs)",
+            "{nick} is a {} seat: there is no pane to attach to (its logs are in .drover/runs/{}/logs)",
+            record.workspace,
             record.run_id
         );
     };
@@ -362,6 +512,11 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             if !forced.is_empty() && !args.json.json {
                 errln!("{}: force-killed {forced:?}", record.nick);
             }
+        }
+        if let Some(host) = seat_host::alive(&seat_dir(&project, &record))
+            && let Some(identity) = host.identity
+        {
+            stop_host(&record.nick, identity);
         }
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
             let mut journal = Journal::open(run.journal_path());
@@ -479,6 +634,8 @@ struct SeatStatus {
     state: Option<String>,
     prompt_kind: Option<String>,
     evidence: Option<String>,
+    /// The question a blocked seat waits on, with its options.
+    question: Option<crate::question::Question>,
     verdict: Option<String>,
     alive: Option<bool>,
 }
@@ -494,17 +651,22 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 &record.nick,
                 &crate::run::read_transitions(&journal),
             );
-            let alive = record.pane.as_ref().map(|p| {
-                Kind::parse(&record.workspace)
-                    .and_then(|k| workspace::open(k, project).ok())
-                    .and_then(|ws| ws.pane_alive(p).ok())
-                    .unwrap_or(false)
-            });
+            let alive = if record.workspace == Kind::Acp.as_str() {
+                Some(seat_host::alive(&seat_dir(project, &record)).is_some())
+            } else {
+                record.pane.as_ref().map(|p| {
+                    Kind::parse(&record.workspace)
+                        .and_then(|k| workspace::open(k, project).ok())
+                        .and_then(|ws| ws.pane_alive(p).ok())
+                        .unwrap_or(false)
+                })
+            };
             SeatStatus {
                 record,
                 state: view.state,
                 prompt_kind: view.prompt_kind,
                 evidence: view.evidence,
+                question: view.question,
                 verdict: view.verdict,
                 alive,
             }
@@ -531,10 +693,12 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                         s.prompt_kind.as_deref(),
                         s.evidence.as_deref(),
                     ),
-                    match s.alive {
-                        Some(true) => "pane up".into(),
-                        Some(false) => "pane gone".into(),
-                        None => s
+                    match (s.alive, s.record.workspace == Kind::Acp.as_str()) {
+                        (Some(true), true) => "agent up".into(),
+                        (Some(false), true) => "agent stopped (send resumes it)".into(),
+                        (Some(true), false) => "pane up".into(),
+                        (Some(false), false) => "pane gone".into(),
+                        (None, _) => s
                             .record
                             .conversation
                             .clone()
@@ -565,6 +729,16 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 &rows
             )
         );
+        for s in &statuses {
+            if let Some(q) = &s.question {
+                println!("\n{} asks: {}", s.record.nick, q.summary());
+                println!(
+                    "  answer with `drover answer {} OPTION`: {}",
+                    s.record.nick,
+                    q.options_line()
+                );
+            }
+        }
     }
     Ok(Outcome::Ok)
 }

@@ -239,6 +239,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     let result = match opts.workspace {
         Kind::Headless => headless::run(&ctx, &spec),
         Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
+        Kind::Acp => crate::session::acp::run(&ctx, &spec, &crate::policy::Policy::default()),
     };
     if opts.workspace == Kind::Tmux {
         // The scratch project's private tmux server goes with it.

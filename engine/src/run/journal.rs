@@ -3,6 +3,10 @@
 //! reads its last state per task, so a restarted drover continues it without
 //! writing a duplicate. A verdict settles a task until its state changes
 //! again (a seat's next message), so a turn gets exactly one verdict.
+//!
+//! Two more kinds of line sit between the transitions and change no state:
+//! `event` (what an ACP agent reported: a tool call, a usage update) and
+//! `answer` (who answered a blocked seat's question, and how).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,9 +19,12 @@ use super::{append_line, now_ns};
 pub struct Transition {
     pub ts: u64,
     pub task: String,
-    /// `state` for a seat transition, `verdict` for a session's end.
+    /// `state` for a seat transition, `verdict` for a session's end,
+    /// `event` for something the agent reported, `answer` for a question's
+    /// answer.
     pub kind: String,
-    /// working | idle | done | blocked | unknown, or the verdict status.
+    /// working | idle | done | blocked | unknown, the verdict status, the
+    /// event's name, or the chosen option's id.
     pub state: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_kind: Option<String>,
@@ -72,12 +79,13 @@ impl Journal {
                     journal.verdicts.insert(t.task.clone(), t.state.clone());
                     journal.settled.insert(t.task.clone());
                 }
-                _ => {
+                "state" => {
                     journal
                         .last
                         .insert(t.task.clone(), (t.state.clone(), t.prompt_kind.clone()));
                     journal.settled.remove(&t.task);
                 }
+                _ => {}
             }
         }
         journal
@@ -145,6 +153,48 @@ impl Journal {
         self.verdicts.insert(task.to_string(), status.to_string());
         self.settled.insert(task.to_string());
         true
+    }
+
+    /// Records something the agent reported (no state change).
+    pub fn event(&mut self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
+        self.write(&Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "event".to_string(),
+            state: name.to_string(),
+            prompt_kind: None,
+            source: source.to_string(),
+            detail,
+        });
+    }
+
+    /// Records the answer to a blocked seat's question: the option chosen
+    /// and who chose it (a person, or the policy rule that decided).
+    pub fn answer(
+        &mut self,
+        task: &str,
+        question: &str,
+        option: &str,
+        by: &crate::question::Answerer,
+    ) {
+        let source = match by {
+            crate::question::Answerer::Person => "person".to_string(),
+            crate::question::Answerer::Policy { rule } => format!(
+                "policy:{}",
+                rule.get("at")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("rule")
+            ),
+        };
+        self.write(&Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "answer".to_string(),
+            state: option.to_string(),
+            prompt_kind: None,
+            source,
+            detail: serde_json::json!({"question": question, "answered": by}),
+        });
     }
 
     /// The line this journal appended last, if any.

@@ -21,6 +21,10 @@ pub struct TaskView {
     pub prompt_kind: Option<String>,
     /// The line that showed it was blocked (screen text or hook detail).
     pub evidence: Option<String>,
+    /// The question a blocked task waits on, with its options, until it is
+    /// answered ([`crate::question`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<crate::question::Question>,
     /// The last verdict, and whether it is the task's last line (settled).
     pub verdict: Option<String>,
     pub settled: bool,
@@ -28,19 +32,36 @@ pub struct TaskView {
 
 impl TaskView {
     pub fn apply(&mut self, t: &Transition) {
-        if t.kind == "verdict" {
-            self.verdict = Some(t.state.clone());
-            self.settled = true;
-            return;
+        match t.kind.as_str() {
+            "verdict" => {
+                self.verdict = Some(t.state.clone());
+                self.settled = true;
+                return;
+            }
+            "answer" => {
+                let answered = t.detail.get("question").and_then(serde_json::Value::as_str);
+                if self.question.as_ref().map(|q| q.id.as_str()) == answered {
+                    self.question = None;
+                }
+                return;
+            }
+            "state" => {}
+            // `event` lines (what an agent reported) change no state.
+            _ => return,
         }
         self.settled = false;
         self.state = Some(t.state.clone());
         if t.state == "blocked" {
             self.prompt_kind = t.prompt_kind.clone();
             self.evidence = t.evidence().map(str::to_string);
+            self.question = t
+                .detail
+                .get("question")
+                .and_then(|q| serde_json::from_value(q.clone()).ok());
         } else {
             self.prompt_kind = None;
             self.evidence = None;
+            self.question = None;
         }
     }
 

@@ -352,6 +352,14 @@ impl Adapter {
         Ok(answer)
     }
 
+    pub fn acp_command(
+        &self,
+        profile: &wit::Profile,
+        request: &wit::LaunchRequest,
+    ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
+        self.call("acp-command", |b, s| b.acp_command(s, profile, request))
+    }
+
     pub fn parse_turn(
         &self,
         profile: &wit::Profile,

@@ -52,6 +52,7 @@ wit_names!(Capability {
     Usage => "usage",
     Faults => "faults",
     Screen => "screen",
+    Acp => "acp",
 });
 
 wit_names!(CanonicalEvent {

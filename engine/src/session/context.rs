@@ -55,6 +55,43 @@ impl Context {
         self.append(|journal| journal.record(task, state, prompt_kind, source, detail));
     }
 
+    /// Marks the seat blocked on a question: the question is journaled with
+    /// its one-line summary as the evidence.
+    pub fn blocked_on(&self, task: &str, question: &crate::question::Question, source: &str) {
+        let mut detail = crate::question::detail(question);
+        if let (Some(obj), Some(evidence)) = (
+            detail.as_object_mut(),
+            crate::run::status::clean_evidence(&question.summary()),
+        ) {
+            obj.insert("evidence".to_string(), serde_json::Value::String(evidence));
+        }
+        self.record(
+            task,
+            "blocked",
+            Some(crate::sandbox::wit::PromptKind::Permission.as_str()),
+            source,
+            detail,
+        );
+    }
+
+    /// Journals the answer to a question.
+    pub fn answered(
+        &self,
+        task: &str,
+        question: &crate::question::Question,
+        choice: &crate::question::Choice,
+        by: &crate::question::Answerer,
+    ) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.answer(task, &question.id, &choice.id, by);
+    }
+
+    /// Journals something the agent reported.
+    pub fn event(&self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.event(task, name, source, detail);
+    }
+
     pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
         self.append(|journal| journal.verdict_once(task, status, source, detail));
     }

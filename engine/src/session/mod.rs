@@ -3,9 +3,11 @@
 //! and parsed output, the clock, and (optionally) a result file the work
 //! must write.
 //!
-//! Two drivers share the rules: [`headless`] runs one non-interactive turn
-//! per message; [`interactive`] drives a CLI in a tmux pane.
+//! Three drivers share the rules: [`headless`] runs one non-interactive turn
+//! per message; [`interactive`] drives a CLI in a tmux pane; [`acp`] speaks
+//! the Agent Client Protocol to a long-lived agent process.
 
+pub mod acp;
 mod budget;
 pub mod clock;
 mod context;

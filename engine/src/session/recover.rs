@@ -282,6 +282,44 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                         .to_string(),
             }
         }
+        "acp" => {
+            let agent: Option<serde_json::Value> =
+                read_json(&run.task_dir(task).join("agent.json"));
+            let identity: Option<Identity> = agent
+                .as_ref()
+                .and_then(|a| serde_json::from_value(a["identity"].clone()).ok());
+            if identity.is_some_and(process::alive) {
+                // Its stdin closed with its driver: it is on its way out.
+                return None;
+            }
+            if result.session_id.is_none() {
+                result.session_id = agent
+                    .as_ref()
+                    .and_then(|a| a["session"].as_str().map(str::to_string));
+            }
+            let traffic = super::acp::traffic_log(ctx, task);
+            result.logs = vec![run.stderr_log(task), traffic.clone()];
+            match super::acp::last_stop_reason(&traffic).as_deref() {
+                Some("end_turn") if !needs_result || result_text.is_some() => {
+                    result.status = Status::Completed;
+                    result.reason = "the turn ended (end_turn) while drover was not running (reconciled from the ACP traffic)".to_string();
+                }
+                Some("end_turn") => {
+                    result.status = Status::Stalled;
+                    result.reason =
+                        "the turn finished without the result file (reconciled)".to_string();
+                }
+                Some(other) => {
+                    result.status = Status::Stalled;
+                    result.reason =
+                        format!("the agent ended the turn with stopReason {other} (reconciled)");
+                }
+                None => {
+                    result.reason =
+                        "the agent is gone without finishing its turn (reconciled)".to_string();
+                }
+            }
+        }
         _ => {
             let pane: Option<serde_json::Value> = read_json(&run.task_dir(task).join("pane.json"));
             let pane: Option<Pane> = pane.and_then(|v| {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::process::{self, Identity};
 
@@ -85,30 +85,6 @@ impl TurnProcess {
     /// 5 s) to the recorded tree — only to processes that are still the
     /// ones it started.
     pub fn stop(&mut self, grace: Duration) {
-        let tree = self
-            .identity
-            .map(|id| process::tree(id.pid))
-            .unwrap_or_default();
-        let pgid = self.child.id() as i32;
-        if pgid > 0 && self.identity.is_some_and(process::alive) {
-            // SAFETY: signalling our own child's process group (pgid = its pid).
-            unsafe {
-                libc::killpg(pgid, libc::SIGTERM);
-            }
-        }
-        let until = Instant::now() + grace.min(Duration::from_secs(5));
-        while Instant::now() < until {
-            if matches!(self.child.try_wait(), Ok(Some(_)))
-                && tree.iter().all(|p| !process::alive(*p))
-            {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        for member in &tree {
-            process::force_kill(*member);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        process::stop_group(&mut self.child, self.identity, grace);
     }
 }

@@ -1,12 +1,14 @@
 //! Workspaces: where seats run (the transport axis, kept apart from the CLI
 //! axis of adapters). `headless` runs one non-interactive turn per message;
-//! `tmux` and `herdr` keep seats in panes a human can attach to. The engine
-//! talks to tmux only through [`tmux::Tmux`] and to herdr only through
-//! [`herdr::Herdr`].
+//! `tmux` and `herdr` keep seats in panes a human can attach to; `acp` runs a
+//! CLI's Agent Client Protocol mode as a long-lived agent process ([`acp`]).
+//! The engine talks to tmux only through [`tmux::Tmux`] and to herdr only
+//! through [`herdr::Herdr`].
 //!
 //! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
 //! `.drover/config.toml` (`[workspace] default = "tmux"`) > `headless`.
 
+pub mod acp;
 pub mod headless;
 pub mod herdr;
 pub mod process;
@@ -29,8 +31,9 @@ pub struct Pane {
 }
 
 /// The workspace contract a backend implements: the pane operations a seat
-/// in a terminal needs, and `turn.run` for backends that run one process
-/// per message. A backend answers what it cannot do with
+/// in a terminal needs, `turn.run` for backends that run one process per
+/// message, and `agent.start` for backends that keep a long-lived agent
+/// process to speak a protocol with. A backend answers what it cannot do with
 /// [`WorkspaceError::Unsupported`], and [`Kind::gaps`] lists it.
 /// (`status.wait`, `status.stream`, `prompt.kind` and `notify` are the
 /// engine's, over the run journal: [`crate::run::status`], [`crate::notify`].)
@@ -74,6 +77,16 @@ pub trait Workspace {
         &self,
         launch: &headless::TurnLaunch<'_>,
     ) -> Result<headless::TurnProcess, WorkspaceError>;
+    /// `agent.start`: a long-lived agent process and a connection to its stdio.
+    fn start_agent(
+        &self,
+        _launch: &acp::AgentLaunch<'_>,
+    ) -> Result<(acp::AgentProcess, crate::acp::rpc::Connection), WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: self.kind().as_str(),
+            what: "start an agent process",
+        })
+    }
 }
 
 /// What a pane runs.
@@ -159,6 +172,78 @@ impl Workspace for Headless {
         launch: &headless::TurnLaunch<'_>,
     ) -> Result<headless::TurnProcess, WorkspaceError> {
         headless::start(launch).map_err(WorkspaceError::Process)
+    }
+}
+
+/// `agent.start` only: an ACP seat is a process speaking a protocol, not a
+/// pane, and runs no turn processes.
+pub struct Acp;
+
+impl Workspace for Acp {
+    fn kind(&self) -> Kind {
+        Kind::Acp
+    }
+
+    fn ensure_session(&self, _session: &str, _cwd: &Path) -> Result<(), WorkspaceError> {
+        Ok(())
+    }
+
+    fn create_pane(&self, _: &str, _: &str, _: &PaneLaunch<'_>) -> Result<Pane, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "create a pane",
+        })
+    }
+
+    fn read_pane(&self, _: &Pane) -> Result<wit::Screen, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "read a pane",
+        })
+    }
+
+    fn label_pane(&self, _: &Pane, _: &str) -> Result<(), WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "label a pane",
+        })
+    }
+
+    fn type_text(&self, _: &Pane, _: &str, _: bool) -> Result<(), WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "type into a pane",
+        })
+    }
+
+    fn pane_alive(&self, _: &Pane) -> Result<bool, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "watch a pane",
+        })
+    }
+
+    fn close_pane(&self, _: &Pane, _: std::time::Duration) -> Vec<u32> {
+        Vec::new()
+    }
+
+    fn close_session(&self, _: &str) {}
+
+    fn run_turn(
+        &self,
+        _: &headless::TurnLaunch<'_>,
+    ) -> Result<headless::TurnProcess, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "run a headless turn",
+        })
+    }
+
+    fn start_agent(
+        &self,
+        launch: &acp::AgentLaunch<'_>,
+    ) -> Result<(acp::AgentProcess, crate::acp::rpc::Connection), WorkspaceError> {
+        acp::start(launch).map_err(WorkspaceError::Process)
     }
 }
 
@@ -254,6 +339,7 @@ pub enum Kind {
     Headless,
     Tmux,
     Herdr,
+    Acp,
 }
 
 /// An operation of the contract a backend does without, and what drover
@@ -265,13 +351,14 @@ pub struct Gap {
 }
 
 impl Kind {
-    pub const ALL: &[Kind] = &[Kind::Headless, Kind::Tmux, Kind::Herdr];
+    pub const ALL: &[Kind] = &[Kind::Headless, Kind::Tmux, Kind::Herdr, Kind::Acp];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Headless => "headless",
             Kind::Tmux => "tmux",
             Kind::Herdr => "herdr",
+            Kind::Acp => "acp",
         }
     }
 
@@ -284,7 +371,7 @@ impl Kind {
 
     /// Whether seats of this kind live in panes (and so have a session).
     pub fn has_panes(self) -> bool {
-        !matches!(self, Kind::Headless)
+        !matches!(self, Kind::Headless | Kind::Acp)
     }
 
     /// The optional operations this backend lacks (docs/workspaces.md).
@@ -324,6 +411,20 @@ impl Kind {
                     instead: "drover attach focuses the pane and runs the herdr client",
                 },
             ],
+            Kind::Acp => &[
+                Gap {
+                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                    instead: "a long-lived agent process spoken to in the Agent Client Protocol (agent.start); there is no pane to read, label or attach to",
+                },
+                Gap {
+                    operation: "turn.run",
+                    instead: "one session/prompt per message to the seat's agent, which a seat host holds between commands",
+                },
+                Gap {
+                    operation: "notify (workspace)",
+                    instead: "desktop, webhook and command notifiers only",
+                },
+            ],
         }
     }
 }
@@ -334,6 +435,7 @@ pub fn open(kind: Kind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceE
         Kind::Headless => Box::new(Headless),
         Kind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
         Kind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
+        Kind::Acp => Box::new(Acp),
     })
 }
 
@@ -347,9 +449,9 @@ pub struct Selection {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
-    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr)")]
+    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr, acp)")]
     Env(String),
-    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr)")]
+    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, acp)")]
     Project { at: String, value: String },
     #[error("{message}")]
     Config { message: String },
@@ -451,6 +553,14 @@ pub fn backends(selection: Option<&Selection>) -> Vec<Backend> {
                     };
                     row.version = answer.and_then(Result::ok);
                     row.available = row.version.is_some();
+                }
+                Kind::Acp => {
+                    row.available = true;
+                    row.version = Some(format!(
+                        "Agent Client Protocol version {}",
+                        agent_client_protocol_schema::ProtocolVersion::LATEST
+                    ));
+                    row.note = "a CLI's ACP mode as a long-lived agent process; turn ends, tool calls and permission questions come from the protocol".to_string();
                 }
             }
             row

@@ -104,6 +104,36 @@ pub fn force_kill(id: Identity) -> bool {
     signal(id, libc::SIGKILL)
 }
 
+/// Stops a child that leads its own process group: SIGTERM to the group,
+/// then, after `grace` (at most 5 s), SIGKILL to the tree recorded before
+/// the first signal — only to processes that are still the ones started.
+pub fn stop_group(
+    child: &mut std::process::Child,
+    identity: Option<Identity>,
+    grace: std::time::Duration,
+) {
+    let tree = identity.map(|id| tree(id.pid)).unwrap_or_default();
+    let pgid = child.id() as i32;
+    if pgid > 0 && identity.is_some_and(alive) {
+        // SAFETY: signalling our own child's process group (pgid = its pid).
+        unsafe {
+            libc::killpg(pgid, libc::SIGTERM);
+        }
+    }
+    let until = std::time::Instant::now() + grace.min(std::time::Duration::from_secs(5));
+    while std::time::Instant::now() < until {
+        if matches!(child.try_wait(), Ok(Some(_))) && tree.iter().all(|p| !alive(*p)) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    for member in &tree {
+        force_kill(*member);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// After a pane was closed: waits up to `grace` for `gone()` and for every
 /// process of `tree` to exit (asking politely once the pane is gone), then
 /// force-kills the survivors whose identity still matches. Returns their pids.

@@ -285,4 +285,5 @@ pub fn probe_leftovers(tmp: &Path) -> Vec<String> {
 
 pub mod echo;
 pub mod real;
+pub mod real_acp;
 pub mod real_scenarios;

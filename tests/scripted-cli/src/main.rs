@@ -27,6 +27,11 @@
 //! Claude Code does under root: refuse the bypass flags unless
 //! `IS_SANDBOX=1`, with its sentence, exit 1).
 //! `@write` happens before `@crash`, so a crash can leave a result behind.
+//!
+//! `scripted-cli --acp` is an Agent Client Protocol agent instead (see
+//! `acp.rs`).
+
+mod acp;
 
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -71,6 +76,7 @@ fn parse_args() -> Result<Options, String> {
                 );
                 std::process::exit(0);
             }
+            "--acp" => std::process::exit(acp::serve()),
             "-p" | "--print" => o.headless_prompt = Some(args.next().ok_or("-p needs a prompt")?),
             "--resume" | "-r" => o.resume = Some(args.next().ok_or("--resume needs an id")?),
             "--session-id" => o.preset = Some(args.next().ok_or("--session-id needs an id")?),

@@ -199,6 +199,20 @@ impl Bindings {
         both!(self, s, call_headless_command(profile, request))
     }
 
+    pub fn acp_command(
+        &self,
+        s: &mut Store<HostState>,
+        profile: &wit::Profile,
+        request: &wit::LaunchRequest,
+    ) -> Answer<wit::Command> {
+        match self {
+            Bindings::V0_2(b) => b.drover_adapter_cli().call_acp_command(s, profile, request),
+            Bindings::V0_1(_) => Ok(Err(wit::AdapterError::Unsupported(
+                "drover:adapter 0.1 has no acp-command".to_string(),
+            ))),
+        }
+    }
+
     pub fn parse_turn(
         &self,
         s: &mut Store<HostState>,
