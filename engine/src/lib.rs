@@ -7,6 +7,7 @@ pub mod config;
 pub mod hooks;
 pub mod probe;
 pub mod profile;
+pub mod ray;
 pub mod registry;
 pub mod relay;
 pub mod run;

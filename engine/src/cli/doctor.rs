@@ -36,6 +36,7 @@ struct Report {
     drover: &'static str,
     workspace: Option<workspace::Selection>,
     backends: Vec<workspace::Backend>,
+    ray: crate::ray::ClusterReport,
     cache_dir: Option<String>,
     cache_entries: usize,
     cache_bytes: u64,
@@ -91,9 +92,18 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             }
         })
         .collect();
+    let ray = crate::ray::cluster(project);
+    let mut backends = workspace::backends(selection.as_ref());
+    backends.push(crate::ray::backend(
+        &ray,
+        selection
+            .as_ref()
+            .is_some_and(|s| s.kind == workspace::Kind::Ray),
+    ));
     let report = Report {
         drover: env!("CARGO_PKG_VERSION"),
-        backends: workspace::backends(selection.as_ref()),
+        backends,
+        ray,
         workspace: selection,
         cache_dir: cache.dir().map(|d| d.display().to_string()),
         cache_entries,
@@ -130,6 +140,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             }
         );
     }
+    super::mux::print_cluster(&report.ray);
     match &report.cache_dir {
         Some(d) => println!(
             "compile cache: {d} ({} components, {:.1} MB)",

@@ -80,6 +80,10 @@ enum Command {
     ProbeAdapter(probe::Args),
     /// Token usage from the CLIs' transcripts.
     Usage(usage::Args),
+    /// The entrypoint of a Ray job the ray workspace submits: one headless
+    /// turn on this node, described by $DROVER_RAY_TURN.
+    #[command(hide = true)]
+    RayTurn,
 }
 
 /// What a command decided: success, a reported failure (exit 1), or an
@@ -142,6 +146,9 @@ pub fn main() -> ExitCode {
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
         Command::Usage(args) => usage::run(&project, args),
+        Command::RayTurn => {
+            interrupt_flag().and_then(|flag| crate::ray::node::main(&project, flag).map(|()| Outcome::Ok))
+        }
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

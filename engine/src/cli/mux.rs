@@ -20,6 +20,7 @@ struct Report {
     selected: Option<Selection>,
     error: Option<String>,
     backends: Vec<Backend>,
+    ray: crate::ray::ClusterReport,
 }
 
 pub fn reason_label(reason: &str) -> &'static str {
@@ -31,15 +32,45 @@ pub fn reason_label(reason: &str) -> &'static str {
     }
 }
 
+/// The Ray cluster's address, reachability and nodes (for mux and doctor).
+pub fn print_cluster(ray: &crate::ray::ClusterReport) {
+    let Some(address) = &ray.address else {
+        if let Some(e) = &ray.error {
+            println!("ray: {e}");
+        }
+        return;
+    };
+    let source = ray.address_source.as_deref().unwrap_or("default");
+    if !ray.reachable {
+        println!("ray: {address} ({source}): not reachable");
+        return;
+    }
+    println!(
+        "ray: {address} ({source}): ray {}, {} nodes",
+        ray.ray_version.as_deref().unwrap_or("?"),
+        ray.nodes.len()
+    );
+    for line in ray.node_lines() {
+        println!("  {line}");
+    }
+}
+
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let (selected, error) = match workspace::select(project, None) {
         Ok(s) => (Some(s), None),
         Err(e) => (None, Some(e.to_string())),
     };
+    let ray = crate::ray::cluster(project);
+    let mut backends = workspace::backends(selected.as_ref());
+    backends.push(crate::ray::backend(
+        &ray,
+        selected.as_ref().is_some_and(|s| s.kind == workspace::Kind::Ray),
+    ));
     let report = Report {
-        backends: workspace::backends(selected.as_ref()),
+        backends,
         selected,
         error,
+        ray,
     };
     if args.json.json {
         print_json(&report)?;
@@ -63,6 +94,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             "{}",
             table(&["NAME", "AVAILABLE", "VERSION", "SELECTED"], &rows)
         );
+        print_cluster(&report.ray);
         if let Some(e) = &report.error {
             eprintln!("error: {e}");
         }

@@ -13,7 +13,7 @@ use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::{CompileCache, Sandbox};
-use crate::seats::{self, SeatRecord};
+use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, Conversation, SessionSpec, Status, headless, interactive};
 use crate::workspace::{self, Kind, Workspace, process, tmux::Tmux};
 
@@ -35,6 +35,12 @@ pub struct UpArgs {
     model: Option<String>,
     #[arg(long, value_name = "DIR")]
     cwd: Option<std::path::PathBuf>,
+    /// ray: the custom resource that picks the seat's node.
+    #[arg(long, value_name = "RESOURCE")]
+    place: Option<String>,
+    /// ray: the dashboard address (default: [ray] address, RAY_ADDRESS).
+    #[arg(long, value_name = "URL")]
+    ray_address: Option<String>,
     /// How long the CLI may take to become ready.
     #[arg(long, value_parser = super::run::parse_duration, default_value = "2m")]
     timeout: Duration,
@@ -72,6 +78,14 @@ fn check_nick(nick: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn ray_settings(project: &Path, cli: &str, seat: &RaySeat) -> anyhow::Result<crate::ray::Settings> {
+    let overrides = crate::ray::Overrides {
+        address: seat.address.clone(),
+        place: seat.place.clone(),
+    };
+    Ok(crate::ray::Settings::resolve(project, cli, &overrides)?)
+}
+
 fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Context> {
     let catalog = Catalog::load(project);
     let profile = catalog.get(&seat.cli)?.clone();
@@ -102,6 +116,21 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     if args.human && kind != Kind::Tmux {
         bail!("a human seat is a pane a person works in: use --workspace tmux");
     }
+    let ray = if kind == Kind::Ray {
+        let seat = RaySeat {
+            address: args.ray_address.clone(),
+            place: args.place.clone(),
+            node: None,
+        };
+        let settings = ray_settings(&project, &profile.name, &seat)?;
+        crate::ray::jobs::Jobs::new(&settings.address).version()?;
+        Some(seat)
+    } else {
+        if args.place.is_some() || args.ray_address.is_some() {
+            bail!("--place and --ray-address are for --workspace ray");
+        }
+        None
+    };
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
     if kind == Kind::Tmux && !args.human && !profile.hookless() {
@@ -144,6 +173,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         conversation: None,
         pane: None,
         created_ns: now_ns(),
+        ray,
     };
     if kind == Kind::Tmux {
         let ctx = Context::new(project.clone(), run, profile, adapter);
@@ -223,7 +253,25 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .conversation
             .clone()
             .map_or(Conversation::Fresh, Conversation::Resume);
-        headless::run(&ctx, &spec)
+        match record.ray.clone() {
+            Some(mut seat) => {
+                let target = crate::ray::driver::Target {
+                    settings: ray_settings(&project, &record.cli, &seat)?,
+                    node: seat.node.clone(),
+                };
+                let result = crate::ray::driver::run(&ctx, &spec, &target);
+                if seat.node.is_none()
+                    && result.session_id.is_some()
+                    && let Some(job) = crate::ray::driver::read_record(&ctx.run, &record.nick)
+                {
+                    seat.node = job.node_id;
+                    record.ray = Some(seat);
+                    seats::save(&project, &record)?;
+                }
+                result
+            }
+            None => headless::run(&ctx, &spec),
+        }
     };
     if let Some(id) = &result.session_id {
         record.conversation = Some(id.clone());

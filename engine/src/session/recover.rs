@@ -85,12 +85,19 @@ pub fn status(run: &RunDir, load: impl Fn(&str) -> Option<Context>) -> std::io::
             if context.is_none() {
                 context = load(&info.cli);
             }
-            if let Some(ctx) = &context
-                && let Some(result) = settle(ctx, &info, task)
-            {
-                status.state = Journal::open(run.journal_path())
-                    .state(task)
-                    .map(str::to_string);
+            let settled = context.as_ref().and_then(|ctx| {
+                if info.workspace == "ray" {
+                    crate::ray::driver::settle(ctx, task)
+                } else {
+                    settle(ctx, &info, task)
+                }
+            });
+            // Settling may have recorded states (a Ray job's journal lines
+            // copied home) even when it could not conclude.
+            status.state = Journal::open(run.journal_path())
+                .state(task)
+                .map(str::to_string);
+            if let Some(result) = settled {
                 status.verdict = Some(result.status.as_str().to_string());
                 status.reason = Some(result.reason.clone());
                 status.reconciled = true;

@@ -1,7 +1,8 @@
 //! Workspaces: where seats run (the transport axis, kept apart from the CLI
 //! axis of adapters). `headless` runs one non-interactive turn per message;
-//! `tmux` keeps seats in panes a human can attach to. The engine talks to
-//! tmux only through [`tmux::Tmux`].
+//! `tmux` keeps seats in panes a human can attach to; `ray` runs each turn
+//! as a job on a Ray cluster ([`crate::ray`]). The engine talks to tmux
+//! only through [`tmux::Tmux`].
 //!
 //! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
 //! `.drover/config.toml` (`[workspace] default = "tmux"`) > `headless`.
@@ -247,6 +248,7 @@ pub fn screen_of(raw: &[u8], title: &str) -> wit::Screen {
 pub enum Kind {
     Headless,
     Tmux,
+    Ray,
 }
 
 impl Kind {
@@ -254,6 +256,7 @@ impl Kind {
         match self {
             Kind::Headless => "headless",
             Kind::Tmux => "tmux",
+            Kind::Ray => "ray",
         }
     }
 
@@ -261,6 +264,7 @@ impl Kind {
         match name.trim() {
             "headless" => Some(Kind::Headless),
             "tmux" => Some(Kind::Tmux),
+            "ray" => Some(Kind::Ray),
             _ => None,
         }
     }
@@ -276,9 +280,9 @@ pub struct Selection {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
-    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux)")]
+    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, ray)")]
     Env(String),
-    #[error("{at} = {value:?} is not a workspace (headless, tmux)")]
+    #[error("{at} = {value:?} is not a workspace (headless, tmux, ray)")]
     Project { at: String, value: String },
     #[error("{message}")]
     Config { message: String },

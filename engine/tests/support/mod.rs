@@ -165,5 +165,6 @@ pub fn probe_leftovers(tmp: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+pub mod ray_cluster;
 pub mod real;
 pub mod real_scenarios;
