@@ -26,17 +26,44 @@ const WAIT: Duration = Duration::from_secs(120);
 type Case = fn(&Cluster);
 
 fn main() -> ExitCode {
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     let cases: &[(&str, Case)] = &[
-        ("completes_with_reply_usage_and_events", completes_with_reply_usage_and_events),
-        ("pinned_runs_land_on_their_node", pinned_runs_land_on_their_node),
-        ("ten_parallel_runs_lose_no_events", ten_parallel_runs_lose_no_events),
-        ("a_killed_driver_is_settled_from_ray", a_killed_driver_is_settled_from_ray),
+        (
+            "completes_with_reply_usage_and_events",
+            completes_with_reply_usage_and_events,
+        ),
+        (
+            "pinned_runs_land_on_their_node",
+            pinned_runs_land_on_their_node,
+        ),
+        (
+            "ten_parallel_runs_lose_no_events",
+            ten_parallel_runs_lose_no_events,
+        ),
+        (
+            "a_killed_driver_is_settled_from_ray",
+            a_killed_driver_is_settled_from_ray,
+        ),
         ("stopping_a_run_stops_its_job", stopping_a_run_stops_its_job),
-        ("a_failed_job_is_crashed_with_rays_reason", a_failed_job_is_crashed_with_rays_reason),
-        ("a_seat_keeps_its_node_and_conversation", a_seat_keeps_its_node_and_conversation),
-        ("mux_and_doctor_show_the_cluster", mux_and_doctor_show_the_cluster),
-        ("a_dead_cluster_is_a_network_fault", a_dead_cluster_is_a_network_fault),
+        (
+            "a_failed_job_is_crashed_with_rays_reason",
+            a_failed_job_is_crashed_with_rays_reason,
+        ),
+        (
+            "a_seat_keeps_its_node_and_conversation",
+            a_seat_keeps_its_node_and_conversation,
+        ),
+        (
+            "mux_and_doctor_show_the_cluster",
+            mux_and_doctor_show_the_cluster,
+        ),
+        (
+            "a_dead_cluster_is_a_network_fault",
+            a_dead_cluster_is_a_network_fault,
+        ),
     ];
     let chosen: Vec<_> = cases
         .iter()
@@ -92,9 +119,18 @@ fn drover(p: &Project, cluster: &Cluster) -> Command {
 
 fn ray_run(p: &Project, cluster: &Cluster, extra: &[&str], prompt: &str) -> (Value, i32) {
     let mut cmd = drover(p, cluster);
-    cmd.args(["run", "--json", "--cli", "scripted", "--workspace", "ray", "--timeout", "5m"])
-        .args(extra)
-        .arg(prompt);
+    cmd.args([
+        "run",
+        "--json",
+        "--cli",
+        "scripted",
+        "--workspace",
+        "ray",
+        "--timeout",
+        "5m",
+    ])
+    .args(extra)
+    .arg(prompt);
     json_of(cmd.output().expect("drover runs"))
 }
 
@@ -149,7 +185,11 @@ fn assert_events_came_home(p: &Project, run: &str, job: &str) {
         .map(|l| {
             (
                 l["origin"]["seq"].as_u64().expect("seq"),
-                format!("{}:{}", l["kind"].as_str().unwrap_or_default(), l["state"].as_str().unwrap_or_default()),
+                format!(
+                    "{}:{}",
+                    l["kind"].as_str().unwrap_or_default(),
+                    l["state"].as_str().unwrap_or_default()
+                ),
             )
         })
         .collect();
@@ -162,7 +202,11 @@ fn assert_events_came_home(p: &Project, run: &str, job: &str) {
         .map(|(seq, l)| {
             (
                 seq as u64,
-                format!("{}:{}", l["kind"].as_str().unwrap_or_default(), l["state"].as_str().unwrap_or_default()),
+                format!(
+                    "{}:{}",
+                    l["kind"].as_str().unwrap_or_default(),
+                    l["state"].as_str().unwrap_or_default()
+                ),
             )
         })
         .collect();
@@ -173,7 +217,11 @@ fn assert_events_came_home(p: &Project, run: &str, job: &str) {
 fn completes_with_reply_usage_and_events(cluster: &Cluster) {
     let p = Project::new();
     let (doc, code) = ray_run(&p, cluster, &[], "Reply with exactly: HELLO FROM RAY");
-    assert_eq!((doc["status"].as_str(), code), (Some("completed"), 0), "{doc:#}");
+    assert_eq!(
+        (doc["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{doc:#}"
+    );
     assert_eq!(doc["workspace"], "ray");
     assert_eq!(doc["reply"], "HELLO FROM RAY");
     assert_eq!(doc["usage"]["input"], 1201);
@@ -181,7 +229,10 @@ fn completes_with_reply_usage_and_events(cluster: &Cluster) {
     assert_eq!(doc["usage"]["cache_read"], 1403);
     assert_eq!(doc["usage"]["output"], 57);
     assert_eq!(doc["usage"]["requests"], 1);
-    assert!(doc["session_id"].as_str().is_some_and(|s| !s.is_empty()), "{doc:#}");
+    assert!(
+        doc["session_id"].as_str().is_some_and(|s| !s.is_empty()),
+        "{doc:#}"
+    );
     let run = doc["run_id"].as_str().expect("run id");
     assert_eq!(p.states(run), ["working", "done"]);
     let record = job_record(&p, run, "scripted");
@@ -192,7 +243,11 @@ fn completes_with_reply_usage_and_events(cluster: &Cluster) {
     let log = std::fs::read_to_string(doc["logs"][0].as_str().expect("log")).expect("log copy");
     assert!(log.contains("drover-ray/1 result "), "{log}");
     // Ray agrees: the job succeeded and asked for a CPU.
-    let info = cluster.jobs().info(job).expect("job info").expect("known job");
+    let info = cluster
+        .jobs()
+        .info(job)
+        .expect("job info")
+        .expect("known job");
     assert_eq!(info.status, JobStatus::Succeeded);
     // `drover status` reads the same.
     let (status, code) = json_of(p.output(&["status", "--json", run]));
@@ -204,8 +259,17 @@ fn completes_with_reply_usage_and_events(cluster: &Cluster) {
 fn pinned_runs_land_on_their_node(cluster: &Cluster) {
     let p = Project::new();
     for resource in ["host_b", "host_c"] {
-        let (doc, code) = ray_run(&p, cluster, &["--place", resource], &format!("Reply with exactly: ON {resource}"));
-        assert_eq!((doc["status"].as_str(), code), (Some("completed"), 0), "{doc:#}");
+        let (doc, code) = ray_run(
+            &p,
+            cluster,
+            &["--place", resource],
+            &format!("Reply with exactly: ON {resource}"),
+        );
+        assert_eq!(
+            (doc["status"].as_str(), code),
+            (Some("completed"), 0),
+            "{doc:#}"
+        );
         let run = doc["run_id"].as_str().expect("run id");
         let record = job_record(&p, run, "scripted");
         assert_eq!(record["place"], resource);
@@ -217,7 +281,12 @@ fn pinned_runs_land_on_their_node(cluster: &Cluster) {
         );
         // …and the CLI wrote its transcript in that node's HOME.
         let transcript = PathBuf::from(doc["transcript_path"].as_str().expect("transcript"));
-        assert_eq!(cluster.home_of(&transcript), Some(resource), "{}", transcript.display());
+        assert_eq!(
+            cluster.home_of(&transcript),
+            Some(resource),
+            "{}",
+            transcript.display()
+        );
     }
 }
 
@@ -227,7 +296,16 @@ fn ten_parallel_runs_lose_no_events(cluster: &Cluster) {
         .map(|n| {
             let reply = format!("PARALLEL {n}");
             let child = drover(&p, cluster)
-                .args(["run", "--json", "--cli", "scripted", "--workspace", "ray", "--timeout", "10m"])
+                .args([
+                    "run",
+                    "--json",
+                    "--cli",
+                    "scripted",
+                    "--workspace",
+                    "ray",
+                    "--timeout",
+                    "10m",
+                ])
                 .args(["--task", &format!("t{n}")])
                 .arg(format!("Reply with exactly: {reply} @sleep=300"))
                 .stdout(Stdio::piped())
@@ -239,7 +317,11 @@ fn ten_parallel_runs_lose_no_events(cluster: &Cluster) {
         .collect();
     for (reply, child) in children {
         let (doc, code) = json_of(child.wait_with_output().expect("drover ends"));
-        assert_eq!((doc["status"].as_str(), code), (Some("completed"), 0), "{doc:#}");
+        assert_eq!(
+            (doc["status"].as_str(), code),
+            (Some("completed"), 0),
+            "{doc:#}"
+        );
         assert_eq!(doc["reply"], reply.as_str());
         let run = doc["run_id"].as_str().expect("run id");
         let task = doc["task"].as_str().expect("task");
@@ -251,7 +333,17 @@ fn ten_parallel_runs_lose_no_events(cluster: &Cluster) {
 
 fn spawn_run(p: &Project, cluster: &Cluster, prompt: &str) -> Child {
     drover(p, cluster)
-        .args(["run", "--json", "--cli", "scripted", "--workspace", "ray", "--timeout", "5m", prompt])
+        .args([
+            "run",
+            "--json",
+            "--cli",
+            "scripted",
+            "--workspace",
+            "ray",
+            "--timeout",
+            "5m",
+            prompt,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -264,19 +356,25 @@ fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
     let runs = p.path().join(".drover/runs");
     let mut found = None;
     wait_for("the run's job record", || {
-        found = std::fs::read_dir(&runs).ok().and_then(|mut d| d.next()).and_then(|e| e.ok()).and_then(|e| {
-            let run = e.file_name().to_string_lossy().into_owned();
-            let path = e.path().join("tasks/scripted/ray.json");
-            let text = std::fs::read_to_string(path).ok()?;
-            let record: Value = serde_json::from_str(&text).ok()?;
-            Some((run, record["submission_id"].as_str()?.to_string()))
-        });
+        found = std::fs::read_dir(&runs)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .and_then(|e| {
+                let run = e.file_name().to_string_lossy().into_owned();
+                let path = e.path().join("tasks/scripted/ray.json");
+                let text = std::fs::read_to_string(path).ok()?;
+                let record: Value = serde_json::from_str(&text).ok()?;
+                Some((run, record["submission_id"].as_str()?.to_string()))
+            });
         found.is_some()
     });
     let (run, job) = found.expect("found");
     // The node's turn has started once its first journal line came home.
     wait_for("the node's first journal line", || {
-        p.journal(&run).iter().any(|l| l["origin"]["job"] == job.as_str())
+        p.journal(&run)
+            .iter()
+            .any(|l| l["origin"]["job"] == job.as_str())
             || cluster
                 .jobs()
                 .info(&job)
@@ -289,13 +387,25 @@ fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
 
 fn a_killed_driver_is_settled_from_ray(cluster: &Cluster) {
     let p = Project::new();
-    let mut child = spawn_run(&p, cluster, "Reply with exactly: SETTLED FROM RAY @sleep=4000");
+    let mut child = spawn_run(
+        &p,
+        cluster,
+        "Reply with exactly: SETTLED FROM RAY @sleep=4000",
+    );
     let (run, job) = running_job(&p, cluster);
     child.kill().expect("kill drover");
     let _ = child.wait();
-    assert!(p.journal(&run).iter().all(|l| l["kind"] != "verdict"), "no verdict yet");
+    assert!(
+        p.journal(&run).iter().all(|l| l["kind"] != "verdict"),
+        "no verdict yet"
+    );
     wait_for("the job to end", || {
-        cluster.jobs().info(&job).ok().flatten().is_some_and(|i| i.status.terminal())
+        cluster
+            .jobs()
+            .info(&job)
+            .ok()
+            .flatten()
+            .is_some_and(|i| i.status.terminal())
     });
     let (status, code) = json_of(p.output(&["status", "--json", &run]));
     assert_eq!(code, 0, "{status:#}");
@@ -304,7 +414,8 @@ fn a_killed_driver_is_settled_from_ray(cluster: &Cluster) {
     assert_eq!(task["reconciled"], true);
     assert_eq!(task["state"], "done");
     let session: Value = serde_json::from_str(
-        &std::fs::read_to_string(p.run_dir(&run).join("tasks/scripted/session.json")).expect("session.json"),
+        &std::fs::read_to_string(p.run_dir(&run).join("tasks/scripted/session.json"))
+            .expect("session.json"),
     )
     .expect("json");
     assert_eq!(session["reply"], "SETTLED FROM RAY");
@@ -327,7 +438,9 @@ fn stopping_a_run_stops_its_job(cluster: &Cluster) {
         .join(&job)
         .join("tasks/scripted/process.json");
     wait_for("the CLI to start on the node", || process.is_file());
-    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&process).expect("process.json")).expect("json");
+    let recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(&process).expect("process.json"))
+            .expect("json");
     let identity: drover::workspace::process::Identity =
         serde_json::from_value(recorded["identity"].clone()).expect("identity");
     assert!(drover::workspace::process::alive(identity));
@@ -338,11 +451,29 @@ fn stopping_a_run_stops_its_job(cluster: &Cluster) {
     let (doc, code) = json_of(child.wait_with_output().expect("drover ends"));
     assert_eq!(code, 130, "{doc:#}");
     assert_eq!(doc["status"], "crashed");
-    assert!(doc["reason"].as_str().is_some_and(|r| r.contains("interrupted")), "{doc:#}");
-    let info = cluster.jobs().info(&job).expect("job info").expect("known job");
+    assert!(
+        doc["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("interrupted")),
+        "{doc:#}"
+    );
+    let info = cluster
+        .jobs()
+        .info(&job)
+        .expect("job info")
+        .expect("known job");
     assert!(info.status.terminal(), "{info:?}");
-    assert!(!drover::workspace::process::alive(identity), "the CLI outlived its job");
-    assert_eq!(p.journal(&run).iter().filter(|l| l["kind"] == "verdict").count(), 1);
+    assert!(
+        !drover::workspace::process::alive(identity),
+        "the CLI outlived its job"
+    );
+    assert_eq!(
+        p.journal(&run)
+            .iter()
+            .filter(|l| l["kind"] == "verdict")
+            .count(),
+        1
+    );
 }
 
 fn a_failed_job_is_crashed_with_rays_reason(cluster: &Cluster) {
@@ -354,7 +485,11 @@ fn a_failed_job_is_crashed_with_rays_reason(cluster: &Cluster) {
     )
     .expect("config");
     let (doc, code) = ray_run(&p, cluster, &[], "Reply with exactly: X");
-    assert_eq!((doc["status"].as_str(), code), (Some("crashed"), 1), "{doc:#}");
+    assert_eq!(
+        (doc["status"].as_str(), code),
+        (Some("crashed"), 1),
+        "{doc:#}"
+    );
     let reason = doc["reason"].as_str().unwrap_or_default();
     assert!(reason.starts_with("the Ray job failed: "), "{reason}");
     assert!(reason.contains("/nonexistent/drover"), "{reason}");
@@ -368,43 +503,94 @@ fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
         .args(["up", "s1", "--cli", "scripted", "--workspace", "ray"])
         .output()
         .expect("up");
-    assert!(up.status.success(), "{}", String::from_utf8_lossy(&up.stderr));
-    let send = |text: &str| json_of(drover(&p, cluster).args(["send", "--json", "s1", text]).output().expect("send"));
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let send = |text: &str| {
+        json_of(
+            drover(&p, cluster)
+                .args(["send", "--json", "s1", text])
+                .output()
+                .expect("send"),
+        )
+    };
     let (first, code) = send("Reply with exactly: ONE");
-    assert_eq!((first["status"].as_str(), code), (Some("completed"), 0), "{first:#}");
+    assert_eq!(
+        (first["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{first:#}"
+    );
     let seat: Value = serde_json::from_str(
         &std::fs::read_to_string(p.path().join(".drover/seats/s1.json")).expect("seat"),
     )
     .expect("json");
-    let node = seat["ray"]["node"].as_str().expect("the seat is pinned to its node").to_string();
+    let node = seat["ray"]["node"]
+        .as_str()
+        .expect("the seat is pinned to its node")
+        .to_string();
     let (second, code) = send("Reply with exactly: TWO");
-    assert_eq!((second["status"].as_str(), code), (Some("completed"), 0), "{second:#}");
+    assert_eq!(
+        (second["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{second:#}"
+    );
     assert_eq!(second["reply"], "TWO");
-    assert_eq!(second["session_id"], first["session_id"], "the conversation continued");
+    assert_eq!(
+        second["session_id"], first["session_id"],
+        "the conversation continued"
+    );
     let run = second["run_id"].as_str().expect("run");
     assert_eq!(job_record(&p, run, "s1")["node_id"], node.as_str());
     assert_eq!(job_record(&p, run, "s1")["pinned_node"], node.as_str());
-    let verdicts = p.journal(run).iter().filter(|l| l["kind"] == "verdict").count();
+    let verdicts = p
+        .journal(run)
+        .iter()
+        .filter(|l| l["kind"] == "verdict")
+        .count();
     assert_eq!(verdicts, 2, "one verdict per turn");
 }
 
 fn mux_and_doctor_show_the_cluster(cluster: &Cluster) {
     let p = Project::new();
-    let (mux, code) = json_of(drover(&p, cluster).args(["mux", "--json"]).output().expect("mux"));
+    let (mux, code) = json_of(
+        drover(&p, cluster)
+            .args(["mux", "--json"])
+            .output()
+            .expect("mux"),
+    );
     assert_eq!(code, 0, "{mux:#}");
     assert_eq!(mux["ray"]["reachable"], true, "{mux:#}");
     assert_eq!(mux["ray"]["address"], cluster.address.as_str());
     assert_eq!(mux["ray"]["address_source"], "RAY_ADDRESS");
     let nodes = mux["ray"]["nodes"].as_array().expect("nodes");
     for resource in ["node_head", "host_b", "host_c"] {
-        assert!(nodes.iter().any(|n| n["resources_total"][resource] == 1.0), "{resource}: {nodes:#?}");
+        assert!(
+            nodes.iter().any(|n| n["resources_total"][resource] == 1.0),
+            "{resource}: {nodes:#?}"
+        );
     }
-    let row = mux["backends"].as_array().expect("rows").iter().find(|b| b["name"] == "ray").cloned().expect("ray row");
+    let row = mux["backends"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|b| b["name"] == "ray")
+        .cloned()
+        .expect("ray row");
     assert_eq!(row["available"], true);
-    assert!(row["version"].as_str().is_some_and(|v| v.starts_with("ray 2.")), "{row:#}");
+    assert!(
+        row["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("ray 2.")),
+        "{row:#}"
+    );
     let doctor = drover(&p, cluster).arg("doctor").output().expect("doctor");
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(text.contains(&format!("ray: {}", cluster.address)), "{text}");
+    assert!(
+        text.contains(&format!("ray: {}", cluster.address)),
+        "{text}"
+    );
     assert!(text.contains("host_b=1"), "{text}");
 }
 
@@ -416,11 +602,29 @@ fn a_dead_cluster_is_a_network_fault(cluster: &Cluster) {
         .map(|a| a.port())
         .expect("port");
     let address = format!("http://127.0.0.1:{dead}");
-    let (doc, code) = ray_run(&p, cluster, &["--ray-address", &address, "--timeout", "3s"], "Reply with exactly: X");
-    assert_eq!((doc["status"].as_str(), code), (Some("crashed"), 1), "{doc:#}");
+    let (doc, code) = ray_run(
+        &p,
+        cluster,
+        &["--ray-address", &address, "--timeout", "3s"],
+        "Reply with exactly: X",
+    );
+    assert_eq!(
+        (doc["status"].as_str(), code),
+        (Some("crashed"), 1),
+        "{doc:#}"
+    );
     assert_eq!(doc["fault"]["kind"], "network", "{doc:#}");
     assert_eq!(doc["fault"]["rule"], "ray:unreachable");
-    assert!(doc["reason"].as_str().is_some_and(|r| r.contains(&address)), "{doc:#}");
-    let (mux, _) = json_of(p.drover().env("RAY_ADDRESS", &address).args(["mux", "--json"]).output().expect("mux"));
+    assert!(
+        doc["reason"].as_str().is_some_and(|r| r.contains(&address)),
+        "{doc:#}"
+    );
+    let (mux, _) = json_of(
+        p.drover()
+            .env("RAY_ADDRESS", &address)
+            .args(["mux", "--json"])
+            .output()
+            .expect("mux"),
+    );
     assert_eq!(mux["ray"]["reachable"], false);
 }

@@ -146,9 +146,8 @@ pub fn main() -> ExitCode {
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
         Command::Usage(args) => usage::run(&project, args),
-        Command::RayTurn => {
-            interrupt_flag().and_then(|flag| crate::ray::node::main(&project, flag).map(|()| Outcome::Ok))
-        }
+        Command::RayTurn => interrupt_flag()
+            .and_then(|flag| crate::ray::node::main(&project, flag).map(|()| Outcome::Ok)),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -64,7 +64,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let mut backends = workspace::backends(selected.as_ref());
     backends.push(crate::ray::backend(
         &ray,
-        selected.as_ref().is_some_and(|s| s.kind == workspace::Kind::Ray),
+        selected
+            .as_ref()
+            .is_some_and(|s| s.kind == workspace::Kind::Ray),
     ));
     let report = Report {
         backends,

@@ -201,7 +201,11 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         .result_file
         .as_ref()
         .map(|p| on_node(p, &ctx.project, &settings.project));
-    let log = ctx.run.root().join("logs").join(format!("{submission_id}.log"));
+    let log = ctx
+        .run
+        .root()
+        .join("logs")
+        .join(format!("{submission_id}.log"));
     let entrypoint = format!(
         "exec {} --project {} ray-turn",
         shell_quote(&settings.drover.to_string_lossy()),
@@ -234,13 +238,20 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
             let r = ending(
                 ctx,
                 Status::Crashed,
-                format!("the turn is larger than a Ray job's environment can carry ({} bytes)", wire::TURN_MAX),
+                format!(
+                    "the turn is larger than a Ray job's environment can carry ({} bytes)",
+                    wire::TURN_MAX
+                ),
                 None,
             );
             return conclude_without_result(ctx, task, r);
         }
         Err(e) => {
-            return conclude_without_result(ctx, task, ending(ctx, Status::Crashed, e.to_string(), None));
+            return conclude_without_result(
+                ctx,
+                task,
+                ending(ctx, Status::Crashed, e.to_string(), None),
+            );
         }
     };
     write_record(&ctx.run, task, &record);
@@ -320,7 +331,9 @@ fn submit(jobs: &Jobs, submission: &Submission, spec: &SessionSpec) -> Result<Su
     let since = Instant::now();
     loop {
         match jobs.submit(submission) {
-            Err(RayError::Unreachable { .. }) if since.elapsed() < SUBMIT_PATIENCE.min(spec.timeout) && !spec.cancelled() => {
+            Err(RayError::Unreachable { .. })
+                if since.elapsed() < SUBMIT_PATIENCE.min(spec.timeout) && !spec.cancelled() =>
+            {
                 std::thread::sleep(RETRY_EVERY);
             }
             other => return other,
@@ -457,7 +470,7 @@ fn from_job(info: Option<&JobInfo>, id: &str) -> (Status, String) {
     let message = info
         .message
         .as_deref()
-        .map(|m| super::jobs::summarize(m))
+        .map(super::jobs::summarize)
         .filter(|m| !m.is_empty());
     let reason = match info.status {
         JobStatus::Failed => format!(
@@ -476,7 +489,13 @@ fn from_job(info: Option<&JobInfo>, id: &str) -> (Status, String) {
     (Status::Crashed, reason)
 }
 
-fn bare_result(ctx: &Context, task: &str, status: Status, reason: String, started: u64) -> SessionResult {
+fn bare_result(
+    ctx: &Context,
+    task: &str,
+    status: Status,
+    reason: String,
+    started: u64,
+) -> SessionResult {
     let ended = now_ns();
     SessionResult {
         status,
@@ -588,20 +607,18 @@ pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
         }
         None => {
             let (status, reason) = from_job(info.as_ref(), &id);
-            let mut r = bare_result(ctx, task, status, format!("{reason} (reconciled)"), record.submitted_ns);
+            let mut r = bare_result(
+                ctx,
+                task,
+                status,
+                format!("{reason} (reconciled)"),
+                record.submitted_ns,
+            );
             r.logs = vec![record.log.clone()];
             r
         }
     };
     Some(finish(ctx, task, result, verdict_seen))
-}
-
-/// Asks Ray to stop the task's latest job (for a run whose driver is gone).
-pub fn stop(run: &RunDir, task: &str) -> Result<Option<bool>, RayError> {
-    let Some(record) = read_record(run, task) else {
-        return Ok(None);
-    };
-    Jobs::new(&record.address).stop(&record.submission_id).map(Some)
 }
 
 #[cfg(test)]
@@ -616,8 +633,14 @@ mod tests {
     #[test]
     fn project_paths_move_to_the_nodes_project() {
         let (local, node) = (Path::new("/home/me/app"), Path::new("/srv/app"));
-        assert_eq!(on_node(Path::new("/home/me/app/sub/x.json"), local, node), PathBuf::from("/srv/app/sub/x.json"));
-        assert_eq!(on_node(Path::new("/tmp/y"), local, node), PathBuf::from("/tmp/y"));
+        assert_eq!(
+            on_node(Path::new("/home/me/app/sub/x.json"), local, node),
+            PathBuf::from("/srv/app/sub/x.json")
+        );
+        assert_eq!(
+            on_node(Path::new("/tmp/y"), local, node),
+            PathBuf::from("/tmp/y")
+        );
     }
 
     #[test]
@@ -632,7 +655,10 @@ mod tests {
         };
         let (status, reason) = from_job(Some(&info), "j");
         assert_eq!(status, Status::Crashed);
-        assert_eq!(reason, "the Ray job failed: error: unknown CLI profile 'nope'");
+        assert_eq!(
+            reason,
+            "the Ray job failed: error: unknown CLI profile 'nope'"
+        );
         assert!(from_job(None, "j").1.contains("does not know the job j"));
     }
 }

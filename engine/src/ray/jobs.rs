@@ -153,7 +153,11 @@ impl Jobs {
 
     pub fn version(&self) -> Result<Version, RayError> {
         let what = "GET /api/version";
-        let (status, body) = self.call(what, self.agent.get(format!("{}/api/version", self.base)).call(), ANSWER_MAX)?;
+        let (status, body) = self.call(
+            what,
+            self.agent.get(format!("{}/api/version", self.base)).call(),
+            ANSWER_MAX,
+        )?;
         expect_ok(what, status, &body)?;
         parse(what, &body)
     }
@@ -340,7 +344,10 @@ mod tests {
     #[test]
     fn error_bodies_become_their_last_line() {
         let body = "Traceback (most recent call last):\n  File \"x\", line 1\n\u{1b}[31mValueError: Job with submission_id t1 already exists.\u{1b}[0m\n.\n";
-        assert_eq!(summarize(body), "ValueError: Job with submission_id t1 already exists.");
+        assert_eq!(
+            summarize(body),
+            "ValueError: Job with submission_id t1 already exists."
+        );
     }
 
     #[test]
@@ -357,6 +364,9 @@ mod tests {
     fn ids_are_escaped_in_paths() {
         assert_eq!(path_segment("drover-a_b.c"), "drover-a_b.c");
         assert_eq!(path_segment("a/b c"), "a%2Fb%20c");
-        assert_eq!(Jobs::new("http://h:1/").tail_url("j"), "ws://h:1/api/jobs/j/logs/tail");
+        assert_eq!(
+            Jobs::new("http://h:1/").tail_url("j"),
+            "ws://h:1/api/jobs/j/logs/tail"
+        );
     }
 }

@@ -92,7 +92,11 @@ impl ClusterReport {
                 let resources: Vec<String> = n
                     .resources_total
                     .iter()
-                    .filter(|(k, _)| !k.starts_with("node:") && k.as_str() != "memory" && k.as_str() != "object_store_memory")
+                    .filter(|(k, _)| {
+                        !k.starts_with("node:")
+                            && k.as_str() != "memory"
+                            && k.as_str() != "object_store_memory"
+                    })
                     .map(|(k, v)| format!("{}={v}", clean(k)))
                     .collect();
                 format!(

@@ -39,8 +39,12 @@ pub fn state_dir(project: &Path) -> std::path::PathBuf {
 /// Ok once a result exists, whatever the verdict (the verdict is in the
 /// result; a failed job means drover itself could not run the turn).
 pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> {
-    let text = std::env::var(wire::TURN_ENV)
-        .with_context(|| format!("{} is not set: this command is the entrypoint of Ray jobs drover submits", wire::TURN_ENV))?;
+    let text = std::env::var(wire::TURN_ENV).with_context(|| {
+        format!(
+            "{} is not set: this command is the entrypoint of Ray jobs drover submits",
+            wire::TURN_ENV
+        )
+    })?;
     let turn = TurnRequest::parse(&text).map_err(anyhow::Error::msg)?;
     let project = project
         .canonicalize()
@@ -50,8 +54,12 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
     let state = state_dir(&project);
-    let run = RunDir::create(&state, &turn.submission_id)
-        .with_context(|| format!("creating the turn's run directory under {}", state.display()))?;
+    let run = RunDir::create(&state, &turn.submission_id).with_context(|| {
+        format!(
+            "creating the turn's run directory under {}",
+            state.display()
+        )
+    })?;
     run.write_info(&RunInfo {
         run_id: turn.submission_id.clone(),
         created_ns: now_ns(),

@@ -75,7 +75,11 @@ pub struct Overrides {
 
 impl Settings {
     /// Resolves the settings for `cli`'s turns in `project`.
-    pub fn resolve(project: &Path, cli: &str, flags: &Overrides) -> Result<Settings, SettingsError> {
+    pub fn resolve(
+        project: &Path,
+        cli: &str,
+        flags: &Overrides,
+    ) -> Result<Settings, SettingsError> {
         let config = Config::load(project)?;
         let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         Settings::from_parts(project, cli, flags, &config, env)
@@ -88,12 +92,14 @@ impl Settings {
         config: &Config,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Settings, SettingsError> {
-        let from_file = |file: &Option<ConfigFile>| -> Result<Option<(String, String)>, SettingsError> {
-            match file {
-                Some(f) => string(f, &["ray", "address"]).map(|v| v.map(|v| (v, f.scope.as_str().to_string()))),
-                None => Ok(None),
-            }
-        };
+        let from_file =
+            |file: &Option<ConfigFile>| -> Result<Option<(String, String)>, SettingsError> {
+                match file {
+                    Some(f) => string(f, &["ray", "address"])
+                        .map(|v| v.map(|v| (v, f.scope.as_str().to_string()))),
+                    None => Ok(None),
+                }
+            };
         let (raw, source) = match &flags.address {
             Some(a) => (a.clone(), "flag".to_string()),
             None => match from_file(&config.project)? {
@@ -124,7 +130,9 @@ impl Settings {
         let num_cpus = match config.get(&["ray", "num_cpus"]) {
             None => 1.0,
             Some((value, file)) => {
-                let n = value.as_float().or_else(|| value.as_integer().map(|i| i as f64));
+                let n = value
+                    .as_float()
+                    .or_else(|| value.as_integer().map(|i| i as f64));
                 match n {
                     Some(n) if n.is_finite() && n >= 0.0 => n,
                     _ => {
@@ -146,14 +154,16 @@ impl Settings {
                 });
             };
             for (name, amount) in table {
-                let n = amount.as_float().or_else(|| amount.as_integer().map(|i| i as f64));
+                let n = amount
+                    .as_float()
+                    .or_else(|| amount.as_integer().map(|i| i as f64));
                 match n {
                     Some(n) if n.is_finite() && n > 0.0 => {
                         resources.insert(check_resource(name, &at)?, n);
                     }
                     _ => {
                         return Err(SettingsError::Field {
-                            at: file.locate(&["ray", "resources", name]),
+                            at: file.locate(&["ray", "resources", name.as_str()]),
                             message: format!("{name}: expected an amount above 0"),
                         });
                     }
@@ -260,7 +270,11 @@ pub fn normalize_address(raw: &str) -> Result<String, String> {
         return Err(format!("{raw} is not an http:// address"));
     }
     let host_port = rest.split('/').next().unwrap_or_default();
-    if host_port.is_empty() || host_port.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    if host_port.is_empty()
+        || host_port
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+    {
         return Err(format!("{raw} names no host"));
     }
     Ok(format!("http://{rest}"))
@@ -312,14 +326,30 @@ mod tests {
             (s.address, s.address_source)
         };
         let none = Overrides::default();
-        assert_eq!(pick(&flag, &both, &env), ("http://flag:1".into(), "flag".into()));
-        assert_eq!(pick(&none, &both, &env), ("http://project:8265".into(), "project".into()));
-        assert_eq!(pick(&none, &user_only, &env), ("http://env:8265".into(), "RAY_ADDRESS".into()));
         assert_eq!(
-            pick(&none, &user_only, &[("RAY_API_SERVER_ADDRESS", "api:1"), ("RAY_ADDRESS", "x:2")]),
+            pick(&flag, &both, &env),
+            ("http://flag:1".into(), "flag".into())
+        );
+        assert_eq!(
+            pick(&none, &both, &env),
+            ("http://project:8265".into(), "project".into())
+        );
+        assert_eq!(
+            pick(&none, &user_only, &env),
+            ("http://env:8265".into(), "RAY_ADDRESS".into())
+        );
+        assert_eq!(
+            pick(
+                &none,
+                &user_only,
+                &[("RAY_API_SERVER_ADDRESS", "api:1"), ("RAY_ADDRESS", "x:2")]
+            ),
             ("http://api:1".into(), "RAY_API_SERVER_ADDRESS".into())
         );
-        assert_eq!(pick(&none, &user_only, &[]), ("http://user:8265".into(), "user".into()));
+        assert_eq!(
+            pick(&none, &user_only, &[]),
+            ("http://user:8265".into(), "user".into())
+        );
         assert_eq!(
             pick(&none, &config(None, None), &[]),
             (DEFAULT_ADDRESS.into(), "default".into())
@@ -334,9 +364,13 @@ mod tests {
             ("auto", "local GCS"),
             ("ftp://x", "not an http"),
         ] {
-            let e = resolve(&Overrides::default(), &config(None, None), &[("RAY_ADDRESS", raw)])
-                .expect_err(raw)
-                .to_string();
+            let e = resolve(
+                &Overrides::default(),
+                &config(None, None),
+                &[("RAY_ADDRESS", raw)],
+            )
+            .expect_err(raw)
+            .to_string();
             assert!(e.starts_with("RAY_ADDRESS: ") && e.contains(needle), "{e}");
         }
     }
@@ -344,7 +378,9 @@ mod tests {
     #[test]
     fn placement_comes_from_flag_then_profile_then_section() {
         let c = config(
-            Some("[ray]\nplace = \"host_c\"\nnum_cpus = 0.5\nresources = { ssd = 2 }\n[ray.cli.claude]\nplace = \"host_b\"\n"),
+            Some(
+                "[ray]\nplace = \"host_c\"\nnum_cpus = 0.5\nresources = { ssd = 2 }\n[ray.cli.claude]\nplace = \"host_b\"\n",
+            ),
             None,
         );
         let s = resolve(&Overrides::default(), &c, &[]).expect("resolves");
@@ -359,7 +395,10 @@ mod tests {
         let s = resolve(&flag, &c, &[]).expect("resolves");
         assert_eq!(s.place.as_deref(), Some("host_d"));
         assert!(!s.resources.contains_key("host_b"));
-        let other = Settings::from_parts(Path::new("/p"), "codex", &Overrides::default(), &c, |_| None)
+        let other =
+            Settings::from_parts(Path::new("/p"), "codex", &Overrides::default(), &c, |_| {
+                None
+            })
             .expect("resolves");
         assert_eq!(other.place.as_deref(), Some("host_c"));
     }
@@ -367,16 +406,25 @@ mod tests {
     #[test]
     fn bad_fields_name_file_line_and_field() {
         let c = config(Some("[ray]\nnum_cpus = \"two\"\n"), None);
-        let e = resolve(&Overrides::default(), &c, &[]).expect_err("bad").to_string();
-        assert!(e.starts_with("/p/.drover/config.toml:2: ray.num_cpus:"), "{e}");
+        let e = resolve(&Overrides::default(), &c, &[])
+            .expect_err("bad")
+            .to_string();
+        assert!(
+            e.starts_with("/p/.drover/config.toml:2: ray.num_cpus:"),
+            "{e}"
+        );
         let c = config(Some("[ray]\nresources = { \"a b\" = 1 }\n"), None);
-        let e = resolve(&Overrides::default(), &c, &[]).expect_err("bad").to_string();
+        let e = resolve(&Overrides::default(), &c, &[])
+            .expect_err("bad")
+            .to_string();
         assert!(e.contains("not a Ray resource name"), "{e}");
         let flag = Overrides {
             address: None,
             place: Some("x y".to_string()),
         };
-        let e = resolve(&flag, &config(None, None), &[]).expect_err("bad").to_string();
+        let e = resolve(&flag, &config(None, None), &[])
+            .expect_err("bad")
+            .to_string();
         assert!(e.starts_with("--place: "), "{e}");
     }
 }

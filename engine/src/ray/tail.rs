@@ -47,7 +47,8 @@ impl Position {
             return Vec::new();
         }
         let skip = usize::try_from(known.saturating_sub(start)).unwrap_or(usize::MAX);
-        self.partial.extend_from_slice(chunk.get(skip..).unwrap_or_default());
+        self.partial
+            .extend_from_slice(chunk.get(skip..).unwrap_or_default());
         let mut lines = Vec::new();
         while let Some(end) = self.partial.iter().position(|b| *b == b'\n') {
             let rest = self.partial.split_off(end + 1);
@@ -87,8 +88,8 @@ impl Tail {
             .map_err(|e| format!("{authority}: {e}"))?
             .next()
             .ok_or_else(|| format!("{authority}: no address"))?;
-        let stream =
-            TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT).map_err(|e| format!("{authority}: {e}"))?;
+        let stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
+            .map_err(|e| format!("{authority}: {e}"))?;
         stream
             .set_read_timeout(Some(CONNECT_TIMEOUT))
             .and_then(|()| stream.set_write_timeout(Some(CONNECT_TIMEOUT)))
@@ -159,7 +160,13 @@ mod tests {
 
     #[test]
     fn nothing_listening_is_an_error_not_a_hang() {
-        assert!(Tail::connect("ws://127.0.0.1:9/api/jobs/x/logs/tail", Duration::from_millis(10)).is_err());
+        assert!(
+            Tail::connect(
+                "ws://127.0.0.1:9/api/jobs/x/logs/tail",
+                Duration::from_millis(10)
+            )
+            .is_err()
+        );
         assert!(Tail::connect("http://x", Duration::from_millis(10)).is_err());
     }
 }

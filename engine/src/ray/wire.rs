@@ -68,7 +68,12 @@ fn ms(d: Duration) -> u64 {
 
 impl TurnRequest {
     /// The turn `spec` describes, with paths already mapped to the node.
-    pub fn of_spec(spec: &SessionSpec, submission_id: &str, run_id: &str, cli: &str) -> TurnRequest {
+    pub fn of_spec(
+        spec: &SessionSpec,
+        submission_id: &str,
+        run_id: &str,
+        cli: &str,
+    ) -> TurnRequest {
         let (resume, preset) = match &spec.conversation {
             Conversation::Fresh => (None, None),
             Conversation::Resume(id) => (Some(id.clone()), None),
@@ -133,7 +138,10 @@ impl TurnRequest {
         let turn: TurnRequest =
             serde_json::from_str(text).map_err(|e| format!("{TURN_ENV} is not a turn: {e}"))?;
         if crate::run::safe_segment(&turn.task) != turn.task {
-            return Err(format!("{TURN_ENV}: task {:?} is not a safe name", turn.task));
+            return Err(format!(
+                "{TURN_ENV}: task {:?} is not a safe name",
+                turn.task
+            ));
         }
         if crate::run::safe_segment(&turn.submission_id) != turn.submission_id {
             return Err(format!(
@@ -142,7 +150,10 @@ impl TurnRequest {
             ));
         }
         if !turn.cwd.is_absolute() {
-            return Err(format!("{TURN_ENV}: cwd {} is not absolute", turn.cwd.display()));
+            return Err(format!(
+                "{TURN_ENV}: cwd {} is not absolute",
+                turn.cwd.display()
+            ));
         }
         Ok(turn)
     }
@@ -177,7 +188,9 @@ pub fn parse_line(line: &str) -> Option<Line> {
         return Some(Line::Event { seq, transition });
     }
     let json = rest.strip_prefix("result ")?;
-    serde_json::from_str(json).ok().map(|r| Line::Result(Box::new(r)))
+    serde_json::from_str(json)
+        .ok()
+        .map(|r| Line::Result(Box::new(r)))
 }
 
 #[cfg(test)]
@@ -207,10 +220,15 @@ mod tests {
         let spec = SessionSpec::new("t", "p", PathBuf::from("/w"));
         let mut turn = TurnRequest::of_spec(&spec, "id", "r", "claude");
         turn.task = "../../x".to_string();
-        let e = TurnRequest::parse(&serde_json::to_string(&turn).expect("json")).expect_err("unsafe");
+        let e =
+            TurnRequest::parse(&serde_json::to_string(&turn).expect("json")).expect_err("unsafe");
         assert!(e.contains("not a safe name"), "{e}");
         let big = format!("{{\"prompt\": \"{}\"}}", "x".repeat(TURN_MAX));
-        assert!(TurnRequest::parse(&big).expect_err("big").contains("larger"));
+        assert!(
+            TurnRequest::parse(&big)
+                .expect_err("big")
+                .contains("larger")
+        );
         assert!(TurnRequest::parse("{").is_err());
     }
 
@@ -233,6 +251,9 @@ mod tests {
         ] {
             assert_eq!(parse_line(noise), None, "{noise}");
         }
-        assert_eq!(parse_line(&format!("{PREFIX}event 1 {}", "x".repeat(LINE_MAX))), None);
+        assert_eq!(
+            parse_line(&format!("{PREFIX}event 1 {}", "x".repeat(LINE_MAX))),
+            None
+        );
     }
 }

@@ -112,9 +112,7 @@ impl Journal {
         let task = line.task.clone();
         let changes = match line.kind.as_str() {
             "verdict" => !self.settled.contains(&task),
-            _ => {
-                self.last.get(&task) != Some(&(line.state.clone(), line.prompt_kind.clone()))
-            }
+            _ => self.last.get(&task) != Some(&(line.state.clone(), line.prompt_kind.clone())),
         };
         if !changes {
             return false;
@@ -128,7 +126,8 @@ impl Journal {
                 self.settled.insert(task);
             }
             _ => {
-                self.last.insert(task.clone(), (line.state.clone(), line.prompt_kind.clone()));
+                self.last
+                    .insert(task.clone(), (line.state.clone(), line.prompt_kind.clone()));
                 self.settled.remove(&task);
             }
         }

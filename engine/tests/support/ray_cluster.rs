@@ -137,7 +137,8 @@ impl Cluster {
             let mut last_error = String::new();
             let mut joined = false;
             for _attempt in 0..2 {
-                let member = cluster.launch(name, resource, ip, gcs, dashboard, base + n as u16 * 30)?;
+                let member =
+                    cluster.launch(name, resource, ip, gcs, dashboard, base + n as u16 * 30)?;
                 cluster.members.push(member);
                 let until = Instant::now() + NODE_TIMEOUT;
                 while Instant::now() < until {
@@ -145,7 +146,11 @@ impl Cluster {
                         joined = true;
                         break;
                     }
-                    if let Some(status) = cluster.members.last_mut().and_then(|m| m.child.try_wait().ok().flatten()) {
+                    if let Some(status) = cluster
+                        .members
+                        .last_mut()
+                        .and_then(|m| m.child.try_wait().ok().flatten())
+                    {
                         last_error = format!("ray start for node {name} exited with {status}");
                         break;
                     }
@@ -167,7 +172,10 @@ impl Cluster {
             }
             if !joined {
                 let logs = cluster.dir.path().join("logs");
-                return Err(format!("{last_error} (ray start output in {})", logs.display()));
+                return Err(format!(
+                    "{last_error} (ray start output in {})",
+                    logs.display()
+                ));
             }
             if n == 0 {
                 cluster.head_ready_s = started.elapsed().as_secs_f64();
@@ -191,7 +199,8 @@ impl Cluster {
         let logs = root.join("logs");
         std::fs::create_dir_all(&home).map_err(|e| e.to_string())?;
         std::fs::create_dir_all(&logs).map_err(|e| e.to_string())?;
-        let out = std::fs::File::create(logs.join(format!("{name}.log"))).map_err(|e| e.to_string())?;
+        let out =
+            std::fs::File::create(logs.join(format!("{name}.log"))).map_err(|e| e.to_string())?;
         let err = out.try_clone().map_err(|e| e.to_string())?;
         let mut cmd = Command::new(ray_bin());
         cmd.arg("start").arg("--block");
