@@ -11,7 +11,6 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -279,13 +278,11 @@ fn pinned_runs_land_on_their_node(cluster: &Cluster) {
             Some(cluster.node_with(resource).node_id.as_str()),
             "{record:#}"
         );
-        // …and the CLI wrote its transcript in that node's HOME.
-        let transcript = PathBuf::from(doc["transcript_path"].as_str().expect("transcript"));
+        // …and the CLI wrote its transcript in that node's HOME, nowhere else.
+        let conversation = doc["session_id"].as_str().expect("conversation");
         assert_eq!(
-            cluster.home_of(&transcript),
-            Some(resource),
-            "{}",
-            transcript.display()
+            cluster.homes_holding(&format!("{conversation}.jsonl")),
+            [resource]
         );
     }
 }

@@ -283,11 +283,24 @@ impl Cluster {
             .unwrap_or_else(|| panic!("no member has {resource}"))
     }
 
-    pub fn home_of(&self, path: &Path) -> Option<&'static str> {
+    /// The resources of the nodes whose HOME holds a file named `name`.
+    pub fn homes_holding(&self, name: &str) -> Vec<&'static str> {
+        fn holds(dir: &Path, name: &str) -> bool {
+            std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|entry| {
+                    let path = entry.path();
+                    entry.file_name().to_str() == Some(name)
+                        || (path.is_dir() && holds(&path, name))
+                })
+        }
         self.members
             .iter()
-            .find(|m| path.starts_with(&m.home))
+            .filter(|m| holds(&m.home, name))
             .map(|m| m.resource)
+            .collect()
     }
 }
 
