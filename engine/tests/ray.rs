@@ -367,11 +367,14 @@ fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
         found.is_some()
     });
     let (run, job) = found.expect("found");
-    // The node's turn has started once its first journal line came home.
+    // The node's turn has started once its journal has a line.
+    let journal = p
+        .path()
+        .join(".drover/ray/.drover/runs")
+        .join(&job)
+        .join("events.jsonl");
     wait_for("the node's first journal line", || {
-        p.journal(&run)
-            .iter()
-            .any(|l| l["origin"]["job"] == job.as_str())
+        std::fs::read_to_string(&journal).is_ok_and(|t| t.ends_with('\n'))
             || cluster
                 .jobs()
                 .info(&job)
