@@ -602,11 +602,21 @@ fn a_dead_cluster_is_a_network_fault(cluster: &Cluster) {
         .map(|a| a.port())
         .expect("port");
     let address = format!("http://127.0.0.1:{dead}");
-    let (doc, code) = ray_run(
-        &p,
-        cluster,
-        &["--ray-address", &address, "--timeout", "3s"],
-        "Reply with exactly: X",
+    let (doc, code) = json_of(
+        drover(&p, cluster)
+            .args([
+                "run",
+                "--json",
+                "--cli",
+                "scripted",
+                "--workspace",
+                "ray",
+                "--timeout",
+                "3s",
+            ])
+            .args(["--ray-address", &address, "Reply with exactly: X"])
+            .output()
+            .expect("drover runs"),
     );
     assert_eq!(
         (doc["status"].as_str(), code),
