@@ -292,6 +292,15 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     note_job(&mut record, followed.info.as_ref());
     write_record(&ctx.run, task, &record);
     let result = match remote {
+        // Ray signals the CLI as well as the node's drover, so the node may
+        // report a failed turn rather than the interruption: say why.
+        Some(mut remote) if followed.cancelled && remote.status != Status::Completed => {
+            remote.reason = format!(
+                "interrupted: drover was asked to stop, and stopped the Ray job (on the node: {})",
+                remote.reason
+            );
+            from_remote(ctx, remote, &log)
+        }
         Some(remote) => from_remote(ctx, remote, &log),
         None => {
             let (status, reason, fault) = if let Some(reason) = &followed.unreachable {
