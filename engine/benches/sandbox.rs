@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use drover::sandbox::{CompileCache, Limits, Sandbox, wit};
-use drover_kit::Guest;
+use drover_kit::Adapter;
 
 const STOP: &[u8] = br#"{"session_id":"5f0c1d2e-0000-4000-8000-000000000001","transcript_path":"/home/u/.claude/projects/-w/5f0c1d2e-0000-4000-8000-000000000001.jsonl","cwd":"/w","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All tests pass; the refactor is committed.","background_tasks":[],"session_crons":[],"effort":"high","permission_mode":"auto","prompt_id":"p1"}"#;
 
@@ -102,10 +102,11 @@ fn calls(c: &mut Criterion) {
     });
     group.bench_function("native", |b| {
         b.iter(|| {
+            // The copies the sandboxed call makes into guest memory.
             drover_claude::Claude::parse_hook(
-                black_box(native_profile.clone()),
-                "Stop".to_string(),
-                black_box(STOP.to_vec()),
+                &black_box(native_profile.clone()),
+                "Stop",
+                &black_box(STOP.to_vec()),
             )
             .expect("parses")
         })

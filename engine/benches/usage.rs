@@ -17,22 +17,23 @@ use drover::sandbox::{CompileCache, Sandbox, wit};
 use drover::usage::prefilter::Prefilter;
 use drover::usage::stream::{self, Job, Settings, Sink, SinkError};
 use drover::usage::{Quiet, SandboxSink, discover, tally_limits};
-use drover_kit::GuestTally;
+use drover_claude::Claude;
 use drover_kit::usage::ChunkedTally;
 
 /// The Claude parser compiled into this process.
-struct Native(ChunkedTally<drover_claude::usage::Parsers>);
+struct Native(ChunkedTally);
 
 impl Sink for Native {
     fn begin_file(&mut self, name: &str) -> Result<(), SinkError> {
-        self.0.begin_file(name.to_string());
+        self.0.begin_file(name);
         Ok(())
     }
     fn feed(&mut self, chunk: &[u8]) -> Result<(), SinkError> {
-        // The guest API takes the chunk by value, as the sandbox copies it
-        // into guest memory: the same copy on both sides.
+        // The sandbox copies the chunk into guest memory: the same copy on
+        // both sides.
+        let copy = chunk.to_vec();
         self.0
-            .feed(chunk.to_vec())
+            .feed(&copy)
             .map_err(|e| SinkError::Refused(format!("{e:?}")))
     }
     fn finish(&mut self) -> Result<Option<wit::UsageReport>, SinkError> {
@@ -172,7 +173,7 @@ fn main() {
                     Kind::Native => stream::run(
                         jobs,
                         &settings,
-                        |_| Ok(Native(ChunkedTally::new("claude-jsonl".to_string()))),
+                        |_| Ok(Native(ChunkedTally::of::<Claude>("claude-jsonl"))),
                         &Quiet,
                     ),
                     Kind::Discard => stream::run(jobs, &settings, |_| Ok(Discard), &Quiet),

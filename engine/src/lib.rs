@@ -5,6 +5,7 @@ pub mod builtin;
 pub mod cli;
 pub mod config;
 pub mod hooks;
+pub mod notify;
 pub mod probe;
 pub mod profile;
 pub mod ray;

@@ -64,7 +64,7 @@ fn the_python_adapter_answers_through_the_sandbox() {
     let d = adapter.describe().expect("describe");
     assert_eq!(
         (d.name.as_str(), d.wit_version.as_str()),
-        ("python-example", "0.1.0")
+        ("python-example", "0.2.0")
     );
     assert!(d.usage_parsers.iter().any(|p| p.name == "echo-jsonl"));
 

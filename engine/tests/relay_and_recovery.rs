@@ -182,23 +182,7 @@ fn kill_drover_mid_session(workspace: &str) {
         .spawn()
         .expect("drover run starts");
     // Wait until the CLI is working, then kill drover without warning.
-    let runs = p.path().join(".drover/runs");
-    let until = Instant::now() + Duration::from_secs(30);
-    let run_id = loop {
-        let found = std::fs::read_dir(&runs)
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned());
-        if let Some(id) = found
-            && std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
-                .is_ok_and(|t| t.contains("\"working\""))
-        {
-            break id;
-        }
-        assert!(Instant::now() < until, "the session never started");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let run_id = p.first_run_working();
     drover.kill().expect("SIGKILL drover");
     let _ = drover.wait();
     // While the CLI still works, status must not invent a verdict.

@@ -1,6 +1,7 @@
-//! Every verdict path through `drover run`, on both workspaces, with the
-//! scripted CLI (Claude Code's formats, driven by the real claude component)
-//! and real tmux.
+//! Every verdict path through `drover run`, on every workspace, with the
+//! scripted CLI (Claude Code's formats, driven by the real claude component),
+//! real tmux, and a fake herdr server (tests/fake-herdr) speaking herdr's
+//! socket API over real pseudo-terminals.
 
 mod support;
 
@@ -9,11 +10,17 @@ use support::{Project, tmux_required};
 
 const HEADLESS: &str = "headless";
 const TMUX: &str = "tmux";
+const HERDR: &str = "herdr";
 
 fn project(workspace: &str) -> Project {
-    let p = Project::new();
+    let p = match workspace {
+        HERDR => Project::with_fake_herdr(&[]),
+        _ => Project::new(),
+    };
     if workspace == TMUX {
         tmux_required();
+    }
+    if workspace != HEADLESS {
         p.install_hooks("scripted");
     }
     p
@@ -47,6 +54,10 @@ macro_rules! both {
             #[test]
             fn tmux() {
                 super::$scenario(super::TMUX);
+            }
+            #[test]
+            fn herdr() {
+                super::$scenario(super::HERDR);
             }
         }
     };
@@ -273,7 +284,7 @@ fn silence_stalls(ws: &str) {
         "think @quiet=8000",
     );
     assert_eq!((status(&doc), code), ("stalled", 1), "{doc:#}");
-    if ws == TMUX {
+    if ws != HEADLESS {
         // With a nudge budget the seat is nudged once before it stalls.
         let (doc, _) = run(
             &p,
@@ -367,7 +378,6 @@ fn journal_records_transitions_once() {
 
 fn interrupt_tears_the_seat_down(ws: &str) {
     use std::process::Stdio;
-    use std::time::{Duration, Instant};
     let p = project(ws);
     let child = p
         .drover()
@@ -386,23 +396,7 @@ fn interrupt_tears_the_seat_down(ws: &str) {
         .stderr(Stdio::null())
         .spawn()
         .expect("drover run");
-    let runs = p.path().join(".drover/runs");
-    let until = Instant::now() + Duration::from_secs(30);
-    loop {
-        let working = std::fs::read_dir(&runs)
-            .ok()
-            .and_then(|mut d| d.next())
-            .and_then(Result::ok)
-            .is_some_and(|e| {
-                std::fs::read_to_string(e.path().join("events.jsonl"))
-                    .is_ok_and(|t| t.contains("\"working\""))
-            });
-        if working {
-            break;
-        }
-        assert!(Instant::now() < until, "the session never started working");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    p.first_run_working();
     // SAFETY: signalling our own child.
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
@@ -432,17 +426,25 @@ fn interrupt_tears_the_seat_down(ws: &str) {
             !drover::workspace::process::alive(drover::workspace::process::Identity { pid, start }),
             "the turn outlived the interrupt"
         );
+    } else if ws == HERDR {
+        let herdr = p.herdr.as_ref().expect("fake herdr");
+        let panes = herdr.call("pane.list", serde_json::json!({}));
+        assert_eq!(
+            panes["result"]["panes"].as_array().map(Vec::len),
+            Some(0),
+            "the seat's pane (or its workspace) survived the interrupt: {panes:#}"
+        );
     } else {
+        // Not the window, not the session's idle shell, not the server.
         let socket = drover::workspace::tmux::socket_for(p.path());
-        let panes = std::process::Command::new("tmux")
-            .args(["-L", &socket, "list-panes", "-a", "-F", "#{window_name}"])
+        let sessions = std::process::Command::new("tmux")
+            .args(["-L", &socket, "list-sessions"])
             .output()
             .expect("tmux");
         assert!(
-            !String::from_utf8_lossy(&panes.stdout)
-                .lines()
-                .any(|w| w == "scripted"),
-            "the seat's window survived the interrupt"
+            !sessions.status.success(),
+            "tmux sessions survived the interrupt: {}",
+            String::from_utf8_lossy(&sessions.stdout)
         );
     }
 }

@@ -1,7 +1,7 @@
 """drover adapter for `echo-cli`, a fictional CLI, written in Python.
 
 This is the example of a drover adapter component built with componentize-py
-(see README.md). It implements every export of `drover:adapter/cli@0.1.0`:
+(see README.md). It implements every export of `drover:adapter/cli@0.2.0`:
 the functions below are methods of `Cli`, and the `tally` resource is the
 class `Tally`, which componentize-py looks up in a module named after the
 interface (`cli`); the last lines of this file register that module.
@@ -72,7 +72,7 @@ from wit_world.imports.types import (
 )
 
 ADAPTER_VERSION = "0.1.0"
-WIT_VERSION = "0.1.0"
+WIT_VERSION = "0.2.0"
 PARSER = "echo-jsonl"
 HOME_ENV = "ECHO_CLI_HOME"
 

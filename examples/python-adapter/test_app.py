@@ -83,7 +83,7 @@ def error_of(fn, *args):
 class Describe(unittest.TestCase):
     def test_describe(self):
         d = CLI.describe()
-        self.assertEqual((d.name, d.wit_version, d.dialects), ("python-example", "0.1.0", []))
+        self.assertEqual((d.name, d.wit_version, d.dialects), ("python-example", "0.2.0", []))
         self.assertIn(Capability.USAGE, d.capabilities)
         self.assertNotIn(Capability.HOOK_CONFIG, d.capabilities)
         self.assertEqual(d.usage_parsers[0].name, "echo-jsonl")

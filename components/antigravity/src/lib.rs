@@ -14,10 +14,12 @@ mod screen;
 mod turn;
 pub mod usage;
 
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, hookcfg, prompt,
+    Adapter, AdapterError, Capability, Command, Fault, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, Profile, TranscriptGlob, TurnOutput, TurnResult,
+    hookcfg, prompt,
 };
 
 pub struct Antigravity;
@@ -28,85 +30,70 @@ pub const PARSER: &str = "none";
 /// The hook-config dialect agy reads from `.agents/hooks.json`.
 pub const DIALECT: &str = "antigravity-hooks-json";
 
-impl Guest for Antigravity {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Antigravity {
+    const METADATA: Metadata = Metadata {
+        capabilities: &[
+            Capability::Prompt,
+            Capability::Commands,
+            Capability::Headless,
+            Capability::HookConfig,
+            Capability::HookPayloads,
+            Capability::Transcripts,
+            Capability::Faults,
+            Capability::Screen,
+        ],
+        dialects: &[DIALECT],
+        limitations: &[
+            "an interactive pane cannot tell done from idle; agy fires only Stop (no SessionStart/SessionEnd hooks)",
+            "transcripts (transcript_full.jsonl) carry no token counts: usage is read only from headless stream-json results",
+            "trust is exact-path: every new workspace path (a worktree too) stops at the trust dialog, which --dangerously-skip-permissions does not bypass",
+            "headless mode cannot ask for a permission: a tool that needs one is auto-denied and the turn reads as blocked",
+        ],
+        ..Metadata::new("antigravity", env!("CARGO_PKG_VERSION"))
+    };
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
 
-    fn describe() -> Description {
-        Description {
-            name: "antigravity".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec![DIALECT.to_string()],
-            usage_parsers: vec![],
-            location_env: vec![],
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; agy fires only Stop (no SessionStart/SessionEnd hooks)".to_string(),
-                "transcripts (transcript_full.jsonl) carry no token counts: usage is read only from headless stream-json results".to_string(),
-                "trust is exact-path: every new workspace path (a worktree too) stops at the trust dialog, which --dangerously-skip-permissions does not bypass".to_string(),
-                "headless mode cannot ask for a permission: a tool that needs one is auto-denied and the turn reads as blocked".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(_profile: Profile, _context: LocationContext) -> Vec<TranscriptGlob> {
+    fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs()
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        faults::classify(&profile.env_fault_patterns, &lines)
+    fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
+        faults::classify(&profile.env_fault_patterns, lines)
     }
 
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -123,7 +110,6 @@ fn transcript_globs() -> Vec<TranscriptGlob> {
     }]
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Antigravity);
 
 #[cfg(test)]
@@ -154,7 +140,7 @@ mod tests_support {
 mod tests {
     use super::*;
     use drover_kit::screen::rows_of;
-    use drover_kit::{CanonicalEvent, GuestTally, HookInstall};
+    use drover_kit::{CanonicalEvent, HookInstall, Screen};
 
     #[test]
     fn describe_lists_what_is_implemented() {
@@ -180,9 +166,9 @@ mod tests {
             ("jsonl", "none")
         );
         // bmad-loop §5.7: the transcript has no token candidates.
-        let tally = <Antigravity as Guest>::Tally::new("none".to_string());
+        let tally = drover_kit::usage::ChunkedTally::of::<Antigravity>("none");
         tally
-            .feed(include_bytes!("../fixtures/transcript_full.jsonl").to_vec())
+            .feed(include_bytes!("../fixtures/transcript_full.jsonl").as_ref())
             .expect("accepted");
         assert_eq!(tally.finish(), None);
     }
@@ -196,7 +182,7 @@ mod tests {
             marker: "drover hook".to_string(),
         };
         let user = "{\n  \"lint-checker\": {\"Stop\": [{\"type\": \"command\", \"command\": \"lint\"}]}\n}\n";
-        let edit = Antigravity::install_hooks(user.to_string(), request.clone()).expect("installs");
+        let edit = Antigravity::install_hooks(user, &request).expect("installs");
         let value: serde_json::Value = serde_json::from_str(&edit.text).expect("json");
         assert_eq!(value["lint-checker"]["Stop"][0]["command"], "lint");
         assert_eq!(
@@ -204,10 +190,9 @@ mod tests {
             "/opt/bin/drover hook --cli antigravity Stop"
         );
         assert_eq!(value["drover"]["Stop"][0]["timeout"], 60);
-        let status =
-            Antigravity::detect_hooks(edit.text.clone(), request.clone()).expect("detects");
+        let status = Antigravity::detect_hooks(&edit.text, &request).expect("detects");
         assert_eq!(status.registered, ["Stop"]);
-        let removed = Antigravity::remove_hooks(edit.text, request).expect("removes");
+        let removed = Antigravity::remove_hooks(&edit.text, &request).expect("removes");
         assert_eq!(
             serde_json::from_str::<serde_json::Value>(&removed.text).expect("json"),
             serde_json::from_str::<serde_json::Value>(user).expect("json")
@@ -233,9 +218,9 @@ mod tests {
         let profile = tests_support::profile();
         for bytes in &inputs {
             let _ = hooks::parse(&profile, "Stop", bytes);
-            let tally = <Antigravity as Guest>::Tally::new(PARSER.to_string());
+            let tally = drover_kit::usage::ChunkedTally::of::<Antigravity>(PARSER);
             for chunk in bytes.chunks(61) {
-                let _ = tally.feed(chunk.to_vec());
+                let _ = tally.feed(chunk);
             }
             let _ = tally.finish();
             let text = String::from_utf8_lossy(bytes);

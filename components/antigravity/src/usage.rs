@@ -5,14 +5,11 @@
 //! profile's `none` and reports no usage, so a caller that tallies anyway
 //! learns "untracked" rather than getting an error.
 
-use drover_kit::usage::{Ledger, ParserSet, RowParser};
+use drover_kit::usage::{Ledger, RowParser};
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        (name == crate::PARSER).then(|| Box::new(Untracked) as Box<dyn RowParser>)
-    }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    (name == crate::PARSER).then(|| Box::new(Untracked) as Box<dyn RowParser>)
 }
 
 /// Reads nothing: the data has no usage, which is `none`, not zero.
@@ -24,22 +21,19 @@ impl RowParser for Untracked {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use drover_kit::GuestTally;
     use drover_kit::usage::ChunkedTally;
 
     #[test]
     fn the_transcript_has_no_usage_and_other_parsers_are_unknown() {
-        let tally = ChunkedTally::<Parsers>::new("none".to_string());
+        let tally = ChunkedTally::of::<crate::Antigravity>("none");
         tally.begin_file(
-            "/h/.gemini/antigravity-cli/brain/c/.system_generated/logs/transcript_full.jsonl"
-                .to_string(),
+            "/h/.gemini/antigravity-cli/brain/c/.system_generated/logs/transcript_full.jsonl",
         );
         tally
-            .feed(include_bytes!("../fixtures/transcript_full.jsonl").to_vec())
+            .feed(include_bytes!("../fixtures/transcript_full.jsonl").as_ref())
             .expect("feeds");
         assert_eq!(tally.finish(), None);
-        let other = ChunkedTally::<Parsers>::new("gemini-chat".to_string());
-        assert!(other.feed(b"{}\n".to_vec()).is_err());
+        let other = ChunkedTally::of::<crate::Antigravity>("gemini-chat");
+        assert!(other.feed(b"{}\n").is_err());
     }
 }

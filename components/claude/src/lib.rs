@@ -14,10 +14,13 @@ mod screen;
 mod turn;
 pub mod usage;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Claude;
@@ -25,121 +28,98 @@ pub struct Claude;
 /// The usage parser name profiles use for Claude transcripts.
 pub const PARSER: &str = "claude-jsonl";
 
-impl Guest for Claude {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Claude {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &["claude-settings-json"],
+        usage_parsers: &[ParserSpec {
+            name: PARSER,
+            needles: &["\"usage\""],
+        }],
+        location_env: &["CLAUDE_CONFIG_DIR"],
+        limitations: &["an interactive pane cannot tell done from idle; the Stop hook can"],
+        ..Metadata::new("claude", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
 
-    fn describe() -> Description {
-        Description {
-            name: "claude".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec!["claude-settings-json".to_string()],
-            usage_parsers: vec![UsageParser {
-                name: PARSER.to_string(),
-                needles: vec!["\"usage\"".to_string()],
-            }],
-            location_env: vec!["CLAUDE_CONFIG_DIR".to_string()],
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; the Stop hook can".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
-        let glob = |base: GlobBase, pattern: String| TranscriptGlob {
-            base,
-            pattern,
-            format: "jsonl".to_string(),
-            parser: PARSER.to_string(),
-        };
-        let config_dir = context
-            .env
-            .iter()
-            .find(|(k, v)| k == "CLAUDE_CONFIG_DIR" && !v.is_empty())
-            .map(|(_, v)| v.clone());
-        match config_dir {
-            // CLAUDE_CONFIG_DIR may list several directories separated by commas.
-            Some(dirs) => dirs
-                .split(',')
-                .map(str::trim)
-                .filter(|d| !d.is_empty())
-                .map(|d| {
-                    glob(
-                        GlobBase::Absolute,
-                        format!("{}/projects/*/*.jsonl", d.trim_end_matches('/')),
-                    )
-                })
-                .collect(),
-            None => vec![
-                glob(GlobBase::Home, ".claude/projects/*/*.jsonl".to_string()),
-                glob(
-                    GlobBase::Home,
-                    ".config/claude/projects/*/*.jsonl".to_string(),
-                ),
-            ],
-        }
+    fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
+        transcript_globs(context)
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+/// `~/.claude/projects/<slug>/<session>.jsonl` (or under `~/.config/claude`);
+/// `CLAUDE_CONFIG_DIR`, which may list several directories separated by
+/// commas, replaces both.
+fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
+    let glob = |base: GlobBase, pattern: String| TranscriptGlob {
+        base,
+        pattern,
+        format: "jsonl".to_string(),
+        parser: PARSER.to_string(),
+    };
+    let config_dir = context
+        .env
+        .iter()
+        .find(|(k, v)| k == "CLAUDE_CONFIG_DIR" && !v.is_empty())
+        .map(|(_, v)| v.clone());
+    match config_dir {
+        Some(dirs) => dirs
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| {
+                glob(
+                    GlobBase::Absolute,
+                    format!("{}/projects/*/*.jsonl", d.trim_end_matches('/')),
+                )
+            })
+            .collect(),
+        None => vec![
+            glob(GlobBase::Home, ".claude/projects/*/*.jsonl".to_string()),
+            glob(
+                GlobBase::Home,
+                ".config/claude/projects/*/*.jsonl".to_string(),
+            ),
+        ],
+    }
+}
+
 drover_kit::export!(Claude);
 
 #[cfg(test)]

@@ -7,14 +7,15 @@
 //! `server-requests.jsonl` says which calls each run made (the `seq` numbers
 //! quoted below). A failed call carried no usage at all.
 
+use drover_kit::Adapter;
 use drover_kit::screen::rows_of as lines;
 use drover_kit::testing::{
     Evidence, Run, assert_pane_faults, assert_readings, hook_lines, screen, total,
 };
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
-    TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
+    UsageReport,
 };
 use serde_json::Value;
 
@@ -31,7 +32,7 @@ trait Parse {
 
 impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Claude::parse_turn(profile(), self.output(prior)).expect("parses")
+        Claude::parse_turn(&profile(), &self.output(prior)).expect("parses")
     }
 }
 
@@ -206,7 +207,7 @@ fn every_error_mode_fails_with_the_clis_sentence_and_no_usage() {
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
-    Claude::classify_fault(profile(), lines)
+    Claude::classify_fault(&profile(), &lines)
 }
 
 #[test]
@@ -331,8 +332,8 @@ fn every_pane_reads_as_what_it_shows() {
         // The idle prompt after a 401 offers "Once fixed, resend…".
         (real!("pane-error-401.txt"), Idle, None),
     ];
-    assert_readings(|s| Claude::read_screen(profile(), s), &cases);
-    let idle = Claude::read_screen(profile(), screen(real!("pane-error-429.txt")));
+    assert_readings(|s| Claude::read_screen(&profile(), &s), &cases);
+    let idle = Claude::read_screen(&profile(), &screen(real!("pane-error-429.txt")));
     assert_eq!(idle.evidence, "❯ Resend your message to try again");
 }
 
@@ -369,7 +370,7 @@ fn every_captured_hook_payload_parses() {
     for log in all_hook_logs() {
         for (native, payload) in hook_lines(log) {
             let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Claude::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let e = Claude::parse_hook(&profile(), &native, &bytes).expect("parses");
             let field = |k: &str| payload[k].as_str().map(str::to_string);
             assert_eq!(e.kind, expected_kind(&native), "{native}");
             assert_eq!(e.native, native);
@@ -409,9 +410,9 @@ fn hook_payloads_name_the_run_they_belong_to() {
             .find(|(e, _)| e == "Stop")
             .expect("a Stop hook");
         Claude::parse_hook(
-            profile(),
-            "Stop".to_string(),
-            serde_json::to_vec(&payload).expect("serializes"),
+            &profile(),
+            "Stop",
+            &serde_json::to_vec(&payload).expect("serializes"),
         )
         .expect("parses")
     };
@@ -424,9 +425,9 @@ fn hook_payloads_name_the_run_they_belong_to() {
         .find(|(e, _)| e == "SessionStart")
         .expect("SessionStart");
     let start = Claude::parse_hook(
-        profile(),
-        "SessionStart".to_string(),
-        serde_json::to_vec(start).expect("serializes"),
+        &profile(),
+        "SessionStart",
+        &serde_json::to_vec(start).expect("serializes"),
     )
     .expect("parses");
     assert_eq!(start.reason.as_deref(), Some("resume"));
@@ -452,9 +453,9 @@ fn hook_payloads_name_the_run_they_belong_to() {
             .filter(|(e, _)| e == "StopFailure" || e == "SessionEnd")
             .map(|(native, payload)| {
                 let e = Claude::parse_hook(
-                    profile(),
-                    native,
-                    serde_json::to_vec(&payload).expect("serializes"),
+                    &profile(),
+                    &native,
+                    &serde_json::to_vec(&payload).expect("serializes"),
                 )
                 .expect("parses");
                 (e.reason, e.last_message)
@@ -481,7 +482,7 @@ fn hook_payloads_name_the_run_they_belong_to() {
 }
 
 fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-    drover_kit::testing::tally::<<Claude as Guest>::Tally>(PARSER, files, 4096)
+    drover_kit::testing::tally::<Claude>(PARSER, files, 4096)
 }
 
 const TRANSCRIPT: &str = real!("transcript.jsonl");
@@ -525,10 +526,10 @@ fn transcripts_total_what_the_server_sent() {
 
 #[test]
 fn a_transcript_fed_twice_counts_once() {
-    let t = ChunkedTally::<crate::usage::Parsers>::new(PARSER.to_string());
+    let t = ChunkedTally::of::<crate::Claude>(PARSER);
     for _ in 0..2 {
-        t.begin_file("a.jsonl".to_string());
-        t.feed(TRANSCRIPT.as_bytes().to_vec()).expect("feeds");
+        t.begin_file("a.jsonl");
+        t.feed(TRANSCRIPT.as_bytes()).expect("feeds");
     }
     assert_eq!(total(t.finish()), anthropic(2));
 }
@@ -560,11 +561,11 @@ fn install_request() -> HookInstall {
 fn hooks_install_into_and_leave_the_real_settings_file() {
     let settings = real!("config.settings.json");
     let request = install_request();
-    let before = Claude::detect_hooks(settings.to_string(), request.clone()).expect("detects");
+    let before = Claude::detect_hooks(settings, &request).expect("detects");
     assert_eq!(before.registered, Vec::<String>::new());
     assert_eq!(before.missing.len(), 8);
 
-    let installed = Claude::install_hooks(settings.to_string(), request.clone()).expect("installs");
+    let installed = Claude::install_hooks(settings, &request).expect("installs");
     assert!(installed.changed);
     let value: Value = serde_json::from_str(&installed.text).expect("JSON");
     // The recorder still runs first for every event; drover's relay follows.
@@ -583,13 +584,13 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
         Some(34),
         "no event added or lost"
     );
-    let after = Claude::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+    let after = Claude::detect_hooks(&installed.text, &request).expect("detects");
     assert_eq!(after.registered.len(), 8);
 
-    let again = Claude::install_hooks(installed.text.clone(), request.clone()).expect("installs");
+    let again = Claude::install_hooks(&installed.text, &request).expect("installs");
     assert!(!again.changed);
 
-    let removed = Claude::remove_hooks(installed.text, request).expect("removes");
+    let removed = Claude::remove_hooks(&installed.text, &request).expect("removes");
     assert!(removed.changed);
     let original: Value = serde_json::from_str(settings).expect("JSON");
     let restored: Value = serde_json::from_str(&removed.text).expect("JSON");

@@ -27,15 +27,12 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, day_of, key_of};
+use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of, key_of};
 use serde::Deserialize;
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        (name == crate::PARSER).then(|| Box::new(ClaudeJsonl::default()) as Box<dyn RowParser>)
-    }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    (name == crate::PARSER).then(|| Box::new(ClaudeJsonl::default()) as Box<dyn RowParser>)
 }
 
 #[derive(Default)]
@@ -180,11 +177,10 @@ impl RowParser for ClaudeJsonl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::usage::ChunkedTally;
 
     fn tally(text: &str) -> Option<drover_kit::UsageReport> {
         let files = [("/p/-w/sess-file.jsonl", text)];
-        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, &files, 37)
+        drover_kit::testing::tally::<crate::Claude>(crate::PARSER, &files, 37)
     }
 
     fn row(id: &str, req: &str, input: u64, output: u64, extra: &str) -> String {

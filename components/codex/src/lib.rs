@@ -15,10 +15,13 @@ mod screen;
 mod turn;
 pub mod usage;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg,
 };
 
 pub struct Codex;
@@ -29,92 +32,66 @@ pub const PARSER: &str = "codex-rollout";
 /// The variable that moves Codex's data dir (default `~/.codex`).
 const CODEX_HOME: &str = "CODEX_HOME";
 
-impl Guest for Codex {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Codex {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &["codex-hooks-json"],
+        usage_parsers: &[ParserSpec {
+            name: PARSER,
+            needles: usage::NEEDLES,
+        }],
+        location_env: &[CODEX_HOME],
+        limitations: &[
+            "an interactive pane cannot tell done from idle; the Stop hook can",
+            "Codex has no StopFailure or Notification hook: a failed turn fires no hook, the failure shows only in the pane (■ …) and in exec output",
+            "while a reply streams the TUI may show no busy line; only a spinner in the pane title tells it from idle",
+            "exec --json does not say how many API calls a turn made: parse-turn counts one per completed turn; the rollout parser counts them exactly",
+            "after a resume exec reports thread-cumulative usage; per-turn figures need prior-usage from the engine",
+            "a closed port never fails: Codex keeps printing 'Reconnecting... waiting for network', so the engine's deadline must end the turn",
+            "SessionEnd fires only when the TUI runs without its app-server daemon (features.daemon_auto_start=false)",
+        ],
+        ..Metadata::new("codex", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
 
-    fn describe() -> Description {
-        Description {
-            name: "codex".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec!["codex-hooks-json".to_string()],
-            usage_parsers: vec![UsageParser {
-                name: PARSER.to_string(),
-                needles: usage::NEEDLES.iter().map(|n| n.to_string()).collect(),
-            }],
-            location_env: vec![CODEX_HOME.to_string()],
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; the Stop hook can".to_string(),
-                "Codex has no StopFailure or Notification hook: a failed turn fires no hook, the failure shows only in the pane (■ …) and in exec output".to_string(),
-                "while a reply streams the TUI may show no busy line; only a spinner in the pane title tells it from idle".to_string(),
-                "exec --json does not say how many API calls a turn made: parse-turn counts one per completed turn; the rollout parser counts them exactly".to_string(),
-                "after a resume exec reports thread-cumulative usage; per-turn figures need prior-usage from the engine".to_string(),
-                "a closed port never fails: Codex keeps printing 'Reconnecting... waiting for network', so the engine's deadline must end the turn".to_string(),
-                "SessionEnd fires only when the TUI runs without its app-server daemon (features.daemon_auto_start=false)".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        commands::render(&profile, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        commands::render(profile, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
-        transcript_globs(&context)
+    fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
+        transcript_globs(context)
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -154,7 +131,6 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
     ]
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Codex);
 
 #[cfg(test)]
@@ -202,7 +178,7 @@ mod tests {
     use super::*;
     use crate::tests_support::profile;
     use drover_kit::testing::{Xorshift64, cuts};
-    use drover_kit::{CanonicalEvent, GuestTally, SeatState};
+    use drover_kit::{CanonicalEvent, Screen, SeatState};
 
     const PROFILE_TOML: &str = include_str!("../../../profiles/codex.toml");
     const DOC: &str = include_str!("../../../docs/adapters/codex.md");
@@ -224,7 +200,7 @@ mod tests {
 
     #[test]
     fn transcripts_follow_codex_home() {
-        let default = Codex::transcript_locations(profile(), context(&[]));
+        let default = Codex::transcript_locations(&profile(), &context(&[]));
         assert_eq!(
             patterns(&default),
             [
@@ -238,24 +214,24 @@ mod tests {
                 .all(|g| g.format == "jsonl" && g.parser == "codex-rollout")
         );
         let moved =
-            Codex::transcript_locations(profile(), context(&[("CODEX_HOME", "/t/home/.codex/")]));
+            Codex::transcript_locations(&profile(), &context(&[("CODEX_HOME", "/t/home/.codex/")]));
         assert_eq!(moved[0].base, GlobBase::Absolute);
         assert_eq!(
             moved[0].pattern,
             "/t/home/.codex/sessions/*/*/*/rollout-*.jsonl"
         );
         let relative =
-            Codex::transcript_locations(profile(), context(&[("CODEX_HOME", "./state")]));
+            Codex::transcript_locations(&profile(), &context(&[("CODEX_HOME", "./state")]));
         assert_eq!(
             patterns(&relative)[1],
             (GlobBase::Cwd, "state/archived_sessions/rollout-*.jsonl")
         );
-        let tilde = Codex::transcript_locations(profile(), context(&[("CODEX_HOME", "~/alt")]));
+        let tilde = Codex::transcript_locations(&profile(), &context(&[("CODEX_HOME", "~/alt")]));
         assert_eq!(
             patterns(&tilde)[0],
             (GlobBase::Home, "alt/sessions/*/*/*/rollout-*.jsonl")
         );
-        let blank = Codex::transcript_locations(profile(), context(&[("CODEX_HOME", " ")]));
+        let blank = Codex::transcript_locations(&profile(), &context(&[("CODEX_HOME", " ")]));
         assert_eq!(blank[0].base, GlobBase::Home);
     }
 
@@ -323,7 +299,7 @@ mod tests {
     fn no_line_of_the_profile_or_the_docs_reads_as_a_fault() {
         // Both files quote every fault sentence; none of them may classify.
         for line in PROFILE_TOML.lines().chain(DOC.lines()) {
-            let fault = Codex::classify_fault(profile(), vec![line.to_string()]);
+            let fault = Codex::classify_fault(&profile(), &[line.to_string()]);
             assert_eq!(fault, None, "{line}");
         }
     }
@@ -366,17 +342,17 @@ mod tests {
             }
         }
         for (n, input) in inputs.iter().enumerate() {
-            let _ = Codex::parse_hook(profile(), "Stop".to_string(), input.clone());
-            let tally = <Codex as Guest>::Tally::new(PARSER.to_string());
-            tally.begin_file("rollout-x.jsonl".to_string());
+            let _ = Codex::parse_hook(&profile(), "Stop", input);
+            let tally = drover_kit::usage::ChunkedTally::of::<Codex>(PARSER);
+            tally.begin_file("rollout-x.jsonl");
             for chunk in input.chunks(29) {
-                tally.feed(chunk.to_vec()).expect("feeds");
+                tally.feed(chunk).expect("feeds");
             }
             let _ = tally.finish();
             let text = String::from_utf8_lossy(input);
             let reading = Codex::read_screen(
-                profile(),
-                Screen {
+                &profile(),
+                &Screen {
                     rows: text.lines().map(str::to_string).collect(),
                     title: text.to_string(),
                 },
@@ -394,15 +370,18 @@ mod tests {
                 continue;
             }
             let _ = Codex::parse_turn(
-                profile(),
-                TurnOutput {
+                &profile(),
+                &TurnOutput {
                     stdout: text.to_string(),
                     stderr: text.to_string(),
                     exit_code: Some(1),
                     prior_usage: None,
                 },
             );
-            let _ = Codex::classify_fault(profile(), text.lines().map(str::to_string).collect());
+            let _ = Codex::classify_fault(
+                &profile(),
+                &text.lines().map(str::to_string).collect::<Vec<_>>(),
+            );
         }
     }
 }

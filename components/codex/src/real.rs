@@ -8,10 +8,11 @@
 //! reasoning 5. `server-requests.jsonl` gives the calls per run (the `seq`
 //! numbers quoted below). A failed call carried no usage.
 
+use drover_kit::Adapter;
 use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult,
-    Usage, UsageReport,
+    CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
+    UsageReport,
 };
 use serde_json::Value;
 
@@ -28,7 +29,7 @@ trait Parse {
 
 impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Codex::parse_turn(profile(), self.output(prior)).expect("parses")
+        Codex::parse_turn(&profile(), &self.output(prior)).expect("parses")
     }
 }
 
@@ -181,7 +182,7 @@ fn every_error_mode_fails_with_the_clis_sentence() {
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
-    Codex::classify_fault(profile(), lines)
+    Codex::classify_fault(&profile(), &lines)
 }
 
 #[test]
@@ -278,7 +279,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Codex has exited; only its usage summary and resume hint remain.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    assert_readings(|s| Codex::read_screen(profile(), s), &cases);
+    assert_readings(|s| Codex::read_screen(&profile(), &s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
@@ -310,7 +311,7 @@ fn every_captured_hook_payload_parses() {
     for log in all_hook_logs() {
         for (native, payload) in hook_lines(log) {
             let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Codex::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let e = Codex::parse_hook(&profile(), &native, &bytes).expect("parses");
             let field = |k: &str| payload[k].as_str().map(str::to_string);
             assert_eq!(e.kind, expected_kind(&native), "{native}");
             assert_eq!(e.session_id, field("session_id"));
@@ -365,9 +366,9 @@ fn failed_turns_fire_session_end_but_no_stop() {
         .find(|(e, _)| e == "SessionStart")
         .expect("SessionStart");
     let e = Codex::parse_hook(
-        profile(),
-        "SessionStart".to_string(),
-        serde_json::to_vec(start).expect("serializes"),
+        &profile(),
+        "SessionStart",
+        &serde_json::to_vec(start).expect("serializes"),
     )
     .expect("parses");
     assert_eq!(
@@ -377,7 +378,7 @@ fn failed_turns_fire_session_end_but_no_stop() {
 }
 
 fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-    drover_kit::testing::tally::<<Codex as Guest>::Tally>(PARSER, files, 4096)
+    drover_kit::testing::tally::<Codex>(PARSER, files, 4096)
 }
 
 const ROLLOUT: &str = real!("rollout.jsonl");
@@ -441,9 +442,9 @@ fn hooks_install_into_and_leave_the_real_hooks_file() {
             .collect(),
         marker: "drover hook --cli".to_string(),
     };
-    let before = Codex::detect_hooks(hooks.to_string(), request.clone()).expect("detects");
+    let before = Codex::detect_hooks(hooks, &request).expect("detects");
     assert_eq!(before.missing.len(), 6);
-    let installed = Codex::install_hooks(hooks.to_string(), request.clone()).expect("installs");
+    let installed = Codex::install_hooks(hooks, &request).expect("installs");
     assert!(installed.changed);
     let value: Value = serde_json::from_str(&installed.text).expect("JSON");
     let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
@@ -455,13 +456,13 @@ fn hooks_install_into_and_leave_the_real_hooks_file() {
     );
     assert_eq!(value["hooks"].as_object().map(|h| h.len()), Some(12));
     assert_eq!(
-        Codex::detect_hooks(installed.text.clone(), request.clone())
+        Codex::detect_hooks(&installed.text, &request)
             .expect("detects")
             .registered
             .len(),
         6
     );
-    let removed = Codex::remove_hooks(installed.text, request).expect("removes");
+    let removed = Codex::remove_hooks(&installed.text, &request).expect("removes");
     assert!(removed.changed);
     let original: Value = serde_json::from_str(hooks).expect("JSON");
     let restored: Value = serde_json::from_str(&removed.text).expect("JSON");

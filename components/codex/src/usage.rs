@@ -26,7 +26,7 @@
 use std::collections::{HashMap, HashSet};
 
 use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, day_of, key_of};
+use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of, key_of};
 use serde::{Deserialize, Deserializer};
 
 /// Every row this parser reads contains one of these.
@@ -37,12 +37,9 @@ pub const NEEDLES: &[&str] = &[
     "\"session_meta\"",
 ];
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        (name == crate::PARSER).then(|| Box::new(Rollout::default()) as Box<dyn RowParser>)
-    }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    (name == crate::PARSER).then(|| Box::new(Rollout::default()) as Box<dyn RowParser>)
 }
 
 /// A string field read leniently: any other JSON value is absent.
@@ -380,7 +377,6 @@ impl RowParser for Rollout {
 mod tests {
     use super::*;
     use drover_kit::UsageReport;
-    use drover_kit::usage::ChunkedTally;
 
     const FILE: &str = "/h/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl";
     const THREAD: &str = "019a9776-0a34-7842-8627-112b63d66e90";
@@ -389,7 +385,7 @@ mod tests {
     const UPGRADED: &str = include_str!("../fixtures/rollout-upgraded.jsonl");
 
     fn tally_files(files: &[(&str, &str)]) -> Option<UsageReport> {
-        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 41)
+        drover_kit::testing::tally::<crate::Codex>(crate::PARSER, files, 41)
     }
 
     fn tally(text: &str) -> Option<UsageReport> {

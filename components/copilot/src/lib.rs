@@ -14,10 +14,13 @@ mod screen;
 mod turn;
 pub mod usage;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Copilot;
@@ -28,90 +31,64 @@ pub const PARSER: &str = "copilot-events";
 /// The hook-config dialect Copilot reads from `.github/copilot/settings.json`.
 pub const DIALECT: &str = "copilot-settings-json";
 
-impl Guest for Copilot {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Copilot {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &[DIALECT],
+        usage_parsers: &[ParserSpec {
+            name: PARSER,
+            needles: &["\"modelMetrics\""],
+        }],
+        location_env: &["COPILOT_HOME"],
+        limitations: &[
+            "an interactive pane cannot tell done from idle; agentStop fires once per response turn, not once per task",
+            "headless `--output-format json` output carries no token counts: turn usage is none and comes from events.jsonl once the session shuts down",
+            "token totals only land in the trailing session.shutdown line, about a second after agentStop",
+            "a subagent's agentStop is recognised only by its empty transcriptPath or toolu_ session id",
+            "session.shutdown snapshots are read as per-model cumulative counters; a later lifecycle whose counters all grow is counted as a continuation",
+        ],
+        ..Metadata::new("copilot", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
 
-    fn describe() -> Description {
-        Description {
-            name: "copilot".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec![DIALECT.to_string()],
-            usage_parsers: vec![UsageParser {
-                name: PARSER.to_string(),
-                needles: vec!["\"modelMetrics\"".to_string()],
-            }],
-            location_env: vec!["COPILOT_HOME".to_string()],
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; agentStop fires once per response turn, not once per task".to_string(),
-                "headless `--output-format json` output carries no token counts: turn usage is none and comes from events.jsonl once the session shuts down".to_string(),
-                "token totals only land in the trailing session.shutdown line, about a second after agentStop".to_string(),
-                "a subagent's agentStop is recognised only by its empty transcriptPath or toolu_ session id".to_string(),
-                "session.shutdown snapshots are read as per-model cumulative counters; a later lifecycle whose counters all grow is counted as a continuation".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
-        transcript_globs(&context)
+    fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
+        transcript_globs(context)
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -142,7 +119,6 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Copilot);
 
 #[cfg(test)]
@@ -186,7 +162,7 @@ mod tests_support {
 mod tests {
     use super::*;
     use drover_kit::screen::rows_of;
-    use drover_kit::{GuestTally, LocationContext};
+    use drover_kit::{Capability, LocationContext, Screen};
 
     #[test]
     fn describe_lists_what_is_implemented() {
@@ -243,10 +219,10 @@ mod tests {
             ] {
                 let _ = hooks::parse(&profile, native, bytes);
             }
-            let tally = <Copilot as Guest>::Tally::new(PARSER.to_string());
-            tally.begin_file("/h/.copilot/session-state/s/events.jsonl".to_string());
+            let tally = drover_kit::usage::ChunkedTally::of::<Copilot>(PARSER);
+            tally.begin_file("/h/.copilot/session-state/s/events.jsonl");
             for chunk in bytes.chunks(61) {
-                let _ = tally.feed(chunk.to_vec());
+                let _ = tally.feed(chunk);
             }
             let _ = tally.finish();
             let text = String::from_utf8_lossy(bytes);

@@ -24,16 +24,13 @@
 use std::collections::HashMap;
 
 use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, day_of};
+use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        (name == crate::PARSER).then(|| Box::new(CopilotEvents::default()) as Box<dyn RowParser>)
-    }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    (name == crate::PARSER).then(|| Box::new(CopilotEvents::default()) as Box<dyn RowParser>)
 }
 
 /// One model's counters as written in a snapshot.
@@ -236,10 +233,9 @@ impl RowParser for CopilotEvents {
 mod tests {
     use super::*;
     use drover_kit::UsageReport;
-    use drover_kit::usage::ChunkedTally;
 
     fn tally_files(files: &[(&str, &str)]) -> Option<UsageReport> {
-        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 29)
+        drover_kit::testing::tally::<crate::Copilot>(crate::PARSER, files, 29)
     }
 
     fn tally(text: &str) -> Option<UsageReport> {

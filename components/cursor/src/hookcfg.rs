@@ -11,8 +11,17 @@
 //! where; removal leaves the user's meaning, and a file left with only
 //! drover's scaffolding becomes empty text (the engine deletes it).
 
-use drover_kit::{AdapterError, HookEdit, HookInstall, HookStatus, invalid, unsupported};
+use drover_kit::{
+    AdapterError, HookEdit, HookEditor, HookInstall, HookStatus, invalid, unsupported,
+};
 use serde_json::{Map, Value, json};
+
+/// This module's install, remove and detect, for `Adapter::HOOK_EDITOR`.
+pub const EDITOR: HookEditor = HookEditor {
+    install,
+    remove,
+    detect,
+};
 
 pub const DIALECT: &str = "cursor-hooks-json";
 

@@ -15,10 +15,13 @@ mod screen;
 mod turn;
 pub mod usage;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, prompt,
 };
 
 pub struct Cursor;
@@ -27,89 +30,62 @@ pub struct Cursor;
 /// line. Cursor's own transcripts carry no token counts.
 pub const PARSER: &str = "cursor-json";
 
-impl Guest for Cursor {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Cursor {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &[hookcfg::DIALECT],
+        usage_parsers: &[ParserSpec {
+            name: PARSER,
+            needles: &["\"usage\""],
+        }],
+        limitations: &[
+            "a pane is never read as idle: no idle marker of the cursor-agent TUI is known; a pane without busy or prompt evidence reads as unknown",
+            "agent transcripts carry no token counts; usage comes only from headless json results (no model name, no call count)",
+            "a headless run refused for workspace trust exits 0 with a plain-text notice; it reads as blocked on the trust dialog",
+            "whether the cached part is inside inputTokens is undocumented; input is taken as reported",
+        ],
+        ..Metadata::new("cursor", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::EDITOR);
 
-    fn describe() -> Description {
-        Description {
-            name: "cursor".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec![hookcfg::DIALECT.to_string()],
-            usage_parsers: vec![UsageParser {
-                name: PARSER.to_string(),
-                needles: vec!["\"usage\"".to_string()],
-            }],
-            location_env: vec![],
-            limitations: vec![
-                "a pane is never read as idle: no idle marker of the cursor-agent TUI is known; a pane without busy or prompt evidence reads as unknown".to_string(),
-                "agent transcripts carry no token counts; usage comes only from headless json results (no model name, no call count)".to_string(),
-                "a headless run refused for workspace trust exits 0 with a plain-text notice; it reads as blocked on the trust dialog".to_string(),
-                "whether the cached part is inside inputTokens is undocumented; input is taken as reported".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(_profile: Profile, _context: LocationContext) -> Vec<TranscriptGlob> {
+    fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs()
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -133,7 +109,6 @@ fn transcript_globs() -> Vec<TranscriptGlob> {
     ]
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Cursor);
 
 #[cfg(test)]
@@ -166,8 +141,8 @@ mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::GuestTally;
     use drover_kit::screen::rows_of;
+    use drover_kit::{Capability, Screen};
 
     #[test]
     fn describe_lists_what_is_implemented() {
@@ -215,9 +190,9 @@ mod tests {
             for native in ["stop", "sessionStart", "afterAgentResponse", "weird"] {
                 let _ = hooks::parse(&profile, native, bytes);
             }
-            let tally = <Cursor as Guest>::Tally::new(PARSER.to_string());
+            let tally = drover_kit::usage::ChunkedTally::of::<Cursor>(PARSER);
             for chunk in bytes.chunks(61) {
-                let _ = tally.feed(chunk.to_vec());
+                let _ = tally.feed(chunk);
             }
             let _ = tally.finish();
             let text = String::from_utf8_lossy(bytes);

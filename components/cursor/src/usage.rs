@@ -10,17 +10,14 @@
 
 use std::collections::HashSet;
 
-use drover_kit::usage::{Ledger, ParserSet, RowParser, contains, key_of};
+use drover_kit::usage::{Ledger, RowParser, contains, key_of};
 use serde::Deserialize;
 
 use crate::turn::Tokens;
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        (name == crate::PARSER).then(|| Box::new(CursorJson::default()) as Box<dyn RowParser>)
-    }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    (name == crate::PARSER).then(|| Box::new(CursorJson::default()) as Box<dyn RowParser>)
 }
 
 #[derive(Default)]
@@ -66,14 +63,13 @@ impl RowParser for CursorJson {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use drover_kit::UsageReport;
     use drover_kit::usage::ChunkedTally;
-    use drover_kit::{GuestTally, UsageReport};
 
     fn tally(text: &str) -> Option<UsageReport> {
-        let t = ChunkedTally::<Parsers>::new(crate::PARSER.to_string());
+        let t = ChunkedTally::of::<crate::Cursor>(crate::PARSER);
         for chunk in text.as_bytes().chunks(23) {
-            t.feed(chunk.to_vec()).expect("feeds");
+            t.feed(chunk).expect("feeds");
         }
         t.finish()
     }

@@ -19,10 +19,13 @@ pub mod usage;
 #[cfg(test)]
 mod robustness;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Gemini;
@@ -34,82 +37,60 @@ pub const PARSER: &str = "gemini-chat";
 /// puts `.gemini/` under.
 const HOME_ENV: &str = "GEMINI_CLI_HOME";
 
-impl Guest for Gemini {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Gemini {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &["gemini-settings-json"],
+        // No needles: legacy `session-*.json` chats are one pretty-printed
+        // document whose lines carry no marker, so every line must arrive.
+        usage_parsers: &[ParserSpec {
+            name: PARSER,
+            needles: &[],
+        }],
+        location_env: &[HOME_ENV],
+        limitations: &[
+            "an interactive pane cannot tell done from idle; the AfterAgent hook can",
+            "no hook fires when a turn fails: failures are seen only on the pane or in a headless turn's stderr",
+            "while the CLI retries a failing API call the pane shows only a spinner, so it reads as working",
+            "subagent hook events are not marked: Gemini payloads carry no subagent field",
+        ],
+        ..Metadata::new("gemini", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
 
-    fn describe() -> Description {
-        Description {
-            name: "gemini".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec!["gemini-settings-json".to_string()],
-            // No needles: legacy `session-*.json` chats are one pretty-printed
-            // document whose lines carry no marker, so every line must arrive.
-            usage_parsers: vec![UsageParser {
-                name: PARSER.to_string(),
-                needles: Vec::new(),
-            }],
-            location_env: vec![HOME_ENV.to_string()],
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; the AfterAgent hook can".to_string(),
-                "no hook fires when a turn fails: failures are seen only on the pane or in a headless turn's stderr".to_string(),
-                "while the CLI retries a failing API call the pane shows only a spinner, so it reads as working".to_string(),
-                "subagent hook events are not marked: Gemini payloads carry no subagent field".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+    fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         let root = context
             .env
             .iter()
@@ -134,16 +115,11 @@ impl Guest for Gemini {
         ]
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Gemini);
 
 #[cfg(test)]
@@ -182,6 +158,7 @@ mod tests_support {
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::HookInstall;
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
         LocationContext {
@@ -208,7 +185,7 @@ mod tests {
 
     #[test]
     fn transcripts_live_under_the_home_or_gemini_cli_home() {
-        let globs = Gemini::transcript_locations(profile(), context(&[]));
+        let globs = Gemini::transcript_locations(&profile(), &context(&[]));
         let patterns: Vec<(GlobBase, &str, &str)> = globs
             .iter()
             .map(|g| (g.base, g.pattern.as_str(), g.format.as_str()))
@@ -227,13 +204,13 @@ mod tests {
         );
         assert!(globs.iter().all(|g| g.parser == "gemini-chat"));
         let moved =
-            Gemini::transcript_locations(profile(), context(&[("GEMINI_CLI_HOME", "/srv/g/")]));
+            Gemini::transcript_locations(&profile(), &context(&[("GEMINI_CLI_HOME", "/srv/g/")]));
         assert_eq!(moved[0].base, GlobBase::Absolute);
         assert_eq!(
             moved[0].pattern,
             "/srv/g/.gemini/tmp/*/chats/session-*.jsonl"
         );
-        let empty = Gemini::transcript_locations(profile(), context(&[("GEMINI_CLI_HOME", "")]));
+        let empty = Gemini::transcript_locations(&profile(), &context(&[("GEMINI_CLI_HOME", "")]));
         assert_eq!(empty[0].base, GlobBase::Home);
     }
 
@@ -246,7 +223,7 @@ mod tests {
             marker: "drover hook".to_string(),
         };
         let user = include_str!("../fixtures/settings.user.json");
-        let installed = Gemini::install_hooks(user.to_string(), request.clone()).expect("installs");
+        let installed = Gemini::install_hooks(user, &request).expect("installs");
         assert!(installed.changed);
         let value: serde_json::Value = serde_json::from_str(&installed.text).expect("json");
         // The user's own recorder hook and settings stay, drover's entry follows it.
@@ -264,19 +241,17 @@ mod tests {
             value["hooks"]["PreCompress"][0]["hooks"][0]["timeout"],
             60000
         );
-        let status =
-            Gemini::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+        let status = Gemini::detect_hooks(&installed.text, &request).expect("detects");
         assert_eq!(status.registered.len(), 5);
         assert!(status.missing.is_empty());
-        let again =
-            Gemini::install_hooks(installed.text.clone(), request.clone()).expect("idempotent");
+        let again = Gemini::install_hooks(&installed.text, &request).expect("idempotent");
         assert!(!again.changed);
-        let removed = Gemini::remove_hooks(installed.text, request.clone()).expect("removes");
+        let removed = Gemini::remove_hooks(&installed.text, &request).expect("removes");
         let back: serde_json::Value = serde_json::from_str(&removed.text).expect("json");
         let original: serde_json::Value = serde_json::from_str(user).expect("json");
         assert_eq!(back, original);
         assert!(matches!(
-            Gemini::install_hooks("{\"hooks\": []}".to_string(), request),
+            Gemini::install_hooks("{\"hooks\": []}", &request),
             Err(AdapterError::InvalidInput(_))
         ));
     }

@@ -8,10 +8,11 @@
 //! reasoning). `server-requests.jsonl` gives the calls per run (the `seq`
 //! numbers quoted below). A failed call carried no usage.
 
+use drover_kit::Adapter;
 use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult,
-    Usage, UsageReport,
+    CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
+    UsageReport,
 };
 use serde_json::Value;
 
@@ -29,7 +30,7 @@ trait Parse {
 impl Parse for Run {
     fn parse(&self) -> TurnResult {
         // Stats are per process; a prior record changes nothing.
-        Gemini::parse_turn(profile(), self.output(Some(gemini(1)))).expect("parses")
+        Gemini::parse_turn(&profile(), &self.output(Some(gemini(1)))).expect("parses")
     }
 }
 
@@ -214,7 +215,7 @@ fn every_error_mode_fails_with_the_clis_message() {
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
-    Gemini::classify_fault(profile(), lines)
+    Gemini::classify_fault(&profile(), &lines)
 }
 
 #[test]
@@ -295,7 +296,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Gemini has quit; its summary box and hook log remain.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    assert_readings(|s| Gemini::read_screen(profile(), s), &cases);
+    assert_readings(|s| Gemini::read_screen(&profile(), &s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
@@ -331,7 +332,7 @@ fn every_captured_hook_payload_parses() {
     for log in all_hook_logs() {
         for (native, payload) in hook_lines(log) {
             let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Gemini::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let e = Gemini::parse_hook(&profile(), &native, &bytes).expect("parses");
             let field = |k: &str| payload[k].as_str().map(str::to_string);
             assert_eq!(e.kind, expected_kind(&native), "{native}");
             assert_eq!(e.session_id, field("session_id"));
@@ -370,9 +371,9 @@ fn hooks_tie_to_their_runs_and_failures_fire_no_end() {
             .filter(|(e, _)| e == "AfterAgent")
             .map(|(native, payload)| {
                 let e = Gemini::parse_hook(
-                    profile(),
-                    native,
-                    serde_json::to_vec(&payload).expect("serializes"),
+                    &profile(),
+                    &native,
+                    &serde_json::to_vec(&payload).expect("serializes"),
                 )
                 .expect("parses");
                 (e.session_id, e.last_message)
@@ -402,7 +403,7 @@ fn hooks_tie_to_their_runs_and_failures_fire_no_end() {
 }
 
 fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-    drover_kit::testing::tally::<<Gemini as Guest>::Tally>(PARSER, files, 4096)
+    drover_kit::testing::tally::<Gemini>(PARSER, files, 4096)
 }
 
 const CHAT: &str = real!("transcript.jsonl");
@@ -451,13 +452,13 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
         marker: "drover hook --cli".to_string(),
     };
     assert_eq!(
-        Gemini::detect_hooks(settings.to_string(), request.clone())
+        Gemini::detect_hooks(settings, &request)
             .expect("detects")
             .missing
             .len(),
         5
     );
-    let installed = Gemini::install_hooks(settings.to_string(), request.clone()).expect("installs");
+    let installed = Gemini::install_hooks(settings, &request).expect("installs");
     assert!(installed.changed);
     let value: Value = serde_json::from_str(&installed.text).expect("JSON");
     let after = value["hooks"]["AfterAgent"].as_array().expect("list");
@@ -469,13 +470,13 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
     assert_eq!(value["general"]["maxAttempts"], 1);
     assert_eq!(value["hooks"].as_object().map(|h| h.len()), Some(11));
     assert_eq!(
-        Gemini::detect_hooks(installed.text.clone(), request.clone())
+        Gemini::detect_hooks(&installed.text, &request)
             .expect("detects")
             .registered
             .len(),
         5
     );
-    let removed = Gemini::remove_hooks(installed.text, request).expect("removes");
+    let removed = Gemini::remove_hooks(&installed.text, &request).expect("removes");
     let original: Value = serde_json::from_str(settings).expect("JSON");
     let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
     assert_eq!(restored, original);

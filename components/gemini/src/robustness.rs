@@ -2,9 +2,10 @@
 //! fixture go through hook parsing, the tally, turn parsing and the screen
 //! and fault readers.
 
+use drover_kit::Adapter;
 use drover_kit::testing::{Xorshift64Star, cuts};
 use drover_kit::usage::ChunkedTally;
-use drover_kit::{Guest, GuestTally, Screen, TurnOutput};
+use drover_kit::{Screen, TurnOutput};
 
 use crate::Gemini;
 use crate::tests_support::profile;
@@ -76,17 +77,17 @@ fn arbitrary_bytes_never_panic() {
     for (n, input) in inputs().into_iter().enumerate() {
         let text = String::from_utf8_lossy(&input).into_owned();
         for native in ["AfterAgent", "Notification", "SessionStart", "Bogus"] {
-            let _ = Gemini::parse_hook(profile(), native.to_string(), input.clone());
+            let _ = Gemini::parse_hook(&profile(), native, &input);
         }
         for name in [
             "/h/.gemini/tmp/p/chats/session-a.jsonl",
             "/h/.gemini/tmp/p/chats/session-a.json",
             "x/chats/p/s.jsonl",
         ] {
-            let tally = ChunkedTally::<crate::usage::Parsers>::new(crate::PARSER.to_string());
-            tally.begin_file(name.to_string());
+            let tally = ChunkedTally::of::<crate::Gemini>(crate::PARSER);
+            tally.begin_file(name);
             for chunk in input.chunks(17) {
-                tally.feed(chunk.to_vec()).expect("known parser");
+                tally.feed(chunk).expect("known parser");
             }
             let _ = tally.finish();
         }
@@ -94,7 +95,7 @@ fn arbitrary_bytes_never_panic() {
             rows: text.lines().map(str::to_string).collect(),
             title: text.clone(),
         };
-        let _ = Gemini::read_screen(profile(), screen);
+        let _ = Gemini::read_screen(&profile(), &screen);
         // The rest compile their rules per call: a quarter of the inputs
         // keeps the test quick in debug builds.
         if n % 4 != 0 {
@@ -106,9 +107,12 @@ fn arbitrary_bytes_never_panic() {
             exit_code: Some(1),
             prior_usage: None,
         };
-        let _ = Gemini::parse_turn(profile(), output);
-        let _ = Gemini::classify_fault(profile(), text.lines().map(str::to_string).collect());
-        let _ = Gemini::install_hooks(text.clone(), hook_request());
+        let _ = Gemini::parse_turn(&profile(), &output);
+        let _ = Gemini::classify_fault(
+            &profile(),
+            &text.lines().map(str::to_string).collect::<Vec<_>>(),
+        );
+        let _ = Gemini::install_hooks(&text, &hook_request());
     }
 }
 

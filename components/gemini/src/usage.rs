@@ -31,17 +31,14 @@
 use std::collections::HashMap;
 
 use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, day_of};
+use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        (name == crate::PARSER).then(|| Box::new(GeminiChat::default()) as Box<dyn RowParser>)
-    }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    (name == crate::PARSER).then(|| Box::new(GeminiChat::default()) as Box<dyn RowParser>)
 }
 
 /// A legacy chat document larger than this is rejected rather than held.
@@ -314,7 +311,6 @@ impl RowParser for GeminiChat {
 mod tests {
     use super::*;
     use drover_kit::UsageReport;
-    use drover_kit::usage::ChunkedTally;
 
     const SESSION: &str = include_str!("../fixtures/chat-session.jsonl");
     const LEGACY: &str = include_str!("../fixtures/chat-legacy.json");
@@ -324,7 +320,7 @@ mod tests {
     /// Tallies `(file name, text)` pairs in one tally, in small chunks so
     /// rows straddle chunk boundaries.
     fn tally(files: &[(&str, &str)]) -> Option<UsageReport> {
-        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 41)
+        drover_kit::testing::tally::<crate::Gemini>(crate::PARSER, files, 41)
     }
 
     fn fields(u: Usage) -> (u64, u64, u64, u64, u64, u64) {

@@ -7,7 +7,14 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::{AdapterError, HookEdit, HookInstall, HookStatus, invalid, unsupported};
+use crate::{AdapterError, HookEdit, HookEditor, HookInstall, HookStatus, invalid, unsupported};
+
+/// This module's install, remove and detect, for `Adapter::HOOK_EDITOR`.
+pub const JSON: HookEditor = HookEditor {
+    install,
+    remove,
+    detect,
+};
 
 /// The dialects this module knows.
 pub const DIALECTS: &[&str] = &[

@@ -1,7 +1,9 @@
-//! Shared guest-side code for drover adapter components.
+//! Shared guest-side code for drover adapter components: the SDK.
 //!
-//! The WIT bindings are generated here once; every CLI adapter crate uses the
-//! generated types directly and exports itself with [`export!`]. The helper
+//! The WIT bindings are generated here once. An adapter crate implements
+//! [`Adapter`] (every function has a default, so it writes only what its CLI
+//! needs) and exports itself with [`export!`]; it uses the generated types
+//! directly. The helper
 //! modules hold the CLI-independent logic (prompt templates, payload field
 //! lookup, hook-config editing per dialect, fault and screen rule engines,
 //! usage bookkeeping) so that an adapter crate is mostly data about its CLI.
@@ -13,11 +15,14 @@ wit_bindgen::generate!({
     world: "adapter",
     path: "../../wit",
     pub_export_macro: true,
-    export_macro_name: "export",
+    // Wrapped by this crate's own `export!`, which exports an `Adapter`.
+    export_macro_name: "__export_world",
     default_bindings_module: "drover_kit",
     additional_derives: [PartialEq],
 });
 
+mod adapter;
+pub mod claims;
 pub mod faults;
 pub mod hookcfg;
 pub mod patterns;
@@ -28,11 +33,14 @@ pub mod screen;
 pub mod testing;
 pub mod usage;
 
+pub use adapter::{
+    Adapter, CLI_CAPABILITIES, Exports, HookEditor, Metadata, NO_SCREEN_RULE, ParserSpec,
+    not_implemented,
+};
 pub use drover::adapter::types::*;
-pub use exports::drover::adapter::cli::{Guest, GuestTally};
 
 /// The WIT package version this kit was generated from; `describe` reports it.
-pub const WIT_VERSION: &str = "0.1.0";
+pub const WIT_VERSION: &str = "0.2.0";
 
 /// Shorthand for an `invalid-input` error.
 pub fn invalid(message: impl Into<String>) -> AdapterError {

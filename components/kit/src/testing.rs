@@ -12,8 +12,9 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::screen::{ScreenRule, rows_of};
+use crate::usage::ChunkedTally;
 use crate::{
-    Conversation, Fault, FaultKind, GuestTally, LaunchRequest, PromptKind, Screen, ScreenReading,
+    Adapter, Conversation, Fault, FaultKind, LaunchRequest, PromptKind, Screen, ScreenReading,
     SeatState, TurnOutput, Usage, UsageReport,
 };
 
@@ -257,18 +258,18 @@ pub fn hook_lines(log: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// Tallies `files` (name, text) with a `T` for `parser`, fed in `chunk`-byte
+/// Tallies `files` (name, text) with `A`'s `parser`, fed in `chunk`-byte
 /// pieces so rows straddle chunk boundaries.
-pub fn tally<T: GuestTally>(
+pub fn tally<A: Adapter>(
     parser: &str,
     files: &[(&str, &str)],
     chunk: usize,
 ) -> Option<UsageReport> {
-    let t = T::new(parser.to_string());
+    let t = ChunkedTally::of::<A>(parser);
     for (name, text) in files {
-        t.begin_file(name.to_string());
+        t.begin_file(name);
         for piece in text.as_bytes().chunks(chunk) {
-            t.feed(piece.to_vec()).expect("feeds");
+            t.feed(piece).expect("feeds");
         }
     }
     t.finish()

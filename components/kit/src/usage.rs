@@ -8,9 +8,8 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
-use std::marker::PhantomData;
 
-use crate::{AdapterError, GuestTally, Usage, UsageEntry, UsageReport, unsupported};
+use crate::{Adapter, AdapterError, Usage, UsageEntry, UsageReport, unsupported};
 
 pub const MAX_LINE_BYTES: usize = 16 << 20;
 
@@ -155,11 +154,6 @@ pub trait RowParser {
     fn end_file(&mut self, _ledger: &mut Ledger) {}
 }
 
-/// The parsers an adapter offers, by name.
-pub trait ParserSet: 'static {
-    fn make(name: &str) -> Option<Box<dyn RowParser>>;
-}
-
 struct TallyState {
     parser: Option<Box<dyn RowParser>>,
     parser_name: String,
@@ -182,36 +176,44 @@ impl TallyState {
     }
 }
 
-/// The `tally` resource, generic over an adapter's parser set.
-pub struct ChunkedTally<S: ParserSet> {
+/// What the `tally` resource does: files begin, chunks are cut into lines
+/// for one [`RowParser`], and `finish` reports the ledger. The export wraps
+/// it (interior mutability, because resource methods take `&self`); tests
+/// and benchmarks drive it directly.
+pub struct ChunkedTally {
     state: RefCell<TallyState>,
-    _set: PhantomData<S>,
 }
 
-impl<S: ParserSet> GuestTally for ChunkedTally<S> {
-    fn new(parser: String) -> Self {
+impl ChunkedTally {
+    /// A tally for `parser_name`; `parser` is `None` when the adapter has no
+    /// parser of that name, and then every `feed` answers `unsupported`.
+    pub fn new(parser_name: &str, parser: Option<Box<dyn RowParser>>) -> ChunkedTally {
         ChunkedTally {
             state: RefCell::new(TallyState {
-                parser: S::make(&parser),
-                parser_name: parser,
+                parser,
+                parser_name: parser_name.to_string(),
                 ledger: Ledger::default(),
                 lines: Lines::default(),
                 in_file: false,
             }),
-            _set: PhantomData,
         }
     }
 
-    fn begin_file(&self, name: String) {
+    /// A tally with `A`'s parser of that name.
+    pub fn of<A: Adapter>(parser_name: &str) -> ChunkedTally {
+        ChunkedTally::new(parser_name, A::usage_parser(parser_name))
+    }
+
+    pub fn begin_file(&self, name: &str) {
         let mut state = self.state.borrow_mut();
         state.end_file();
         if let Some(parser) = state.parser.as_mut() {
-            parser.begin_file(&name);
+            parser.begin_file(name);
         }
         state.in_file = true;
     }
 
-    fn feed(&self, chunk: Vec<u8>) -> Result<(), AdapterError> {
+    pub fn feed(&self, chunk: &[u8]) -> Result<(), AdapterError> {
         let mut guard = self.state.borrow_mut();
         let state = &mut *guard;
         let Some(parser) = state.parser.as_mut() else {
@@ -225,13 +227,13 @@ impl<S: ParserSet> GuestTally for ChunkedTally<S> {
             state.in_file = true;
         }
         let p = parser.as_mut();
-        state.lines.feed(&chunk, &mut state.ledger, |line, ledger| {
-            p.row(line, ledger)
-        });
+        state
+            .lines
+            .feed(chunk, &mut state.ledger, |line, ledger| p.row(line, ledger));
         Ok(())
     }
 
-    fn finish(&self) -> Option<UsageReport> {
+    pub fn finish(&self) -> Option<UsageReport> {
         let mut state = self.state.borrow_mut();
         state.end_file();
         state.ledger.report()
@@ -340,18 +342,16 @@ mod tests {
             }
         }
     }
-    struct Set;
-    impl ParserSet for Set {
-        fn make(name: &str) -> Option<Box<dyn RowParser>> {
-            (name == "count").then(|| Box::new(Counter) as Box<dyn RowParser>)
-        }
+    fn counting(name: &str) -> ChunkedTally {
+        let parser = (name == "count").then(|| Box::new(Counter) as Box<dyn RowParser>);
+        ChunkedTally::new(name, parser)
     }
 
     #[test]
     fn lines_split_across_chunks_are_joined() {
-        let tally = ChunkedTally::<Set>::new("count".to_string());
+        let tally = counting("count");
         for chunk in [&b"1"[..], b"2\n3", b"0\n", b"x\n4"] {
-            tally.feed(chunk.to_vec()).expect("feeds");
+            tally.feed(chunk).expect("feeds");
         }
         let report = tally.finish().expect("usage");
         assert_eq!(report.total().input, 12 + 30 + 4);
@@ -361,21 +361,21 @@ mod tests {
 
     #[test]
     fn no_rows_is_none_and_unknown_parser_is_an_error() {
-        let tally = ChunkedTally::<Set>::new("count".to_string());
+        let tally = counting("count");
         assert_eq!(tally.finish(), None);
-        let other = ChunkedTally::<Set>::new("nope".to_string());
+        let other = counting("nope");
         assert!(matches!(
-            other.feed(b"1\n".to_vec()),
+            other.feed(b"1\n"),
             Err(AdapterError::Unsupported(_))
         ));
     }
 
     #[test]
     fn an_overlong_line_is_dropped_not_buffered() {
-        let tally = ChunkedTally::<Set>::new("count".to_string());
+        let tally = counting("count");
         let big = vec![b'9'; MAX_LINE_BYTES + 1];
-        tally.feed(big).expect("feeds");
-        tally.feed(b"99\n5\n".to_vec()).expect("feeds");
+        tally.feed(&big).expect("feeds");
+        tally.feed(b"99\n5\n").expect("feeds");
         let report = tally.finish().expect("usage");
         assert_eq!(report.total().input, 5);
         assert_eq!(report.rejected_rows, 1);
@@ -383,11 +383,11 @@ mod tests {
 
     #[test]
     fn files_end_their_last_line() {
-        let tally = ChunkedTally::<Set>::new("count".to_string());
-        tally.begin_file("a".to_string());
-        tally.feed(b"7".to_vec()).expect("feeds");
-        tally.begin_file("b".to_string());
-        tally.feed(b"8".to_vec()).expect("feeds");
+        let tally = counting("count");
+        tally.begin_file("a");
+        tally.feed(b"7").expect("feeds");
+        tally.begin_file("b");
+        tally.feed(b"8").expect("feeds");
         assert_eq!(tally.finish().expect("usage").total().input, 15);
     }
 

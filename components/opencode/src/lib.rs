@@ -17,95 +17,76 @@ mod shell;
 mod turn;
 pub mod usage;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, prompt,
 };
 
 pub struct Opencode;
 
-impl Guest for Opencode {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Opencode {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &[plugin::DIALECT],
+        usage_parsers: &[
+            ParserSpec {
+                name: usage::DB,
+                needles: usage::DB_NEEDLES,
+            },
+            ParserSpec {
+                name: usage::JSON,
+                needles: &["\"step_finish\""],
+            },
+        ],
+        location_env: &["XDG_DATA_HOME"],
+        limitations: &[
+            "an interactive pane cannot tell done from idle; the plugin's session.idle can",
+            "opencode has no session-end event; process or window exit has to stand for it",
+            "relayed bus events carry no transcript path and no last assistant message",
+            "a conversation cannot be started with a preset id: opencode picks its own ses_… ids",
+            "headless usage has no model name: run's step events do not carry it",
+        ],
+        ..Metadata::new("opencode", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(plugin::EDITOR);
 
-    fn describe() -> Description {
-        Description {
-            name: "opencode".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec![plugin::DIALECT.to_string()],
-            usage_parsers: vec![
-                UsageParser {
-                    name: usage::DB.to_string(),
-                    needles: usage::DB_NEEDLES.iter().map(|n| n.to_string()).collect(),
-                },
-                UsageParser {
-                    name: usage::JSON.to_string(),
-                    needles: vec!["\"step_finish\"".to_string()],
-                },
-            ],
-            location_env: vec!["XDG_DATA_HOME".to_string()],
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; the plugin's session.idle can".to_string(),
-                "opencode has no session-end event; process or window exit has to stand for it".to_string(),
-                "relayed bus events carry no transcript path and no last assistant message".to_string(),
-                "a conversation cannot be started with a preset id: opencode picks its own ses_… ids".to_string(),
-                "headless usage has no model name: run's step events do not carry it".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        plugin::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        plugin::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        plugin::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(_profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+    fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         // XDG_DATA_HOME counts only when absolute (the XDG spec ignores a
         // relative value, and so does opencode's xdg-basedir).
         let data_home = context
@@ -128,16 +109,11 @@ impl Guest for Opencode {
         }]
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Opencode);
 
 #[cfg(test)]
@@ -175,8 +151,9 @@ mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::CanonicalEvent;
     use drover_kit::testing::{Xorshift64Star, cuts};
-    use drover_kit::{CanonicalEvent, GuestTally};
+    use drover_kit::{HookInstall, Screen};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
         LocationContext {
@@ -192,7 +169,7 @@ mod tests {
     #[test]
     fn the_database_follows_xdg_data_home() {
         let globs = |env: &[(&str, &str)]| {
-            Opencode::transcript_locations(tests_support::profile(), context(env))
+            Opencode::transcript_locations(&tests_support::profile(), &context(env))
                 .into_iter()
                 .map(|g| (g.base, g.pattern, g.format, g.parser))
                 .collect::<Vec<_>>()
@@ -235,9 +212,8 @@ mod tests {
             events: tests_support::profile().hook_events,
             marker: "drover hook".to_string(),
         };
-        let installed = Opencode::install_hooks(String::new(), request.clone()).expect("installs");
-        let status =
-            Opencode::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+        let installed = Opencode::install_hooks("", &request).expect("installs");
+        let status = Opencode::detect_hooks(&installed.text, &request).expect("detects");
         assert_eq!(status.registered.len(), 5);
         // The payload shape the plugin builds, for the event it relays.
         assert!(
@@ -246,18 +222,15 @@ mod tests {
                 .contains("{ type: event.type, properties, session_id: sessionID, cwd }")
         );
         let payload = br#"{"type":"session.idle","properties":{"sessionID":"ses_1"},"session_id":"ses_1","cwd":"/w"}"#;
-        let event = Opencode::parse_hook(
-            tests_support::profile(),
-            "session.idle".to_string(),
-            payload.to_vec(),
-        )
-        .expect("parses");
+        let event =
+            Opencode::parse_hook(&tests_support::profile(), "session.idle", payload.as_ref())
+                .expect("parses");
         assert_eq!(
             (event.kind, event.session_id.as_deref()),
             (CanonicalEvent::Stop, Some("ses_1"))
         );
         assert_eq!(
-            Opencode::remove_hooks(installed.text, request)
+            Opencode::remove_hooks(&installed.text, &request)
                 .expect("removes")
                 .text,
             ""
@@ -323,13 +296,13 @@ mod tests {
             "permission.asked",
             "x",
         ] {
-            let _ = Opencode::parse_hook(profile.clone(), native.to_string(), bytes.to_vec());
+            let _ = Opencode::parse_hook(&profile, native, bytes);
         }
         for parser in [usage::DB, usage::JSON] {
-            let tally = <Opencode as Guest>::Tally::new(parser.to_string());
-            tally.begin_file("opencode.db".to_string());
+            let tally = drover_kit::usage::ChunkedTally::of::<Opencode>(parser);
+            tally.begin_file("opencode.db");
             for chunk in bytes.chunks(7) {
-                let _ = tally.feed(chunk.to_vec());
+                let _ = tally.feed(chunk);
             }
             let _ = tally.finish();
         }
@@ -338,23 +311,26 @@ mod tests {
             rows: drover_kit::screen::rows_of(&text),
             title: text.to_string(),
         };
-        let _ = Opencode::read_screen(profile.clone(), screen);
+        let _ = Opencode::read_screen(&profile, &screen);
         let turn = TurnOutput {
             stdout: text.to_string(),
             stderr: text.to_string(),
             exit_code: Some(0),
             prior_usage: None,
         };
-        let _ = Opencode::parse_turn(profile.clone(), turn);
+        let _ = Opencode::parse_turn(&profile, &turn);
         let request = HookInstall {
             dialect: "opencode-plugin".to_string(),
             relay_command: "drover hook".to_string(),
             events: profile.hook_events.clone(),
             marker: "drover hook".to_string(),
         };
-        let _ = Opencode::detect_hooks(text.to_string(), request.clone());
-        let _ = Opencode::remove_hooks(text.to_string(), request);
-        let _ = Opencode::classify_fault(profile, text.lines().map(str::to_string).collect());
+        let _ = Opencode::detect_hooks(text.as_ref(), &request);
+        let _ = Opencode::remove_hooks(text.as_ref(), &request);
+        let _ = Opencode::classify_fault(
+            &profile,
+            &text.lines().map(str::to_string).collect::<Vec<_>>(),
+        );
     }
 
     #[test]

@@ -16,7 +16,16 @@
 use serde_json::{Map, Value};
 
 use crate::shell::word;
-use drover_kit::{AdapterError, HookEdit, HookInstall, HookStatus, invalid, unsupported};
+use drover_kit::{
+    AdapterError, HookEdit, HookEditor, HookInstall, HookStatus, invalid, unsupported,
+};
+
+/// This module's install, remove and detect, for `Adapter::HOOK_EDITOR`.
+pub const EDITOR: HookEditor = HookEditor {
+    install,
+    remove,
+    detect,
+};
 
 pub const DIALECT: &str = "opencode-plugin";
 

@@ -10,11 +10,12 @@
 //! (seq 1, 4, 7, 58); it is billed but appears neither in `run` output nor
 //! in the `message` table, so the expected figures leave it out.
 
+use drover_kit::Adapter;
 use drover_kit::screen::rows_of as rows;
 use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, GuestTally, HookInstall, PromptKind, SeatState, TurnOutcome,
-    TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
+    UsageReport,
 };
 use serde_json::{Value, json};
 
@@ -33,7 +34,7 @@ trait Parse {
 impl Parse for Run {
     fn parse(&self) -> TurnResult {
         // Step counts are per run; a prior record changes nothing.
-        Opencode::parse_turn(profile(), self.output(Some(chat(1)))).expect("parses")
+        Opencode::parse_turn(&profile(), &self.output(Some(chat(1)))).expect("parses")
     }
 }
 
@@ -80,9 +81,9 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     );
     assert_eq!(total(tool.usage), chat(2));
     // The same stdout through the `opencode-json` parser.
-    let t = <Opencode as Guest>::Tally::new(JSON.to_string());
-    t.begin_file("run.jsonl".to_string());
-    t.feed(run!("headless-tool", "jsonl").stdout.as_bytes().to_vec())
+    let t = drover_kit::usage::ChunkedTally::of::<Opencode>(JSON);
+    t.begin_file("run.jsonl");
+    t.feed(run!("headless-tool", "jsonl").stdout.as_bytes())
         .expect("feeds");
     assert_eq!(total(t.finish()), chat(2));
 }
@@ -159,7 +160,7 @@ fn every_error_mode_fails_with_the_clis_message() {
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
-    Opencode::classify_fault(profile(), lines)
+    Opencode::classify_fault(&profile(), &lines)
 }
 
 #[test]
@@ -229,7 +230,7 @@ fn every_pane_reads_as_what_it_shows() {
         // opencode has exited; only its "Continue opencode -s …" hint is left.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    assert_readings(|s| Opencode::read_screen(profile(), s), &cases);
+    assert_readings(|s| Opencode::read_screen(&profile(), &s), &cases);
 }
 
 /// The recorder logged `{event, payload: properties}`; drover's plugin
@@ -289,7 +290,7 @@ fn every_captured_bus_event_parses() {
                 serde_json::to_vec(&json!({"type": event, "properties": properties}))
                     .expect("serializes"),
             ] {
-                let e = Opencode::parse_hook(profile(), event.clone(), bytes).expect("parses");
+                let e = Opencode::parse_hook(&profile(), &event, &bytes).expect("parses");
                 assert_eq!(e.kind, expected, "{event}");
                 assert_eq!(e.session_id, session, "{event}");
                 assert!(!e.subagent, "{event}");
@@ -309,9 +310,9 @@ fn every_captured_bus_event_parses() {
                 }
             }
             let relayed = Opencode::parse_hook(
-                profile(),
-                event.clone(),
-                serde_json::to_vec(&payload).expect("serializes"),
+                &profile(),
+                &event.clone(),
+                &serde_json::to_vec(&payload).expect("serializes"),
             )
             .expect("parses");
             assert_eq!(relayed.cwd.as_deref(), Some("<tmp>/opencode/work"));
@@ -330,9 +331,9 @@ fn failed_turns_end_with_error_then_idle() {
             .filter(|(e, ..)| e != "session.status" && e != "session.diff")
             .map(|(event, _, payload)| {
                 let e = Opencode::parse_hook(
-                    profile(),
-                    event.clone(),
-                    serde_json::to_vec(&payload).expect("serializes"),
+                    &profile(),
+                    &event.clone(),
+                    &serde_json::to_vec(&payload).expect("serializes"),
                 )
                 .expect("parses");
                 (event, e.session_id)
@@ -372,7 +373,7 @@ fn db_lines(rows_json: &str, parsed: bool) -> String {
 }
 
 fn tally_db(text: &str) -> Option<UsageReport> {
-    drover_kit::testing::tally::<<Opencode as Guest>::Tally>(DB, &[("opencode.db", text)], 1000)
+    drover_kit::testing::tally::<Opencode>(DB, &[("opencode.db", text)], 1000)
 }
 
 #[test]
@@ -436,18 +437,18 @@ fn the_plugin_dialect_leaves_a_foreign_plugin_alone() {
         marker: "drover hook --cli".to_string(),
     };
     let recorder = real!("config.plugin.record.js");
-    assert!(Opencode::install_hooks(recorder.to_string(), request.clone()).is_err());
-    assert!(Opencode::remove_hooks(recorder.to_string(), request.clone()).is_err());
-    let status = Opencode::detect_hooks(recorder.to_string(), request.clone()).expect("detects");
+    assert!(Opencode::install_hooks(recorder, &request).is_err());
+    assert!(Opencode::remove_hooks(recorder, &request).is_err());
+    let status = Opencode::detect_hooks(recorder, &request).expect("detects");
     assert_eq!(status.registered, Vec::<String>::new());
-    let installed = Opencode::install_hooks(String::new(), request.clone()).expect("installs");
+    let installed = Opencode::install_hooks("", &request).expect("installs");
     assert_eq!(
-        Opencode::detect_hooks(installed.text.clone(), request.clone())
+        Opencode::detect_hooks(&installed.text, &request)
             .expect("detects")
             .registered
             .len(),
         request.events.len()
     );
-    let removed = Opencode::remove_hooks(installed.text, request).expect("removes");
+    let removed = Opencode::remove_hooks(&installed.text, &request).expect("removes");
     assert_eq!(removed.text, "");
 }

@@ -25,21 +25,18 @@
 use std::collections::HashSet;
 
 use drover_kit::Usage;
-use drover_kit::usage::{Count, Ledger, ParserSet, RowParser, contains, day_of_millis, key_of};
+use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of_millis, key_of};
 use serde::Deserialize;
 
 pub const DB: &str = "opencode-db";
 pub const JSON: &str = "opencode-json";
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        match name {
-            DB => Some(Box::new(Rows::new(Source::Db))),
-            JSON => Some(Box::new(Rows::new(Source::Json))),
-            _ => None,
-        }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    match name {
+        DB => Some(Box::new(Rows::new(Source::Db))),
+        JSON => Some(Box::new(Rows::new(Source::Json))),
+        _ => None,
     }
 }
 
@@ -289,13 +286,12 @@ impl RowParser for Rows {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::usage::ChunkedTally;
 
     const DB_ROWS: &str = include_str!("../fixtures/db-messages.jsonl");
     const RUN_JSON: &str = include_str!("../fixtures/run-success.jsonl");
 
     fn tally(parser: &str, files: &[(&str, &str)]) -> Option<drover_kit::UsageReport> {
-        drover_kit::testing::tally::<ChunkedTally<Parsers>>(parser, files, 29)
+        drover_kit::testing::tally::<crate::Opencode>(parser, files, 29)
     }
 
     #[test]

@@ -16,10 +16,13 @@ mod screen;
 mod turn;
 pub mod usage;
 
+use drover_kit::faults::FaultRule;
+use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Capability, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent,
-    HookInstall, HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading,
-    TranscriptGlob, TurnOutput, TurnResult, UsageParser, hookcfg, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Qwen;
@@ -32,87 +35,65 @@ pub const PARSER: &str = "qwen-chat";
 /// `QWEN_HOME` moves the whole `~/.qwen`.
 const LOCATION_ENV: &[&str] = &["QWEN_RUNTIME_DIR", "QWEN_HOME"];
 
-impl Guest for Qwen {
-    type Tally = drover_kit::usage::ChunkedTally<usage::Parsers>;
+impl Adapter for Qwen {
+    const METADATA: Metadata = Metadata {
+        capabilities: CLI_CAPABILITIES,
+        dialects: &["claude-settings-json"],
+        usage_parsers: &[
+            ParserSpec {
+                name: PARSER,
+                needles: &["\"usageMetadata\""],
+            },
+            ParserSpec {
+                name: usage::RECORD_PARSER,
+                needles: &["\"models\""],
+            },
+        ],
+        location_env: LOCATION_ENV,
+        limitations: &[
+            "an interactive pane cannot tell done from idle; the Stop hook can",
+            "a headless turn against an unreachable API prints nothing and never gives up; only the engine's deadline ends it",
+            "headless usage counts every API call of the process, including Qwen's managed-auto-memory-extractor; the chat transcript (qwen-chat) misses those calls, ~/.qwen/usage_record.jsonl (qwen-usage-record) has them but covers headless runs only",
+            "transcript-locations offers the files of the profile's usage parser only, so the chats and usage_record.jsonl are never added together",
+        ],
+        ..Metadata::new("qwen", env!("CARGO_PKG_VERSION"))
+    };
+    const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+    const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
+    const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
 
-    fn describe() -> Description {
-        Description {
-            name: "qwen".to_string(),
-            adapter_version: env!("CARGO_PKG_VERSION").to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![
-                Capability::Prompt,
-                Capability::Commands,
-                Capability::Headless,
-                Capability::HookConfig,
-                Capability::HookPayloads,
-                Capability::Transcripts,
-                Capability::Usage,
-                Capability::Faults,
-                Capability::Screen,
-            ],
-            dialects: vec!["claude-settings-json".to_string()],
-            usage_parsers: vec![
-                UsageParser {
-                    name: PARSER.to_string(),
-                    needles: vec!["\"usageMetadata\"".to_string()],
-                },
-                UsageParser {
-                    name: usage::RECORD_PARSER.to_string(),
-                    needles: vec!["\"models\"".to_string()],
-                },
-            ],
-            location_env: LOCATION_ENV.iter().map(|v| v.to_string()).collect(),
-            limitations: vec![
-                "an interactive pane cannot tell done from idle; the Stop hook can".to_string(),
-                "a headless turn against an unreachable API prints nothing and never gives up; only the engine's deadline ends it".to_string(),
-                "headless usage counts every API call of the process, including Qwen's managed-auto-memory-extractor; the chat transcript (qwen-chat) misses those calls, ~/.qwen/usage_record.jsonl (qwen-usage-record) has them but covers headless runs only".to_string(),
-                "transcript-locations offers the files of the profile's usage parser only, so the chats and usage_record.jsonl are never added together".to_string(),
-            ],
-        }
-    }
-
-    fn render_prompt(profile: Profile, text: String) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, &text)
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render(&profile.prompt_template, text)
     }
 
     fn interactive_command(
-        profile: Profile,
-        request: LaunchRequest,
+        profile: &Profile,
+        request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        commands::interactive(&profile, &request)
+        commands::interactive(profile, request)
     }
 
-    fn headless_command(profile: Profile, request: LaunchRequest) -> Result<Command, AdapterError> {
-        commands::headless(&profile, &request)
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
     }
 
-    fn parse_turn(_profile: Profile, output: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(&output))
-    }
-
-    fn install_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::install(&existing, &request)
-    }
-
-    fn remove_hooks(existing: String, request: HookInstall) -> Result<HookEdit, AdapterError> {
-        hookcfg::remove(&existing, &request)
-    }
-
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
-        hookcfg::detect(&existing, &request)
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
     }
 
     fn parse_hook(
-        profile: Profile,
-        native_event: String,
-        payload: Vec<u8>,
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(&profile, &native_event, &payload)
+        hooks::parse(profile, native_event, payload)
     }
 
-    fn transcript_locations(profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
-        let (base, prefix) = data_root(&context);
+    fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
+        let (base, prefix) = data_root(context);
         // The two parsers describe the same calls: offer one set of files.
         let (pattern, parser) = if profile.usage_parser == usage::RECORD_PARSER {
             (format!("{prefix}usage_record.jsonl"), usage::RECORD_PARSER)
@@ -127,12 +108,8 @@ impl Guest for Qwen {
         }]
     }
 
-    fn classify_fault(profile: Profile, lines: Vec<String>) -> Option<Fault> {
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn read_screen(_profile: Profile, screen: Screen) -> ScreenReading {
-        drover_kit::screen::read(screen::RULES, &screen)
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -174,7 +151,6 @@ fn data_root(context: &LocationContext) -> (GlobBase, String) {
     (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
-#[cfg(target_arch = "wasm32")]
 drover_kit::export!(Qwen);
 
 #[cfg(test)]
@@ -215,8 +191,8 @@ mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::CanonicalEvent;
     use drover_kit::testing::{Xorshift64Star, cuts};
+    use drover_kit::{CanonicalEvent, HookInstall, Screen};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
         LocationContext {
@@ -230,7 +206,7 @@ mod tests {
     }
 
     fn globs(env: &[(&str, &str)]) -> Vec<(GlobBase, String)> {
-        Qwen::transcript_locations(tests_support::profile(), context(env))
+        Qwen::transcript_locations(&tests_support::profile(), &context(env))
             .into_iter()
             .map(|g| {
                 assert_eq!((g.format.as_str(), g.parser.as_str()), ("jsonl", PARSER));
@@ -297,7 +273,7 @@ mod tests {
         // The settings shape that worked with Qwen Code 0.24.4 (reference
         // real-cli-configs/qwen.settings.json), one user hook kept.
         let user = include_str!("../fixtures/settings.user.json");
-        let installed = Qwen::install_hooks(user.to_string(), request.clone()).expect("installs");
+        let installed = Qwen::install_hooks(user, &request).expect("installs");
         assert!(installed.changed);
         let value: serde_json::Value = serde_json::from_str(&installed.text).expect("json");
         assert_eq!(
@@ -309,19 +285,17 @@ mod tests {
             "/opt/drover hook --cli qwen Stop"
         );
         assert_eq!(value["security"]["folderTrust"]["enabled"], false);
-        let status = Qwen::detect_hooks(installed.text.clone(), request.clone()).expect("detects");
+        let status = Qwen::detect_hooks(&installed.text, &request).expect("detects");
         assert_eq!(status.registered.len(), 8);
         assert!(status.missing.is_empty());
-        let again =
-            Qwen::install_hooks(installed.text.clone(), request.clone()).expect("idempotent");
+        let again = Qwen::install_hooks(&installed.text, &request).expect("idempotent");
         assert!(!again.changed);
-        let removed = Qwen::remove_hooks(installed.text, request).expect("removes");
+        let removed = Qwen::remove_hooks(&installed.text, &request).expect("removes");
         let back: serde_json::Value = serde_json::from_str(&removed.text).expect("json");
         let original: serde_json::Value = serde_json::from_str(user).expect("json");
         assert_eq!(back, original);
         // Stop in the profile maps to the canonical Stop event.
-        let event = Qwen::parse_hook(tests_support::profile(), "Stop".to_string(), b"{}".to_vec())
-            .expect("parses");
+        let event = Qwen::parse_hook(&tests_support::profile(), "Stop", b"{}").expect("parses");
         assert_eq!(event.kind, CanonicalEvent::Stop);
     }
 
@@ -375,15 +349,14 @@ mod tests {
     }
 
     fn exercise(bytes: &[u8]) {
-        use drover_kit::GuestTally;
         let profile = tests_support::profile();
         for native in ["Stop", "Notification", "StopFailure", "Unknown"] {
-            let _ = Qwen::parse_hook(profile.clone(), native.to_string(), bytes.to_vec());
+            let _ = Qwen::parse_hook(&profile, native, bytes);
         }
-        let tally = <Qwen as Guest>::Tally::new(PARSER.to_string());
-        tally.begin_file("x.jsonl".to_string());
+        let tally = drover_kit::usage::ChunkedTally::of::<Qwen>(PARSER);
+        tally.begin_file("x.jsonl");
         for chunk in bytes.chunks(7) {
-            let _ = tally.feed(chunk.to_vec());
+            let _ = tally.feed(chunk);
         }
         let _ = tally.finish();
         let text = String::from_utf8_lossy(bytes);
@@ -391,15 +364,18 @@ mod tests {
             rows: drover_kit::screen::rows_of(&text),
             title: text.to_string(),
         };
-        let _ = Qwen::read_screen(profile.clone(), screen);
+        let _ = Qwen::read_screen(&profile, &screen);
         let turn = TurnOutput {
             stdout: text.to_string(),
             stderr: text.to_string(),
             exit_code: Some(1),
             prior_usage: None,
         };
-        let _ = Qwen::parse_turn(profile.clone(), turn);
-        let _ = Qwen::classify_fault(profile, text.lines().map(str::to_string).collect());
+        let _ = Qwen::parse_turn(&profile, &turn);
+        let _ = Qwen::classify_fault(
+            &profile,
+            &text.lines().map(str::to_string).collect::<Vec<_>>(),
+        );
     }
 
     #[test]

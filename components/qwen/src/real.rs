@@ -11,10 +11,11 @@
 //! managed-auto-memory-extractor call (answered "OK"), a billed call of its
 //! own.
 
+use drover_kit::Adapter;
 use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
 use drover_kit::{
-    CanonicalEvent, FaultKind, Guest, HookInstall, LocationContext, PromptKind, SeatState,
-    TurnOutcome, TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, HookInstall, LocationContext, PromptKind, SeatState, TurnOutcome,
+    TurnResult, Usage, UsageReport,
 };
 use serde_json::Value;
 
@@ -32,7 +33,7 @@ trait Parse {
 
 impl Parse for Run {
     fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Qwen::parse_turn(profile(), self.output(prior)).expect("parses")
+        Qwen::parse_turn(&profile(), &self.output(prior)).expect("parses")
     }
 }
 
@@ -177,7 +178,7 @@ fn every_error_mode_fails_with_the_clis_sentence() {
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
-    Qwen::classify_fault(profile(), lines)
+    Qwen::classify_fault(&profile(), &lines)
 }
 
 #[test]
@@ -263,7 +264,7 @@ fn every_pane_reads_as_what_it_shows() {
         // Qwen has quit; only its resume hint is left.
         (real!("pane-exit.txt"), Unknown, None),
     ];
-    assert_readings(|s| Qwen::read_screen(profile(), s), &cases);
+    assert_readings(|s| Qwen::read_screen(&profile(), &s), &cases);
 }
 
 fn all_hook_logs() -> Vec<&'static str> {
@@ -299,7 +300,7 @@ fn every_captured_hook_payload_parses() {
     for log in all_hook_logs() {
         for (native, payload) in hook_lines(log) {
             let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Qwen::parse_hook(profile(), native.clone(), bytes).expect("parses");
+            let e = Qwen::parse_hook(&profile(), &native, &bytes).expect("parses");
             let field = |k: &str| payload[k].as_str().map(str::to_string);
             assert_eq!(e.kind, expected_kind(&native), "{native}");
             assert_eq!(e.session_id, field("session_id"));
@@ -354,7 +355,7 @@ fn headless_failures_fire_no_turn_end() {
 }
 
 fn tally(parser: &str, files: &[(&str, &str)]) -> Option<UsageReport> {
-    drover_kit::testing::tally::<<Qwen as Guest>::Tally>(parser, files, 4096)
+    drover_kit::testing::tally::<Qwen>(parser, files, 4096)
 }
 
 const CHAT: &str = real!("transcript.jsonl");
@@ -415,7 +416,7 @@ fn the_profiles_parser_picks_the_files() {
         cwd: "/w".to_string(),
         env: vec![],
     };
-    let chats = Qwen::transcript_locations(profile(), context.clone());
+    let chats = Qwen::transcript_locations(&profile(), &context);
     assert_eq!(
         chats
             .iter()
@@ -425,7 +426,7 @@ fn the_profiles_parser_picks_the_files() {
     );
     let mut records_profile = profile();
     records_profile.usage_parser = RECORD_PARSER.to_string();
-    let records = Qwen::transcript_locations(records_profile, context);
+    let records = Qwen::transcript_locations(&records_profile, &context);
     assert_eq!(
         records
             .iter()
@@ -444,7 +445,7 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
         events: profile().hook_events,
         marker: "drover hook --cli".to_string(),
     };
-    let installed = Qwen::install_hooks(settings.to_string(), request.clone()).expect("installs");
+    let installed = Qwen::install_hooks(settings, &request).expect("installs");
     assert!(installed.changed);
     let value: Value = serde_json::from_str(&installed.text).expect("JSON");
     assert_eq!(value["$version"], 4);
@@ -455,13 +456,13 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
         Some(Value::from("/usr/local/bin/drover hook --cli qwen Stop"))
     );
     assert_eq!(
-        Qwen::detect_hooks(installed.text.clone(), request.clone())
+        Qwen::detect_hooks(&installed.text, &request)
             .expect("detects")
             .registered
             .len(),
         8
     );
-    let removed = Qwen::remove_hooks(installed.text, request).expect("removes");
+    let removed = Qwen::remove_hooks(&installed.text, &request).expect("removes");
     let original: Value = serde_json::from_str(settings).expect("JSON");
     let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
     assert_eq!(restored, original);

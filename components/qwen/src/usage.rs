@@ -36,20 +36,15 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use drover_kit::Usage;
-use drover_kit::usage::{
-    Count, Ledger, ParserSet, RowParser, contains, day_of, day_of_millis, key_of,
-};
+use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of, day_of_millis, key_of};
 use serde::Deserialize;
 
-pub struct Parsers;
-
-impl ParserSet for Parsers {
-    fn make(name: &str) -> Option<Box<dyn RowParser>> {
-        match name {
-            crate::PARSER => Some(Box::new(QwenChat::default())),
-            RECORD_PARSER => Some(Box::new(UsageRecord::default())),
-            _ => None,
-        }
+/// The parser of that name, if it is this adapter's.
+pub fn parser(name: &str) -> Option<Box<dyn RowParser>> {
+    match name {
+        crate::PARSER => Some(Box::new(QwenChat::default())),
+        RECORD_PARSER => Some(Box::new(UsageRecord::default())),
+        _ => None,
     }
 }
 
@@ -318,12 +313,11 @@ impl RowParser for UsageRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::usage::ChunkedTally;
 
     const CHAT: &str = include_str!("../fixtures/chat.jsonl");
 
     fn tally(files: &[(&str, &str)]) -> Option<drover_kit::UsageReport> {
-        drover_kit::testing::tally::<ChunkedTally<Parsers>>(crate::PARSER, files, 41)
+        drover_kit::testing::tally::<crate::Qwen>(crate::PARSER, files, 41)
     }
 
     #[test]

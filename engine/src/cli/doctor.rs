@@ -42,6 +42,9 @@ struct Report {
     cache_bytes: u64,
     profiles: Vec<ProfileHealth>,
     profile_errors: Vec<String>,
+    notify: crate::notify::Notifiers,
+    /// The desktop notifier found here, if any.
+    desktop_notifier: Option<String>,
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
@@ -93,16 +96,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         })
         .collect();
     let ray = crate::ray::cluster(project);
-    let mut backends = workspace::backends(selection.as_ref());
-    backends.push(crate::ray::backend(
-        &ray,
-        selection
-            .as_ref()
-            .is_some_and(|s| s.kind == workspace::Kind::Ray),
-    ));
     let report = Report {
         drover: env!("CARGO_PKG_VERSION"),
-        backends,
+        backends: workspace::backends(selection.as_ref(), &ray),
         ray,
         workspace: selection,
         cache_dir: cache.dir().map(|d| d.display().to_string()),
@@ -110,9 +106,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         cache_bytes,
         profiles,
         profile_errors: catalog.errors().iter().map(ToString::to_string).collect(),
+        notify: crate::notify::Notifiers::load(project),
+        desktop_notifier: crate::notify::desktop_notifier("")
+            .map(|(path, _)| path.display().to_string()),
     };
-    let healthy =
-        report.profile_errors.is_empty() && report.profiles.iter().all(|p| p.error.is_none());
+    let healthy = report.profile_errors.is_empty()
+        && report.notify.errors.is_empty()
+        && report.profiles.iter().all(|p| p.error.is_none());
     if args.json.json {
         print_json(&report)?;
         return Ok(if healthy {
@@ -141,6 +141,26 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         );
     }
     super::mux::print_cluster(&report.ray);
+    super::mux::print_gaps(&report.backends);
+    for entry in &report.notify.entries {
+        println!(
+            "notify: {} ({}) on {}",
+            entry.target.kind(),
+            entry.at,
+            entry.on.join(", ")
+        );
+        if entry.target == crate::notify::Target::Desktop && report.desktop_notifier.is_none() {
+            println!(
+                "  no desktop notifier here (notify-send or osascript): these will be skipped"
+            );
+        }
+    }
+    for ignored in &report.notify.ignored {
+        println!("notify ignored: {ignored}");
+    }
+    for e in &report.notify.errors {
+        eprintln!("error: {e}");
+    }
     match &report.cache_dir {
         Some(d) => println!(
             "compile cache: {d} ({} components, {:.1} MB)",

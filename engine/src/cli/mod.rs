@@ -5,6 +5,7 @@ mod adapter;
 mod adapter_check;
 mod adapter_new;
 mod doctor;
+mod events;
 mod explain;
 mod hooks;
 mod mux;
@@ -16,6 +17,7 @@ mod seats;
 mod status;
 mod usage;
 mod validate;
+mod wait;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -69,6 +71,10 @@ enum Command {
     Down(seats::DownArgs),
     /// The seats on record and their states.
     Seats(seats::ListArgs),
+    /// Wait until a seat's (or a run's) state reaches or leaves a state.
+    Wait(wait::Args),
+    /// Every state transition and verdict, oldest first; --follow for new ones.
+    Events(events::Args),
     /// The hook relay a CLI's hook config runs (payload on stdin).
     Hook {
         #[arg(long = "cli", value_name = "NAME")]
@@ -84,13 +90,18 @@ enum Command {
     /// turn on this node, described by $DROVER_RAY_TURN.
     #[command(hide = true)]
     RayTurn,
+    /// Sends the notifications one journal line asks for (started by drover).
+    #[command(hide = true)]
+    NotifyDispatch { run: String, task: String, ts: u64 },
 }
 
-/// What a command decided: success, a reported failure (exit 1), or an
-/// interruption by SIGINT/SIGTERM (exit 130).
+/// What a command decided: success, a reported failure (exit 1), a usage
+/// error it already explained (exit 2), or an interruption by SIGINT/SIGTERM
+/// (exit 130).
 pub enum Outcome {
     Ok,
     Failed,
+    Usage,
     Interrupted,
 }
 
@@ -142,6 +153,12 @@ pub fn main() -> ExitCode {
         Command::Attach { nick } => seats::attach(&project, &nick),
         Command::Down(args) => seats::down(&project, args),
         Command::Seats(args) => seats::list(&project, args),
+        Command::Wait(args) => wait::run(&project, args),
+        Command::Events(args) => events::run(&project, args),
+        Command::NotifyDispatch { run, task, ts } => {
+            crate::notify::dispatch(&project, &run, &task, ts);
+            Ok(Outcome::Ok)
+        }
         // Dispatched before argument parsing (see above); listed for --help.
         Command::Hook { .. } => Ok(Outcome::Ok),
         Command::ProbeAdapter(args) => probe::run(&project, args),
@@ -152,6 +169,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Failed) => ExitCode::from(1),
+        Ok(Outcome::Usage) => ExitCode::from(2),
         Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(error) => {
             eprintln!("error: {error:#}");

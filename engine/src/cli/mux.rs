@@ -1,5 +1,6 @@
 //! `drover mux`: the workspace backends, whether each is available, its
-//! version, and which one is selected and why.
+//! version (and socket), which one is selected and why, and which optional
+//! operations of the contract each lacks.
 
 use std::path::Path;
 
@@ -27,24 +28,18 @@ pub fn reason_label(reason: &str) -> &'static str {
     match reason {
         "flag" => "set by --workspace",
         "env" => "set by DROVER_WORKSPACE",
-        "project" => "set by [workspace] default in .drover/config.toml",
+        "project" => "set by [workspace] default in config.toml",
         _ => "the default",
     }
 }
 
-/// The Ray cluster's address, reachability and nodes (for mux and doctor).
+/// A reachable Ray cluster's address and nodes, under the table (an
+/// unreachable one is the ray row's note).
 pub fn print_cluster(ray: &crate::ray::ClusterReport) {
-    let Some(address) = &ray.address else {
-        if let Some(e) = &ray.error {
-            println!("ray: {e}");
-        }
+    let Some(address) = ray.address.as_ref().filter(|_| ray.reachable) else {
         return;
     };
     let source = ray.address_source.as_deref().unwrap_or("default");
-    if !ray.reachable {
-        println!("ray: {address} ({source}): not reachable");
-        return;
-    }
     println!(
         "ray: {address} ({source}): ray {}, {} nodes",
         ray.ray_version.as_deref().unwrap_or("?"),
@@ -55,21 +50,29 @@ pub fn print_cluster(ray: &crate::ray::ClusterReport) {
     }
 }
 
+/// Where each backend listens and what it lacks, under the table.
+pub fn print_gaps(backends: &[Backend]) {
+    for b in backends {
+        if let Some(socket) = &b.socket {
+            println!("{}: socket {socket}", b.name);
+        }
+        if !b.available {
+            println!("{}: {}", b.name, b.note);
+        }
+        for gap in b.lacks {
+            println!("{} lacks {}: {}", b.name, gap.operation, gap.instead);
+        }
+    }
+}
+
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let (selected, error) = match workspace::select(project, None) {
         Ok(s) => (Some(s), None),
         Err(e) => (None, Some(e.to_string())),
     };
     let ray = crate::ray::cluster(project);
-    let mut backends = workspace::backends(selected.as_ref());
-    backends.push(crate::ray::backend(
-        &ray,
-        selected
-            .as_ref()
-            .is_some_and(|s| s.kind == workspace::Kind::Ray),
-    ));
     let report = Report {
-        backends,
+        backends: workspace::backends(selected.as_ref(), &ray),
         selected,
         error,
         ray,
@@ -97,6 +100,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             table(&["NAME", "AVAILABLE", "VERSION", "SELECTED"], &rows)
         );
         print_cluster(&report.ray);
+        print_gaps(&report.backends);
         if let Some(e) = &report.error {
             eprintln!("error: {e}");
         }

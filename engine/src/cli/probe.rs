@@ -83,7 +83,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         let workspace = crate::workspace::select(project, args.workspace)?.kind;
         if workspace == crate::workspace::Kind::Ray {
             anyhow::bail!(
-                "probe-adapter --probe runs its turn on this machine (headless or tmux), not on a Ray cluster"
+                "probe-adapter --probe runs its turn on this machine (headless, tmux or herdr), not on a Ray cluster"
             );
         }
         let probe_opts = probe::live::ProbeOptions {

@@ -27,7 +27,7 @@ pub struct Args {
     /// The CLI profile (default: `[run] cli` in .drover/config.toml, else claude).
     #[arg(long = "cli", value_name = "NAME")]
     cli: Option<String>,
-    /// headless (default), tmux or ray.
+    /// headless (default), tmux, herdr or ray.
     #[arg(long, value_enum)]
     workspace: Option<Kind>,
     /// ray: the custom resource that picks the node (e.g. host_b).
@@ -82,7 +82,7 @@ pub struct Args {
     /// Grace after an enforced budget trip before `over_budget`.
     #[arg(long, value_parser = parse_duration, default_value = "240s")]
     budget_grace: Duration,
-    /// tmux: leave the pane running after the session.
+    /// tmux, herdr: leave the pane running after the session.
     #[arg(long)]
     keep: bool,
     /// How often the heartbeat is written and the budget sampled.
@@ -160,12 +160,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         }
         None
     };
-    if selection.kind == Kind::Tmux {
-        crate::workspace::tmux::Tmux::for_project(&project)?;
+    if selection.kind.has_panes() {
+        workspace::open(selection.kind, &project)?;
         if profile.hookless() {
             bail!(
-                "{} has no hook dialect; the tmux workspace needs hooks to know when a turn ends (use --workspace headless)",
-                profile.name
+                "{} has no hook dialect; the {} workspace needs hooks to know when a turn ends (use --workspace headless)",
+                profile.name,
+                selection.kind.as_str()
             );
         }
         let status = hooks::status(&adapter, &profile, &project)?;
@@ -256,6 +257,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         &TaskSpec {
             result_file: spec.result_file.clone(),
             launched_ns: now_ns(),
+            keep: spec.keep,
         },
     );
     let interactive_terminal = std::io::stderr().is_terminal() && !args.json.json;
@@ -272,7 +274,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let ctx = Context::new(project.clone(), run, profile, adapter);
     let result = match (selection.kind, &ray_target) {
         (Kind::Ray, Some(target)) => crate::ray::driver::run(&ctx, &spec, target),
-        (Kind::Tmux, _) => interactive::run(&ctx, &spec),
+        (Kind::Tmux | Kind::Herdr, _) => interactive::run(&ctx, &spec),
         _ => headless::run(&ctx, &spec),
     };
     if args.json.json {

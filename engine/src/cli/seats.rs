@@ -1,5 +1,6 @@
 //! Seat commands: `drover up`, `send`, `attach`, `down` and `seats`.
 
+use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::time::Duration;
 
@@ -15,7 +16,7 @@ use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::{CompileCache, Sandbox};
 use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, Conversation, SessionSpec, Status, headless, interactive};
-use crate::workspace::{self, Kind, Workspace, process, tmux::Tmux};
+use crate::workspace::{self, Kind, process};
 
 #[derive(clap::Args, Debug)]
 pub struct UpArgs {
@@ -44,6 +45,8 @@ pub struct UpArgs {
     /// How long the CLI may take to become ready.
     #[arg(long, value_parser = super::run::parse_duration, default_value = "2m")]
     timeout: Duration,
+    #[command(flatten)]
+    json: Json,
 }
 
 #[derive(clap::Args, Debug)]
@@ -51,6 +54,10 @@ pub struct SendArgs {
     nick: String,
     #[arg(long, value_parser = super::run::parse_duration, default_value = "90m")]
     timeout: Duration,
+    /// Return once the message is typed (or the turn started); the turn
+    /// goes on in the background. Follow it with `drover wait NICK`.
+    #[arg(long)]
+    no_wait: bool,
     #[command(flatten)]
     json: Json,
     /// The message.
@@ -63,6 +70,8 @@ pub struct DownArgs {
     nicks: Vec<String>,
     #[arg(long)]
     all: bool,
+    #[command(flatten)]
+    json: Json,
 }
 
 #[derive(clap::Args, Debug)]
@@ -113,8 +122,8 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     let catalog = Catalog::load(&project);
     let profile = catalog.get(&args.cli)?.clone();
     let kind = workspace::select(&project, args.workspace)?.kind;
-    if args.human && kind != Kind::Tmux {
-        bail!("a human seat is a pane a person works in: use --workspace tmux");
+    if args.human && !kind.has_panes() {
+        bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
     }
     let ray = if kind == Kind::Ray {
         let seat = RaySeat {
@@ -133,7 +142,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     };
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
-    if kind == Kind::Tmux && !args.human && !profile.hookless() {
+    if kind.has_panes() && !args.human && !profile.hookless() {
         let status = hooks::status(&adapter, &profile, &project)?;
         if !status.missing.is_empty() {
             bail!(
@@ -175,21 +184,16 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         created_ns: now_ns(),
         ray,
     };
-    if kind == Kind::Tmux {
+    let mut blocked = None;
+    if kind.has_panes() {
         let ctx = Context::new(project.clone(), run, profile, adapter);
         let mut spec = SessionSpec::new(&args.nick, "", cwd);
         spec.model = record.model.clone();
         spec.timeout = args.timeout;
         spec.keep = true;
         spec.cancel = Some(super::interrupt_flag()?);
-        let seat = match interactive::up(&ctx, &spec) {
+        let seat = match interactive::up(&ctx, &spec, args.human) {
             Ok(seat) => seat,
-            Err(result) if result.blocked.is_some() && args.human => {
-                bail!(
-                    "the seat's CLI is waiting at a {} prompt: attach and answer it",
-                    result.blocked.map(|k| k.as_str()).unwrap_or_default()
-                )
-            }
             Err(result) => bail!(
                 "seat {} did not come up: {} ({})",
                 args.nick,
@@ -198,19 +202,34 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             ),
         };
         let _ = seat
-            .tmux
+            .ws()
             .label_pane(&seat.pane, &format!("{} · {}", args.nick, args.role));
         record.pane = Some(seat.pane.clone());
+        blocked = crate::run::status::TaskView::of(
+            &args.nick,
+            &crate::run::read_transitions(&ctx.run.journal_path()),
+        )
+        .prompt_kind;
     }
     seats::save(&project, &record)?;
-    println!(
-        "seat {} up: {} · {} on {}{}",
-        record.nick,
-        record.cli,
-        record.role,
-        record.workspace,
-        if record.human { " (human)" } else { "" }
-    );
+    if args.json.json {
+        print_json(&serde_json::json!({"seat": record, "blocked": blocked}))?;
+    } else {
+        println!(
+            "seat {} up: {} · {} on {}{}",
+            record.nick,
+            record.cli,
+            record.role,
+            record.workspace,
+            if record.human { " (human)" } else { "" }
+        );
+        if let Some(kind) = &blocked {
+            println!(
+                "  its CLI waits at a {kind} prompt: `drover attach {}` and answer it",
+                record.nick
+            );
+        }
+    }
     Ok(Outcome::Ok)
 }
 
@@ -227,6 +246,9 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             record.nick
         );
     }
+    if args.no_wait {
+        return send_in_background(&project, &record, &args);
+    }
     let ctx = context(&project, &record)?;
     let mut spec = SessionSpec::new(&record.nick, &args.prompt, record.cwd.clone());
     spec.model = record.model.clone();
@@ -234,13 +256,14 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.keep = true;
     let interrupted = super::interrupt_flag()?;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
-    let result = if record.workspace == Kind::Tmux.as_str() {
+    let kind = Kind::parse(&record.workspace).unwrap_or(Kind::Headless);
+    let result = if kind.has_panes() {
         let pane = record.pane.clone().context("the seat record has no pane")?;
         let seat = interactive::Seat {
-            tmux: Tmux::for_project(&project)?,
+            workspace: workspace::open(kind, &project)?,
             pane,
         };
-        if let Ok(false) = seat.tmux.pane_alive(&seat.pane) {
+        if let Ok(false) = seat.ws().pane_alive(&seat.pane) {
             bail!(
                 "seat {}'s pane is gone; `drover down {}` and bring it up again",
                 record.nick,
@@ -313,8 +336,14 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
             record.run_id
         );
     };
-    let tmux = Tmux::for_project(&project)?;
-    let argv = tmux.attach_argv(&pane);
+    let argv = match Kind::parse(&record.workspace) {
+        Some(Kind::Herdr) => {
+            let herdr = workspace::herdr::Herdr::connect(workspace::herdr::CALL_TIMEOUT)?;
+            herdr.call("pane.focus", serde_json::json!({"pane_id": pane.pane}))?;
+            vec!["herdr".to_string()]
+        }
+        _ => workspace::tmux::Tmux::for_project(&project)?.attach_argv(&pane),
+    };
     let error = std::os::unix::process::CommandExt::exec(
         std::process::Command::new(&argv[0]).args(&argv[1..]),
     );
@@ -331,15 +360,19 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             .map(|n| seats::load(&project, n).with_context(|| format!("no seat named {n}")))
             .collect::<anyhow::Result<_>>()?
     };
-    if targets.is_empty() {
+    if targets.is_empty() && !args.all {
         bail!("name the seats to stop, or pass --all");
     }
+    let mut downed = Vec::new();
     for record in targets {
+        let mut forced = Vec::new();
         if let Some(pane) = &record.pane
-            && let Ok(tmux) = Tmux::for_project(&project)
+            && let Some(kind) = Kind::parse(&record.workspace)
+            && let Ok(ws) = workspace::open(kind, &project)
         {
-            let forced = tmux.close_pane(pane, Duration::from_secs(10));
-            if !forced.is_empty() {
+            forced = ws.close_pane(pane, Duration::from_secs(10));
+            ws.close_session(&pane.session);
+            if !forced.is_empty() && !args.json.json {
                 eprintln!("{}: force-killed {forced:?}", record.nick);
             }
         }
@@ -354,9 +387,100 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             );
         }
         seats::remove(&project, &record.nick)?;
-        println!("seat {} down", record.nick);
+        if !args.json.json {
+            println!("seat {} down", record.nick);
+        }
+        downed.push(
+            serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced}),
+        );
+    }
+    if args.json.json {
+        print_json(&serde_json::json!({"down": downed}))?;
     }
     Ok(Outcome::Ok)
+}
+
+/// `drover send --no-wait`: the same `drover send` in a detached process;
+/// returns once that process typed the message (the seat's journal shows
+/// it working) or gave up.
+fn send_in_background(
+    project: &Path,
+    record: &SeatRecord,
+    args: &SendArgs,
+) -> anyhow::Result<Outcome> {
+    let started = now_ns();
+    let mut follower = crate::run::Follower::new(project, Some(&record.run_id));
+    follower.read_all();
+    let mut child = std::process::Command::new(std::env::current_exe()?)
+        .arg("--project")
+        .arg(project)
+        .args(["send", "--timeout"])
+        .arg(format!("{}s", args.timeout.as_secs()))
+        .arg(&record.nick)
+        .arg(&args.prompt)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .context("starting the background send")?;
+    let pid = child.id();
+    let until = std::time::Instant::now() + Duration::from_secs(120);
+    let started_line = loop {
+        let line = follower
+            .next(Duration::from_millis(200))
+            .into_iter()
+            .find(|e| e.transition.task == record.nick && e.transition.ts >= started);
+        if let Some(line) = line {
+            break line;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            bail!(
+                "the background send of {} ended before the turn started ({status})",
+                record.nick
+            );
+        }
+        if std::time::Instant::now() >= until {
+            bail!(
+                "the background send of {} did not start its turn within 2 minutes",
+                record.nick
+            );
+        }
+    };
+    // Reaped on a thread: the turn may outlive this command, never as a zombie of it.
+    std::thread::spawn(move || child.wait());
+    if args.json.json {
+        print_json(&serde_json::json!({
+            "seat": record.nick, "run": record.run_id, "task": record.nick,
+            "pid": pid, "started": started_line.to_json(),
+        }))?;
+    } else {
+        println!(
+            "{}: {} (`drover wait {}` for its verdict)",
+            record.nick, started_line.transition.state, record.nick
+        );
+    }
+    Ok(Outcome::Ok)
+}
+
+/// A task's state as `seats` and `status` print it.
+pub fn state_label(
+    state: Option<&str>,
+    prompt_kind: Option<&str>,
+    evidence: Option<&str>,
+) -> String {
+    match (state, prompt_kind) {
+        (Some("blocked"), kind) => {
+            let mut label = format!("blocked ({})", kind.unwrap_or("other"));
+            if let Some(e) = evidence {
+                label.push_str(": ");
+                label.push_str(&crate::run::truncate_chars(e, 60));
+            }
+            label
+        }
+        (Some(s), _) => s.to_string(),
+        (None, _) => "-".to_string(),
+    }
 }
 
 #[derive(Serialize)]
@@ -365,6 +489,8 @@ struct SeatStatus {
     record: SeatRecord,
     state: Option<String>,
     prompt_kind: Option<String>,
+    evidence: Option<String>,
+    verdict: Option<String>,
     alive: Option<bool>,
 }
 
@@ -375,19 +501,22 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
             let journal = crate::run::runs_root(project)
                 .join(&record.run_id)
                 .join("events.jsonl");
-            let state = Journal::open(journal.clone())
-                .state(&record.nick)
-                .map(str::to_string);
-            let prompt_kind = crate::run::status::prompt_kind(&journal, &record.nick);
+            let view = crate::run::status::TaskView::of(
+                &record.nick,
+                &crate::run::read_transitions(&journal),
+            );
             let alive = record.pane.as_ref().map(|p| {
-                Tmux::for_project(project)
-                    .and_then(|t| t.alive(p))
+                Kind::parse(&record.workspace)
+                    .and_then(|k| workspace::open(k, project).ok())
+                    .and_then(|ws| ws.pane_alive(p).ok())
                     .unwrap_or(false)
             });
             SeatStatus {
                 record,
-                state,
-                prompt_kind,
+                state: view.state,
+                prompt_kind: view.prompt_kind,
+                evidence: view.evidence,
+                verdict: view.verdict,
                 alive,
             }
         })
@@ -408,11 +537,11 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                     } else {
                         "no".into()
                     },
-                    match (&s.state, &s.prompt_kind) {
-                        (Some(st), Some(k)) => format!("{st} ({k})"),
-                        (Some(st), None) => st.clone(),
-                        _ => "-".into(),
-                    },
+                    state_label(
+                        s.state.as_deref(),
+                        s.prompt_kind.as_deref(),
+                        s.evidence.as_deref(),
+                    ),
                     match s.alive {
                         Some(true) => "pane up".into(),
                         Some(false) => "pane gone".into(),

@@ -7,12 +7,8 @@ use serde::Serialize;
 
 use super::Outcome;
 use super::output::{Json, print_json, table};
-use crate::profile::Catalog;
-use crate::registry;
 use crate::run::{RunDir, runs_root};
-use crate::sandbox::{CompileCache, Sandbox};
-use crate::session::Context;
-use crate::session::recover::{self, RunStatus};
+use crate::session::recover::{RunStatus, Settler};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -51,8 +47,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         args.runs.clone()
     };
     ids.dedup();
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let catalog = Catalog::load(project);
+    let mut settler = Settler::new(project);
     let mut report = Report {
         runs: Vec::new(),
         errors: Vec::new(),
@@ -65,17 +60,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
-        let loader = |cli: &str| -> Option<Context> {
-            let profile = catalog.find(cli)?.clone();
-            let (adapter, _, _) = registry::load(&sandbox, &profile, project).ok()?;
-            Some(Context::new(
-                project.to_path_buf(),
-                run.clone(),
-                profile,
-                adapter,
-            ))
-        };
-        match recover::status(&run, loader) {
+        match settler.status(&run) {
             Ok(status) => report.runs.push(status),
             Err(e) => report.errors.push(format!("{id}: {e}")),
         }
@@ -86,11 +71,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         let mut rows = Vec::new();
         for r in &report.runs {
             for t in &r.tasks {
-                let state = match (&t.state, &t.prompt_kind) {
-                    (Some(s), Some(k)) if s == "blocked" => format!("blocked ({k})"),
-                    (Some(s), _) => s.clone(),
-                    (None, _) => "-".to_string(),
-                };
+                let state = super::seats::state_label(
+                    t.state.as_deref(),
+                    t.prompt_kind.as_deref(),
+                    t.evidence.as_deref(),
+                );
                 let verdict = match (&t.verdict, t.reconciled) {
                     (Some(v), true) => format!("{v} (reconciled)"),
                     (Some(v), false) => v.clone(),

@@ -237,7 +237,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     spec.cancel = Some(Arc::clone(&opts.cancel));
     let ctx = Context::new(project.clone(), run.clone(), profile.clone(), adapter);
     let result = match opts.workspace {
-        Kind::Tmux => interactive::run(&ctx, &spec),
+        Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
         // The command refuses ray before a probe starts.
         Kind::Headless | Kind::Ray => headless::run(&ctx, &spec),
     };

@@ -150,8 +150,7 @@ impl<'a> Copier<'a> {
                     if transition.kind == "verdict" {
                         self.verdict_seen = true;
                     }
-                    let mut journal = self.ctx.journal.lock().unwrap_or_else(|p| p.into_inner());
-                    journal.copy(
+                    self.ctx.copy(
                         transition,
                         Origin {
                             job: self.job.to_string(),

@@ -84,6 +84,22 @@ pub fn cluster(project: &Path) -> ClusterReport {
 }
 
 impl ClusterReport {
+    /// The ray row's note in `drover mux`.
+    pub fn summary(&self) -> String {
+        match (&self.address, self.reachable) {
+            (Some(address), true) => format!(
+                "turns as Ray jobs on {address} ({} nodes alive)",
+                self.nodes.iter().filter(|n| n.state == "ALIVE").count()
+            ),
+            (Some(address), false) => format!(
+                "no Ray dashboard answers at {address} ({}): {}",
+                self.address_source.as_deref().unwrap_or("default"),
+                self.error.clone().unwrap_or_default()
+            ),
+            (None, _) => self.error.clone().unwrap_or_default(),
+        }
+    }
+
     /// One line per node: id, address, state, resources.
     pub fn node_lines(&self) -> Vec<String> {
         self.nodes
@@ -109,27 +125,5 @@ impl ClusterReport {
                 )
             })
             .collect()
-    }
-}
-
-/// The ray row of `drover mux`.
-pub fn backend(report: &ClusterReport, selected: bool) -> crate::workspace::Backend {
-    let note = match (&report.address, report.reachable) {
-        (Some(address), true) => format!(
-            "turns as Ray jobs on {address} ({} nodes)",
-            report.nodes.iter().filter(|n| n.state == "ALIVE").count()
-        ),
-        (Some(address), false) => format!(
-            "no Ray dashboard answers at {address}: {}",
-            report.error.clone().unwrap_or_default()
-        ),
-        (None, _) => report.error.clone().unwrap_or_default(),
-    };
-    crate::workspace::Backend {
-        name: "ray",
-        available: report.reachable,
-        version: report.ray_version.as_ref().map(|v| format!("ray {v}")),
-        selected,
-        note,
     }
 }

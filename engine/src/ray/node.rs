@@ -74,7 +74,8 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     spec.teardown_grace = spec.teardown_grace.min(TEARDOWN_MAX);
     spec.cancel = Some(interrupted);
     let journal = run.journal_path();
-    let ctx = Context::new(state, run, profile, adapter);
+    let mut ctx = Context::new(state, run, profile, adapter);
+    ctx.notifies = false;
 
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let done = Arc::new(AtomicBool::new(false));

@@ -38,6 +38,15 @@ pub struct Origin {
     pub seq: u64,
 }
 
+impl Transition {
+    /// The evidence line a blocked state carries (`detail.evidence`).
+    pub fn evidence(&self) -> Option<&str> {
+        self.detail
+            .get("evidence")
+            .and_then(serde_json::Value::as_str)
+    }
+}
+
 pub struct Journal {
     path: PathBuf,
     last: HashMap<String, (String, Option<String>)>,
@@ -46,6 +55,8 @@ pub struct Journal {
     settled: std::collections::HashSet<String>,
     /// The highest `origin.seq` copied from each job.
     copied: HashMap<String, u64>,
+    /// The line this journal appended last (for notifications).
+    written: Option<Transition>,
 }
 
 /// Every line of a journal that parses; a torn last line is skipped.
@@ -67,6 +78,7 @@ impl Journal {
             verdicts: HashMap::new(),
             settled: std::collections::HashSet::new(),
             copied: HashMap::new(),
+            written: None,
         };
         for t in read_transitions(&journal.path) {
             if let Some(origin) = &t.origin {
@@ -200,7 +212,13 @@ impl Journal {
         true
     }
 
-    fn write(&self, line: &Transition) {
+    /// The line this journal appended last, if any.
+    pub fn last_written(&self) -> Option<&Transition> {
+        self.written.as_ref()
+    }
+
+    fn write(&mut self, line: &Transition) {
+        self.written = Some(line.clone());
         match serde_json::to_string(line) {
             Ok(text) => {
                 if let Err(e) = append_line(&self.path, &text) {

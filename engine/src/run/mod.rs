@@ -12,8 +12,10 @@
 //! tasks/<task>/heartbeat.json
 //! tasks/<task>/lifecycle.jsonl
 //! tasks/<task>/session.json the verdict, once there is one
+//! notify/                   what each notification did (crate::notify)
 //! ```
 
+pub mod follow;
 mod hook_record;
 mod journal;
 pub mod status;
@@ -26,6 +28,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+pub use follow::{Follower, RunEvent};
 pub use hook_record::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, truncate_chars};
 pub use journal::{Journal, Origin, Transition, read_transitions};
 pub use watch::EventWatcher;

@@ -1,111 +1,131 @@
 //! The status side of the workspace contract, over a run's journal
 //! (`events.jsonl`), so any process can ask — the driving drover need not be
-//! alive: `status.stream` (new transitions since an offset),
-//! `status.wait` (block until a seat reaches one of some states) and
-//! `prompt.kind` (what a blocked seat is waiting for). `notify` is the
-//! run's `ATTENTION` file.
+//! alive: `status.stream` is [`super::follow::Follower`], `status.wait` is
+//! `drover wait` (a follower and a [`TaskView`]), and `prompt.kind` is what a
+//! blocked task's view says it is waiting for, with the evidence line.
+//! `notify` is [`crate::notify`], fed from the same journal.
 
-use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
-use std::time::{Duration, Instant};
+use serde::Serialize;
 
 use super::Transition;
 
-/// Transitions appended after byte `offset`, and the offset to continue from.
-/// A torn last line is left for the next call.
-pub fn stream(journal: &Path, offset: u64) -> (Vec<Transition>, u64) {
-    let Ok(mut file) = std::fs::File::open(journal) else {
-        return (Vec::new(), offset);
-    };
-    if file.seek(SeekFrom::Start(offset)).is_err() {
-        return (Vec::new(), offset);
+/// Characters of evidence kept in a journal line.
+pub const EVIDENCE_MAX: usize = 240;
+
+/// What one task's journal lines add up to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TaskView {
+    /// The last seat state (working, idle, done, blocked, unknown).
+    pub state: Option<String>,
+    /// What a blocked task waits for (permission, trust-dialog, …).
+    pub prompt_kind: Option<String>,
+    /// The line that showed it was blocked (screen text or hook detail).
+    pub evidence: Option<String>,
+    /// The last verdict, and whether it is the task's last line (settled).
+    pub verdict: Option<String>,
+    pub settled: bool,
+}
+
+impl TaskView {
+    pub fn apply(&mut self, t: &Transition) {
+        if t.kind == "verdict" {
+            self.verdict = Some(t.state.clone());
+            self.settled = true;
+            return;
+        }
+        self.settled = false;
+        self.state = Some(t.state.clone());
+        if t.state == "blocked" {
+            self.prompt_kind = t.prompt_kind.clone();
+            self.evidence = t.evidence().map(str::to_string);
+        } else {
+            self.prompt_kind = None;
+            self.evidence = None;
+        }
     }
-    let mut bytes = Vec::new();
-    if file.read_to_end(&mut bytes).is_err() {
-        return (Vec::new(), offset);
+
+    /// The view of `task` after every line of `lines`.
+    pub fn of<'a>(task: &str, lines: impl IntoIterator<Item = &'a Transition>) -> TaskView {
+        let mut view = TaskView::default();
+        for t in lines.into_iter().filter(|t| t.task == task) {
+            view.apply(t);
+        }
+        view
     }
-    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let lines = String::from_utf8_lossy(&bytes[..complete]);
-    let transitions = lines
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
+}
+
+/// Evidence as the journal keeps it: one line, no control characters, bounded.
+pub fn clean_evidence(text: &str) -> Option<String> {
+    let line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
         .collect();
-    (transitions, offset + complete as u64)
-}
-
-/// Waits until `task` reaches one of `states` (or gets a verdict, when
-/// `verdict` is in `states`), polling the journal; `None` at the timeout.
-pub fn wait(journal: &Path, task: &str, states: &[&str], timeout: Duration) -> Option<Transition> {
-    let until = Instant::now() + timeout;
-    let mut offset = 0;
-    loop {
-        let (fresh, next) = stream(journal, offset);
-        offset = next;
-        let hit = fresh.into_iter().rev().find(|t| {
-            t.task == task
-                && (states.contains(&t.state.as_str())
-                    || (t.kind == "verdict" && states.contains(&"verdict")))
-        });
-        if hit.is_some() {
-            return hit;
-        }
-        if Instant::now() >= until {
-            return None;
-        }
-        std::thread::sleep(
-            Duration::from_millis(100).min(until.saturating_duration_since(Instant::now())),
-        );
-    }
-}
-
-/// The prompt kind a seat is blocked on, if its last state is `blocked`.
-pub fn prompt_kind(journal: &Path, task: &str) -> Option<String> {
-    let (all, _) = stream(journal, 0);
-    all.into_iter()
-        .rev()
-        .find(|t| t.task == task && t.kind == "state")
-        .filter(|t| t.state == "blocked")
-        .and_then(|t| t.prompt_kind)
+    let line = super::truncate_chars(line.trim(), EVIDENCE_MAX);
+    (!line.is_empty()).then_some(line)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::Journal;
-    use serde_json::Value;
+    use crate::run::{Journal, read_transitions};
+    use serde_json::{Value, json};
 
     #[test]
-    fn stream_wait_and_prompt_kind_follow_the_journal() {
+    fn the_view_follows_states_verdicts_and_blocked_evidence() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("events.jsonl");
         let mut j = Journal::open(path.clone());
         j.record("a", "working", None, "launch", Value::Null);
-        let (first, offset) = stream(&path, 0);
-        assert_eq!(first.len(), 1);
-        j.record("a", "blocked", Some("permission"), "hook", Value::Null);
-        let (more, _) = stream(&path, offset);
-        assert_eq!(
-            more.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
-            ["blocked"]
+        j.record(
+            "a",
+            "blocked",
+            Some("permission"),
+            "screen:claude/v1/permission",
+            json!({"evidence": "Do you want to proceed?"}),
         );
-        assert_eq!(prompt_kind(&path, "a").as_deref(), Some("permission"));
+        j.record("b", "done", None, "hook:Stop", Value::Null);
+        let lines = read_transitions(&path);
+        let a = TaskView::of("a", &lines);
         assert_eq!(
-            wait(&path, "a", &["blocked"], Duration::ZERO).map(|t| t.state),
-            Some("blocked".to_string())
+            (
+                a.state.as_deref(),
+                a.prompt_kind.as_deref(),
+                a.evidence.as_deref()
+            ),
+            (
+                Some("blocked"),
+                Some("permission"),
+                Some("Do you want to proceed?")
+            )
         );
-        assert!(wait(&path, "a", &["done"], Duration::from_millis(50)).is_none());
-        j.record("a", "done", None, "hook", Value::Null);
-        assert_eq!(prompt_kind(&path, "a"), None);
-        // A torn line is not consumed.
-        std::io::Write::write_all(
-            &mut std::fs::OpenOptions::new()
-                .append(true)
-                .open(&path)
-                .expect("open"),
-            b"{\"ts\":1",
-        )
-        .expect("append");
-        let (_, end) = stream(&path, 0);
-        assert!(end < std::fs::metadata(&path).expect("meta").len());
+        assert!(!a.settled);
+        j.record("a", "working", None, "screen", Value::Null);
+        j.verdict_once("a", "completed", "session", Value::Null);
+        let a = TaskView::of("a", &read_transitions(&path));
+        assert_eq!(
+            (
+                a.state.as_deref(),
+                a.evidence,
+                a.verdict.as_deref(),
+                a.settled
+            ),
+            (Some("working"), None, Some("completed"), true)
+        );
+    }
+
+    #[test]
+    fn evidence_is_one_bounded_line_without_control_characters() {
+        assert_eq!(
+            clean_evidence("  Do you\x1b[31m want\n to\tproceed? \x07").as_deref(),
+            Some("Do you[31m want to proceed?")
+        );
+        assert_eq!(clean_evidence(" \n "), None);
+        assert_eq!(
+            clean_evidence(&"x".repeat(1000)).map(|e| e.len()),
+            Some(EVIDENCE_MAX)
+        );
     }
 }

@@ -49,11 +49,22 @@ pub enum SandboxError {
         stderr: String,
     },
 
-    #[error("component {component} targets drover:adapter@{found}, this drover hosts @{supported}")]
+    #[error(
+        "component {component} targets drover:adapter@{found}; this drover hosts drover:adapter {supported}"
+    )]
     Incompatible {
         component: String,
         found: String,
         supported: String,
+    },
+
+    #[error(
+        "component {component} says it was built against drover:adapter@{claimed} but exports drover:adapter/cli {exported}"
+    )]
+    VersionMismatch {
+        component: String,
+        claimed: String,
+        exported: String,
     },
 
     #[error("cannot read component {path}: {reason}")]

@@ -1,28 +1,13 @@
-//! Host side of the `adapter` world: generated bindings, the per-store state
-//! (an empty WASI context, the limiter, a bounded stderr pipe) and the
-//! `host-log` import.
-//!
-//! One module per frozen WIT version (Zed-style): today only 0.1. A breaking
-//! 0.2 gets its own `bindgen!` module here and an enum over both.
+//! Host side of the `adapter` world: the per-store state (an empty WASI
+//! context, the limiter, a bounded stderr pipe) and the `host-log` import of
+//! every hosted version (the bindings are in `versions/`).
 
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use super::limits::{Limiter, Limits};
-
-pub mod v0_1 {
-    wasmtime::component::bindgen!({
-        world: "adapter",
-        path: "../wit",
-        additional_derives: [PartialEq],
-    });
-}
-
-pub use v0_1 as latest;
-
-/// The WIT package version this engine hosts.
-pub const WIT_VERSION: &str = "0.1.0";
+use super::versions::{v0_1, v0_2};
 
 /// Bytes of guest stderr kept per store. A store whose pipe is half full is
 /// replaced between calls, so a chatty guest never hits the cap mid-call
@@ -83,8 +68,8 @@ impl WasiView for HostState {
     }
 }
 
-impl latest::drover::adapter::host_log::Host for HostState {
-    fn log(&mut self, level: latest::drover::adapter::host_log::Level, message: String) {
+impl v0_2::drover::adapter::host_log::Host for HostState {
+    fn log(&mut self, level: v0_2::drover::adapter::host_log::Level, message: String) {
         let mut line = message;
         if line.len() > LOG_LINE_MAX {
             let mut cut = LOG_LINE_MAX;
@@ -98,5 +83,18 @@ impl latest::drover::adapter::host_log::Host for HostState {
             self.log.remove(0);
         }
         self.log.push(line);
+    }
+}
+
+impl v0_1::drover::adapter::host_log::Host for HostState {
+    fn log(&mut self, level: v0_1::drover::adapter::host_log::Level, message: String) {
+        use v0_1::drover::adapter::host_log::Level as Old;
+        use v0_2::drover::adapter::host_log::{Host, Level};
+        let level = match level {
+            Old::Debug => Level::Debug,
+            Old::Info => Level::Info,
+            Old::Warn => Level::Warn,
+        };
+        Host::log(self, level, message);
     }
 }

@@ -6,13 +6,16 @@
 //! cache. [`Sandbox::load`] turns component bytes into an [`Adapter`]: a
 //! pre-instantiated component whose calls each run under a deadline and a
 //! memory cap. A call that traps or hits a limit returns a typed error and
-//! drops its store; the next call gets a fresh one.
+//! drops its store; the next call gets a fresh one. Components built against
+//! any hosted version of the WIT load side by side (`versions`); the API
+//! here speaks the latest types.
 
 mod cache;
 mod error;
 mod host;
 mod limits;
 mod names;
+mod versions;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -22,12 +25,13 @@ use wasmtime::{Config, Engine, Store};
 
 pub use cache::{CacheOutcome, CompileCache};
 pub use error::{Limit, SandboxError};
-pub use host::latest::drover::adapter::types as wit;
-pub use host::{STDERR_CAPACITY, WIT_VERSION};
+pub use host::STDERR_CAPACITY;
 pub use limits::Limits;
+pub use versions::latest::drover::adapter::types as wit;
+pub use versions::{WIT_VERSION, WitVersion};
 
 use host::HostState;
-use host::latest::{Adapter as Bindings, AdapterPre};
+use versions::{Bindings, Exported, Pre};
 
 /// How often the ticker advances the epoch; deadlines are multiples of it.
 const TICK: Duration = Duration::from_millis(10);
@@ -52,7 +56,12 @@ impl Sandbox {
         let mut linker = Linker::<HostState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
             .map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
-        host::latest::drover::adapter::host_log::add_to_linker::<
+        versions::v0_2::drover::adapter::host_log::add_to_linker::<
+            HostState,
+            wasmtime::component::HasSelf<HostState>,
+        >(&mut linker, |state| state)
+        .map_err(|e| SandboxError::Engine(format!("{e:?}")))?;
+        versions::v0_1::drover::adapter::host_log::add_to_linker::<
             HostState,
             wasmtime::component::HasSelf<HostState>,
         >(&mut linker, |state| state)
@@ -83,8 +92,11 @@ impl Sandbox {
         &self.cache
     }
 
-    /// Compiles (or loads from the cache) and pre-instantiates a component,
-    /// then checks the WIT version it reports.
+    /// Compiles (or loads from the cache) a component, reads the WIT
+    /// version from its exports (refusing one this engine does not host
+    /// before running any of its code), pre-instantiates it against that
+    /// version's bindings, and checks that `describe` reports the same
+    /// version family.
     pub fn load(
         &self,
         name: &str,
@@ -99,21 +111,50 @@ impl Sandbox {
                 component: name.to_string(),
                 reason: root_cause(&e),
             })?;
-        let adapter = self.prepare(name, &component, limits)?;
+        let version = match versions::exported_version(&self.engine, &component) {
+            Exported::Hosted(version) => version,
+            Exported::Unhosted(found) => {
+                return Err(SandboxError::Incompatible {
+                    component: name.to_string(),
+                    found,
+                    supported: WitVersion::hosted_list(),
+                });
+            }
+            Exported::NoCli(exports) => {
+                return Err(SandboxError::Link {
+                    component: name.to_string(),
+                    reason: format!(
+                        "it exports no drover:adapter/cli interface (its exports: {})",
+                        if exports.is_empty() {
+                            "none".to_string()
+                        } else {
+                            exports.join(", ")
+                        }
+                    ),
+                });
+            }
+        };
+        let adapter = self.prepare(name, &component, version, limits)?;
         let description = adapter.describe()?;
-        if !compatible(&description.wit_version) {
-            return Err(SandboxError::Incompatible {
+        match WitVersion::of(&description.wit_version) {
+            Some(claimed) if claimed == version => Ok((adapter, outcome)),
+            Some(_) => Err(SandboxError::VersionMismatch {
+                component: name.to_string(),
+                claimed: description.wit_version,
+                exported: version.family().to_string(),
+            }),
+            None => Err(SandboxError::Incompatible {
                 component: name.to_string(),
                 found: description.wit_version,
-                supported: WIT_VERSION.to_string(),
-            });
+                supported: WitVersion::hosted_list(),
+            }),
         }
-        Ok((adapter, outcome))
     }
 
     /// Loads a component built into this binary. It was compiled against
-    /// this engine's WIT, so the version check (one instantiation and a
-    /// `describe` call, which the hook relay cannot spare) is skipped.
+    /// this engine's latest WIT, so the version checks (reading its exports,
+    /// one instantiation and a `describe` call, which the hook relay cannot
+    /// spare) are skipped.
     pub fn load_builtin(
         &self,
         builtin: &crate::builtin::Builtin,
@@ -126,7 +167,7 @@ impl Sandbox {
                 component: builtin.name.to_string(),
                 reason: root_cause(&e),
             })?;
-        let mut adapter = self.prepare(builtin.name, &component, limits)?;
+        let mut adapter = self.prepare(builtin.name, &component, WitVersion::LATEST, limits)?;
         adapter.builtin = true;
         Ok((adapter, outcome))
     }
@@ -135,6 +176,7 @@ impl Sandbox {
         &self,
         name: &str,
         component: &Component,
+        version: WitVersion,
         limits: Limits,
     ) -> Result<Adapter, SandboxError> {
         let link_error = |e: wasmtime::Error| SandboxError::Link {
@@ -142,7 +184,7 @@ impl Sandbox {
             reason: root_cause(&e),
         };
         let instance_pre = self.linker.instantiate_pre(component).map_err(link_error)?;
-        let pre = AdapterPre::new(instance_pre).map_err(link_error)?;
+        let pre = Pre::new(version, instance_pre).map_err(link_error)?;
         Ok(Adapter {
             name: name.to_string(),
             engine: self.engine.clone(),
@@ -151,19 +193,6 @@ impl Sandbox {
             live: Mutex::new(None),
             builtin: false,
         })
-    }
-}
-
-/// A WIT version this engine can host: same major, and for 0.x the same minor.
-fn compatible(version: &str) -> bool {
-    let parts = |v: &str| -> Option<(u64, u64)> {
-        let mut it = v.split('.');
-        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
-    };
-    match (parts(version), parts(WIT_VERSION)) {
-        (Some((0, minor)), Some((0, ours))) => minor == ours,
-        (Some((major, _)), Some((ours, _))) => major == ours,
-        _ => false,
     }
 }
 
@@ -181,7 +210,7 @@ struct Live {
 pub struct Adapter {
     name: String,
     engine: Engine,
-    pre: AdapterPre<HostState>,
+    pre: Pre,
     limits: Limits,
     live: Mutex<Option<Live>>,
     builtin: bool,
@@ -200,6 +229,11 @@ impl Adapter {
 
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// The version of `drover:adapter` the component was built against.
+    pub fn wit_version(&self) -> WitVersion {
+        self.pre.version()
     }
 
     fn instantiate(&self, limits: Limits) -> Result<Live, SandboxError> {
@@ -254,7 +288,7 @@ impl Adapter {
     }
 
     pub fn describe(&self) -> Result<wit::Description, SandboxError> {
-        self.call("describe", |b, s| b.drover_adapter_cli().call_describe(s))
+        self.call("describe", |b, s| b.describe(s))
     }
 
     pub fn render_prompt(
@@ -262,10 +296,7 @@ impl Adapter {
         profile: &wit::Profile,
         prompt: &str,
     ) -> Result<Result<String, wit::AdapterError>, SandboxError> {
-        self.call("render-prompt", |b, s| {
-            b.drover_adapter_cli()
-                .call_render_prompt(s, profile, prompt)
-        })
+        self.call("render-prompt", |b, s| b.render_prompt(s, profile, prompt))
     }
 
     pub fn interactive_command(
@@ -274,8 +305,7 @@ impl Adapter {
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
         self.call("interactive-command", |b, s| {
-            b.drover_adapter_cli()
-                .call_interactive_command(s, profile, request)
+            b.interactive_command(s, profile, request)
         })
     }
 
@@ -285,8 +315,7 @@ impl Adapter {
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
         self.call("headless-command", |b, s| {
-            b.drover_adapter_cli()
-                .call_headless_command(s, profile, request)
+            b.headless_command(s, profile, request)
         })
     }
 
@@ -295,9 +324,7 @@ impl Adapter {
         profile: &wit::Profile,
         output: &wit::TurnOutput,
     ) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
-        self.call("parse-turn", |b, s| {
-            b.drover_adapter_cli().call_parse_turn(s, profile, output)
-        })
+        self.call("parse-turn", |b, s| b.parse_turn(s, profile, output))
     }
 
     pub fn install_hooks(
@@ -306,8 +333,7 @@ impl Adapter {
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
         self.call("install-hooks", |b, s| {
-            b.drover_adapter_cli()
-                .call_install_hooks(s, existing, request)
+            b.install_hooks(s, existing, request)
         })
     }
 
@@ -316,10 +342,7 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        self.call("remove-hooks", |b, s| {
-            b.drover_adapter_cli()
-                .call_remove_hooks(s, existing, request)
-        })
+        self.call("remove-hooks", |b, s| b.remove_hooks(s, existing, request))
     }
 
     pub fn detect_hooks(
@@ -327,10 +350,7 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
-        self.call("detect-hooks", |b, s| {
-            b.drover_adapter_cli()
-                .call_detect_hooks(s, existing, request)
-        })
+        self.call("detect-hooks", |b, s| b.detect_hooks(s, existing, request))
     }
 
     pub fn parse_hook(
@@ -340,8 +360,7 @@ impl Adapter {
         payload: &[u8],
     ) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
         self.call("parse-hook", |b, s| {
-            b.drover_adapter_cli()
-                .call_parse_hook(s, profile, native_event, payload)
+            b.parse_hook(s, profile, native_event, payload)
         })
     }
 
@@ -351,8 +370,7 @@ impl Adapter {
         context: &wit::LocationContext,
     ) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
         self.call("transcript-locations", |b, s| {
-            b.drover_adapter_cli()
-                .call_transcript_locations(s, profile, context)
+            b.transcript_locations(s, profile, context)
         })
     }
 
@@ -361,10 +379,7 @@ impl Adapter {
         profile: &wit::Profile,
         lines: &[String],
     ) -> Result<Option<wit::Fault>, SandboxError> {
-        self.call("classify-fault", |b, s| {
-            b.drover_adapter_cli()
-                .call_classify_fault(s, profile, lines)
-        })
+        self.call("classify-fault", |b, s| b.classify_fault(s, profile, lines))
     }
 
     pub fn read_screen(
@@ -372,9 +387,7 @@ impl Adapter {
         profile: &wit::Profile,
         screen: &wit::Screen,
     ) -> Result<wit::ScreenReading, SandboxError> {
-        self.call("read-screen", |b, s| {
-            b.drover_adapter_cli().call_read_screen(s, profile, screen)
-        })
+        self.call("read-screen", |b, s| b.read_screen(s, profile, screen))
     }
 
     /// A usage tally in its own store, with its own limits (usage dedupe
@@ -385,9 +398,7 @@ impl Adapter {
             .set_epoch_deadline(deadline_ticks(limits.call_timeout));
         let resource = live
             .bindings
-            .drover_adapter_cli()
-            .tally()
-            .call_constructor(&mut live.store, parser)
+            .tally_new(&mut live.store, parser)
             .map_err(|e| {
                 classify(
                     &self.name,
@@ -448,21 +459,15 @@ impl Tally {
     }
 
     pub fn begin_file(&mut self, name: &str) -> Result<(), SandboxError> {
-        self.call("tally.begin-file", |b, s, r| {
-            b.drover_adapter_cli().tally().call_begin_file(s, r, name)
-        })
+        self.call("tally.begin-file", |b, s, r| b.tally_begin_file(s, r, name))
     }
 
     pub fn feed(&mut self, chunk: &[u8]) -> Result<Result<(), wit::AdapterError>, SandboxError> {
-        self.call("tally.feed", |b, s, r| {
-            b.drover_adapter_cli().tally().call_feed(s, r, chunk)
-        })
+        self.call("tally.feed", |b, s, r| b.tally_feed(s, r, chunk))
     }
 
     pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
-        self.call("tally.finish", |b, s, r| {
-            b.drover_adapter_cli().tally().call_finish(s, r)
-        })
+        self.call("tally.finish", |b, s, r| b.tally_finish(s, r))
     }
 }
 
@@ -511,15 +516,6 @@ fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn versions_are_compatible_by_semver_rules() {
-        assert!(compatible("0.1.0"));
-        assert!(compatible("0.1.7"));
-        assert!(!compatible("0.2.0"));
-        assert!(!compatible("1.1.0"));
-        assert!(!compatible("garbage"));
-    }
 
     #[test]
     fn deadlines_round_up_to_ticks() {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::profile::Profile;
-use crate::run::{Journal, RunDir};
+use crate::run::{Journal, Origin, RunDir, Transition};
 use crate::sandbox::Adapter;
 
 pub struct Context {
@@ -14,6 +14,10 @@ pub struct Context {
     pub profile: Profile,
     pub adapter: Adapter,
     pub journal: Mutex<Journal>,
+    /// Whether lines this process appends kick `[[notify]]` entries. Off
+    /// on a Ray node: the drover that submitted the turn notifies when it
+    /// copies the lines home.
+    pub notifies: bool,
 }
 
 impl Context {
@@ -25,18 +29,59 @@ impl Context {
             profile,
             adapter,
             journal: Mutex::new(journal),
+            notifies: true,
         }
     }
 
     /// Records a seat state (no-op when unchanged).
     pub fn state(&self, task: &str, state: &str, prompt_kind: Option<&str>, source: &str) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-        journal.record(task, state, prompt_kind, source, serde_json::Value::Null);
+        self.record(task, state, prompt_kind, source, serde_json::Value::Null);
+    }
+
+    /// Records that a seat is blocked, with the line that showed it.
+    pub fn blocked(&self, task: &str, prompt_kind: &str, source: &str, evidence: Option<&str>) {
+        let detail = evidence
+            .and_then(crate::run::status::clean_evidence)
+            .map_or(
+                serde_json::Value::Null,
+                |e| serde_json::json!({"evidence": e}),
+            );
+        self.record(task, "blocked", Some(prompt_kind), source, detail);
+    }
+
+    fn record(
+        &self,
+        task: &str,
+        state: &str,
+        prompt_kind: Option<&str>,
+        source: &str,
+        detail: serde_json::Value,
+    ) {
+        self.append(|journal| journal.record(task, state, prompt_kind, source, detail));
     }
 
     pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
-        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
-        journal.verdict_once(task, status, source, detail);
+        self.append(|journal| journal.verdict_once(task, status, source, detail));
+    }
+
+    /// Copies a line another journal recorded (a Ray job's node): once, by
+    /// its position there ([`Journal::copy`]).
+    pub fn copy(&self, line: Transition, origin: Origin) {
+        self.append(|journal| journal.copy(line, origin));
+    }
+
+    /// Runs one journal write; a line it appended may be one a `[[notify]]`
+    /// entry asks for.
+    fn append(&self, write: impl FnOnce(&mut Journal) -> bool) {
+        let written = {
+            let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+            write(&mut journal)
+                .then(|| journal.last_written().cloned())
+                .flatten()
+        };
+        if let Some(line) = written.filter(|_| self.notifies) {
+            crate::notify::kick(&self.project, self.run.id(), &line);
+        }
     }
 
     /// Appends a line to `ATTENTION` in the run dir (budget trips, blocked

@@ -52,7 +52,8 @@ impl Seen {
             wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
                 if let Some(kind) = event.prompt_kind {
                     self.blocked = Some(kind);
-                    ctx.state(task, "blocked", Some(kind.as_str()), &source);
+                    let evidence = super::hook_evidence(event);
+                    ctx.blocked(task, kind.as_str(), &source, evidence.as_deref());
                 }
             }
             wit::CanonicalEvent::Stop if !event.subagent => self.stop = true,
@@ -433,7 +434,8 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
                     .or(seen.blocked)
                     .unwrap_or(wit::PromptKind::Other);
                 seen.blocked = Some(kind);
-                ctx.state(task, "blocked", Some(kind.as_str()), "exit");
+                let evidence = outcome.error.clone().or_else(|| outcome.reply.clone());
+                ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
                 ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
                 return conclude(
                     ctx,

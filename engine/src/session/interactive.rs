@@ -1,4 +1,5 @@
-//! The interactive driver: a CLI in a tmux pane, driven like a person would.
+//! The interactive driver: a CLI in a pane (tmux or herdr), driven like a
+//! person would.
 //!
 //! It launches the CLI, waits until the screen reads ready, types the prompt
 //! as a bracketed paste, then decides from hook events (the relay's drops),
@@ -13,7 +14,9 @@
 //! - silence past the stall window nudges, then stalls; the deadline times
 //!   out on either clock; the token budget warns or enforces.
 //!
-//! A tmux failure is never read as a crash: liveness unknown skips the tick.
+//! A multiplexer failure is never read as a crash: liveness unknown skips
+//! the tick. Where the multiplexer reads the agent itself (herdr), its
+//! `blocked` is a second source beside the hooks and the screen.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -25,8 +28,7 @@ use super::result_file::ResultFile;
 use super::{Context, SessionResult, SessionSpec, Status, Timings, conversations, faults};
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
-use crate::workspace::tmux::{Pane, Tmux};
-use crate::workspace::{PaneLaunch, Workspace};
+use crate::workspace::{self, Kind, Pane, PaneLaunch, Workspace};
 
 const TICK: Duration = Duration::from_millis(250);
 const SCREEN_EVERY: Duration = Duration::from_millis(750);
@@ -36,7 +38,7 @@ const READY_TIMEOUT: Duration = Duration::from_secs(45);
 pub const NUDGE_STALL: &str = "drover: this session has shown no activity for a while. If you are waiting on something, say what; otherwise continue the task and end your turn when it is done.";
 pub const NUDGE_BUDGET: &str = "drover: this session has exceeded its token budget. Wrap up now: finish the current step, write any result the task needs, and end your turn.";
 
-/// The tmux session a run's seats live in.
+/// The session (tmux session, herdr workspace) a run's seats live in.
 pub fn session_name(run_id: &str) -> String {
     format!("drover-{run_id}")
 }
@@ -58,8 +60,14 @@ enum Event {
 
 /// A CLI running in a pane.
 pub struct Seat {
-    pub tmux: Tmux,
+    pub workspace: Box<dyn Workspace>,
     pub pane: Pane,
+}
+
+impl Seat {
+    pub fn ws(&self) -> &dyn Workspace {
+        self.workspace.as_ref()
+    }
 }
 
 /// One session's (or one turn's) bookkeeping on a seat.
@@ -77,6 +85,7 @@ struct Driver<'a> {
     /// Events older than this are a previous turn's.
     since: u64,
     profile: wit::Profile,
+    workspace: &'static str,
 }
 
 impl<'a> Driver<'a> {
@@ -103,6 +112,7 @@ impl<'a> Driver<'a> {
             watcher: EventWatcher::new(ctx.run.events_dir()),
             since,
             profile: ctx.profile.to_wit(),
+            workspace: pane_kind(ctx).as_str(),
         }
     }
 
@@ -122,7 +132,7 @@ impl<'a> Driver<'a> {
             run_id: self.ctx.run.id().to_string(),
             task: self.task().to_string(),
             cli: self.ctx.profile.name.clone(),
-            workspace: "tmux".to_string(),
+            workspace: self.workspace.to_string(),
             reason,
             session_id: self.st.session_id.clone(),
             transcript_path: self.st.transcript_path.clone(),
@@ -181,11 +191,17 @@ impl<'a> Driver<'a> {
     }
 
     fn read_screen(&self, seat: &Seat) -> Option<wit::ScreenReading> {
-        let screen = ws(&seat.tmux).read_pane(&seat.pane).ok()?;
+        let screen = seat.ws().read_pane(&seat.pane).ok()?;
         self.ctx.adapter.read_screen(&self.profile, &screen).ok()
     }
 
-    fn blocked(&mut self, kind: wit::PromptKind, source: &str, before_first_turn: bool) {
+    fn blocked(
+        &mut self,
+        kind: wit::PromptKind,
+        source: &str,
+        before_first_turn: bool,
+        evidence: Option<&str>,
+    ) {
         let task = self.task();
         if self.st.blocked != Some(kind) {
             let when = if before_first_turn {
@@ -197,7 +213,7 @@ impl<'a> Driver<'a> {
                 .notify(&format!("task {task} is blocked on a {kind} prompt{when}"));
         }
         self.st.blocked = Some(kind);
-        self.ctx.state(task, "blocked", Some(kind.as_str()), source);
+        self.ctx.blocked(task, kind.as_str(), source, evidence);
     }
 
     /// Waits until the screen reads ready (or the ready timeout passes).
@@ -216,7 +232,7 @@ impl<'a> Driver<'a> {
                     Some(which),
                 )));
             }
-            if let Ok(false) = ws(&seat.tmux).pane_alive(&seat.pane) {
+            if let Ok(false) = seat.ws().pane_alive(&seat.pane) {
                 return Err(Box::new(self.gone("the CLI exited before it was ready")));
             }
             for event in self.events(TICK) {
@@ -237,7 +253,8 @@ impl<'a> Driver<'a> {
                         .as_ref()
                         .and_then(|r| r.prompt_kind)
                         .unwrap_or(wit::PromptKind::Other);
-                    self.blocked(kind, &source, true);
+                    let evidence = reading.as_ref().map(|r| r.evidence.clone());
+                    self.blocked(kind, &source, true, evidence.as_deref());
                 }
                 _ if ready_since.elapsed() >= READY_TIMEOUT && self.st.blocked.is_none() => {
                     self.ctx.run.lifecycle(
@@ -278,7 +295,7 @@ impl<'a> Driver<'a> {
                 );
             }
         };
-        if let Err(e) = ws(&seat.tmux).type_text(&seat.pane, &rendered, human) {
+        if let Err(e) = seat.ws().type_text(&seat.pane, &rendered, human) {
             return self.result(
                 Status::Crashed,
                 format!("cannot type the prompt: {e}"),
@@ -296,7 +313,7 @@ impl<'a> Driver<'a> {
         let task = self.task();
         let spec = self.spec;
         let ctx = self.ctx;
-        let typer = |text: &str| ws(&seat.tmux).type_text(&seat.pane, text, false);
+        let typer = |text: &str| seat.ws().type_text(&seat.pane, text, false);
         let mut nudges_left = spec.stop_nudges;
         let mut stall_nudges_left = spec.stall_nudges;
         let mut last_heartbeat: Option<Instant> = None;
@@ -343,7 +360,7 @@ impl<'a> Driver<'a> {
                 }
             }
             if self.budget.expired() {
-                let dead = matches!(ws(&seat.tmux).pane_alive(&seat.pane), Ok(false));
+                let dead = matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
                 let status = if dead {
                     Status::Crashed
                 } else {
@@ -378,7 +395,7 @@ impl<'a> Driver<'a> {
                             None,
                         );
                     };
-                    let alive = || !matches!(ws(&seat.tmux).pane_alive(&seat.pane), Ok(false));
+                    let alive = || !matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
                     if let Some(found) = result_file.wait(spec.result_wait, alive) {
                         return self.result(
                             Status::Completed,
@@ -438,7 +455,7 @@ impl<'a> Driver<'a> {
                 Event::Nothing => {}
             }
 
-            match ws(&seat.tmux).pane_alive(&seat.pane) {
+            match seat.ws().pane_alive(&seat.pane) {
                 Ok(false) => return self.gone("the CLI's pane is gone (it exited)"),
                 Ok(true) => {}
                 // Could not ask: not a crash. The deadline bounds a lasting failure.
@@ -451,6 +468,8 @@ impl<'a> Driver<'a> {
 
             if last_screen.elapsed() >= SCREEN_EVERY {
                 last_screen = Instant::now();
+                let native = seat.ws().agent_state(&seat.pane).ok().flatten();
+                let native_blocked = native.as_deref() == Some("blocked");
                 if let Some(reading) = self.read_screen(seat) {
                     let source = format!("screen:{}", reading.rule);
                     match reading.state {
@@ -458,13 +477,19 @@ impl<'a> Driver<'a> {
                             reading.prompt_kind.unwrap_or(wit::PromptKind::Other),
                             &source,
                             false,
+                            Some(&reading.evidence),
                         ),
-                        wit::SeatState::Working => {
+                        wit::SeatState::Working if !native_blocked => {
                             self.st.blocked = None;
                             ctx.state(task, "working", None, &source);
                         }
                         _ => {}
                     }
+                }
+                if native_blocked && self.st.blocked.is_none() {
+                    let source = format!("{}:blocked", self.workspace);
+                    let evidence = format!("{} reads the agent as blocked", self.workspace);
+                    self.blocked(wit::PromptKind::Other, &source, false, Some(&evidence));
                 }
             }
 
@@ -486,7 +511,7 @@ impl<'a> Driver<'a> {
                     let _ = typer(NUDGE_STALL);
                     last_activity = Instant::now();
                 } else {
-                    if matches!(ws(&seat.tmux).pane_alive(&seat.pane), Ok(false)) {
+                    if matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) {
                         return self.gone("the CLI's pane is gone (it exited)");
                     }
                     // A live pane's artifact is not trusted: the work may be mid-write.
@@ -537,7 +562,8 @@ impl<'a> Driver<'a> {
             wit::CanonicalEvent::SessionEnd => Event::End(event.reason.clone()),
             wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
                 if let Some(kind) = event.prompt_kind {
-                    self.blocked(kind, &source, false);
+                    let evidence = super::hook_evidence(event);
+                    self.blocked(kind, &source, false, evidence.as_deref());
                 }
                 Event::Nothing
             }
@@ -570,15 +596,25 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     conclude(ctx, spec, Some(&seat), result)
 }
 
-/// `drover up`: launch a seat and wait until it is ready (or reads blocked,
-/// for a human to answer); the pane keeps running.
-pub fn up(ctx: &Context, spec: &SessionSpec) -> Result<Seat, Box<SessionResult>> {
+/// `drover up`: launch a seat and wait until it is ready; the pane keeps
+/// running. A human seat waiting at a prompt is up too (its person answers
+/// it); any other failure leaves nothing behind.
+pub fn up(ctx: &Context, spec: &SessionSpec, human: bool) -> Result<Seat, Box<SessionResult>> {
     prepare(ctx, spec);
     let mut driver = Driver::new(ctx, spec, now_ns());
-    start(ctx, spec, &mut driver).map_err(|failure| {
-        let (seat, result) = *failure;
-        Box::new(conclude(ctx, spec, seat.as_ref(), result))
-    })
+    match start(ctx, spec, &mut driver) {
+        Ok(seat) => Ok(seat),
+        Err(failure) => {
+            let (seat, result) = *failure;
+            if human && result.blocked.is_some() && seat.is_some() {
+                // A person answers the prompt: the seat is up.
+                return seat.ok_or_else(|| Box::new(result));
+            }
+            let mut spec = spec.clone();
+            spec.keep = false;
+            Err(Box::new(conclude(ctx, &spec, seat.as_ref(), result)))
+        }
+    }
 }
 
 /// `drover send`: one turn on a running seat. A human seat is never typed
@@ -588,6 +624,7 @@ pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> Sess
         ctx.run.task_dir(&spec.task).join("prompt.txt"),
         format!("{}\n", spec.prompt),
     );
+    seat.ws().watch_output(&seat.pane, &ctx.run.log(&spec.task));
     let mut driver = Driver::new(ctx, spec, now_ns());
     let result = driver.turn(seat, human);
     conclude(ctx, spec, Some(seat), result)
@@ -608,35 +645,54 @@ fn start(
     spec: &SessionSpec,
     driver: &mut Driver<'_>,
 ) -> Result<Seat, Box<(Option<Seat>, SessionResult)>> {
-    let tmux = match Tmux::for_project(&ctx.project) {
-        Ok(t) => t,
+    let kind = pane_kind(ctx);
+    let ws = match workspace::open(kind, &ctx.project) {
+        Ok(w) => w,
         Err(e) => {
-            let result =
-                driver.result(Status::Crashed, format!("cannot use tmux: {e}"), None, None);
+            let result = driver.result(
+                Status::Crashed,
+                format!("cannot use {}: {e}", kind.as_str()),
+                None,
+                None,
+            );
             return Err(Box::new((None, result)));
         }
     };
-    let pane = match launch(ctx, spec, &tmux) {
+    let pane = match launch(ctx, spec, ws.as_ref()) {
         Ok(p) => p,
         Err(reason) => {
+            // The session made for this pane must not outlive the failure.
+            ws.close_session(&session_name(ctx.run.id()));
             let result = driver.result(Status::Crashed, reason, None, None);
             return Err(Box::new((None, result)));
         }
     };
     ctx.state(&spec.task, "unknown", None, "launch");
-    let seat = Seat { tmux, pane };
+    let seat = Seat {
+        workspace: ws,
+        pane,
+    };
     match driver.wait_ready(&seat) {
         Ok(()) => Ok(seat),
         Err(result) => Err(Box::new((Some(seat), *result))),
     }
 }
 
+/// The pane backend a run uses (its `run.json` says; tmux when unreadable).
+pub fn pane_kind(ctx: &Context) -> Kind {
+    ctx.run
+        .read_info()
+        .ok()
+        .and_then(|info| Kind::parse(&info.workspace))
+        .filter(|k| k.has_panes())
+        .unwrap_or(Kind::Tmux)
+}
+
 /// Creates the window running the CLI, tees its output, labels it.
-fn launch(ctx: &Context, spec: &SessionSpec, tmux: &Tmux) -> Result<Pane, String> {
+fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane, String> {
     let task = spec.task.as_str();
     let session = session_name(ctx.run.id());
-    ws(tmux)
-        .ensure_session(&session, &spec.cwd)
+    ws.ensure_session(&session, &spec.cwd)
         .map_err(|e| e.to_string())?;
     let request = wit::LaunchRequest {
         prompt: String::new(),
@@ -668,14 +724,14 @@ fn launch(ctx: &Context, spec: &SessionSpec, tmux: &Tmux) -> Result<Pane, String
         argv: &command.argv,
         log: &log,
     };
-    let pane = ws(tmux)
+    let pane = ws
         .create_pane(&session, task, &launch)
         .map_err(|e| e.to_string())?;
     let _ = crate::run::write_json_atomic(
         &ctx.run.task_dir(task).join("pane.json"),
-        &serde_json::json!({"socket": tmux.socket(), "pane": pane}),
+        &serde_json::json!({"workspace": ws.kind().as_str(), "pane": pane}),
     );
-    let _ = ws(tmux).label_pane(&pane, &format!("{} · {task}", ctx.profile.name));
+    let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile.name));
     ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.pane, "window": pane.window, "argv0": command.argv.first()}));
     Ok(pane)
 }
@@ -685,19 +741,15 @@ fn log_key(path: &Path) -> Option<(u64, std::time::SystemTime)> {
     Some((meta.len(), meta.modified().ok()?))
 }
 
-/// Stops a seat (`pane.close`), noting any process that had to be
-/// force-killed.
-pub fn teardown(ctx: &Context, task: &str, tmux: &Tmux, pane: &Pane, grace: Duration) {
-    let forced = ws(tmux).close_pane(pane, grace);
+/// Stops a seat (`pane.close`) and the session it was the last of, noting
+/// any process that had to be force-killed.
+pub fn teardown(ctx: &Context, task: &str, ws: &dyn Workspace, pane: &Pane, grace: Duration) {
+    let forced = ws.close_pane(pane, grace);
     if !forced.is_empty() {
         ctx.run
             .lifecycle(task, "kill-escalated", serde_json::json!({"pids": forced}));
     }
-}
-
-/// The tmux backend through the workspace contract.
-fn ws(tmux: &Tmux) -> &dyn Workspace {
-    tmux
+    ws.close_session(&pane.session);
 }
 
 fn conclude(
@@ -707,10 +759,13 @@ fn conclude(
     mut result: SessionResult,
 ) -> SessionResult {
     let task = spec.task.as_str();
+    if let Some(seat) = seat {
+        seat.ws().flush_output(&seat.pane);
+    }
     if let Some(seat) = seat
         && !spec.keep
     {
-        teardown(ctx, task, &seat.tmux, &seat.pane, spec.teardown_grace);
+        teardown(ctx, task, seat.ws(), &seat.pane, spec.teardown_grace);
     }
     match result.status {
         Status::Completed => ctx.state(task, "done", None, "verdict"),

@@ -297,6 +297,17 @@ pub fn seat_env(
     env
 }
 
+/// Hook detail worth showing for a blocked seat: the CLI's reason (tool
+/// name, notification type) or message.
+fn hook_evidence(event: &crate::run::HookRecord) -> Option<String> {
+    let text = match (&event.reason, &event.last_message) {
+        (Some(reason), _) => format!("{}: {reason}", event.native),
+        (None, Some(message)) => message.clone(),
+        (None, None) => return None,
+    };
+    crate::run::status::clean_evidence(&text)
+}
+
 /// Writes `tasks/<task>/session.json` and the journal's verdict line.
 pub fn record_verdict(ctx: &Context, result: &SessionResult) {
     let path = ctx.run.task_dir(&result.task).join("session.json");

@@ -4,24 +4,32 @@
 //! A task without a verdict whose driver is gone is settled from evidence:
 //! the relay's event files, the headless turn's output files (read by the
 //! adapter, exactly as the live driver would have), the result file, and
-//! whether the CLI (its process, or its tmux pane) is still there. A CLI
-//! that is still working keeps its task open; nothing is guessed.
+//! whether the CLI (its process, or its pane) is still there. A CLI that is
+//! still working keeps its task open; nothing is guessed. Once a pane run
+//! is settled, its pane and session are closed the way a live driver would
+//! (identity-checked), unless the run was started with `--keep`.
 
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::{Context, SessionResult, Status, Timings, Tokens};
+use crate::profile::Catalog;
+use crate::run::status::TaskView;
 use crate::run::{EventWatcher, HookRecord, Journal, RunDir, RunInfo, now_ns, read_transitions};
-use crate::sandbox::wit;
+use crate::sandbox::{CompileCache, Sandbox, wit};
+use crate::workspace::herdr::HerdrError;
 use crate::workspace::process::{self, Identity};
-use crate::workspace::tmux::{Pane, Tmux};
+use crate::workspace::tmux::MuxError;
+use crate::workspace::{self, Kind, Pane, WorkspaceError};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskStatus {
     pub task: String,
     pub state: Option<String>,
     pub prompt_kind: Option<String>,
+    /// The line that showed a blocked task was blocked.
+    pub evidence: Option<String>,
     pub verdict: Option<String>,
     pub reason: Option<String>,
     /// True when this status was settled by reconciliation just now.
@@ -43,6 +51,9 @@ pub struct RunStatus {
 pub struct TaskSpec {
     pub result_file: Option<std::path::PathBuf>,
     pub launched_ns: u64,
+    /// `drover run --keep`: the pane stays after the verdict.
+    #[serde(default)]
+    pub keep: bool,
 }
 
 pub fn write_task_spec(run: &RunDir, task: &str, spec: &TaskSpec) {
@@ -64,18 +75,22 @@ pub fn driver_alive(info: &RunInfo) -> bool {
 }
 
 /// The status of every task of a run, settling what can be settled.
-pub fn status(run: &RunDir, load: impl Fn(&str) -> Option<Context>) -> std::io::Result<RunStatus> {
+pub fn status(
+    run: &RunDir,
+    mut load: impl FnMut(&str) -> Option<Context>,
+) -> std::io::Result<RunStatus> {
     let info = run.read_info()?;
     let alive = driver_alive(&info);
     let mut tasks = Vec::new();
     let mut context: Option<Context> = None;
     for task in &info.tasks {
-        let journal = Journal::open(run.journal_path());
+        let view = TaskView::of(task, &read_transitions(&run.journal_path()));
         let mut status = TaskStatus {
             task: task.clone(),
-            state: journal.state(task).map(str::to_string),
-            prompt_kind: last_prompt_kind(run, task),
-            verdict: journal.verdict(task).map(str::to_string),
+            state: view.state,
+            prompt_kind: view.prompt_kind,
+            evidence: view.evidence,
+            verdict: view.verdict,
             reason: read_json::<SessionResult>(&run.task_dir(task).join("session.json"))
                 .map(|r| r.reason),
             reconciled: false,
@@ -94,9 +109,10 @@ pub fn status(run: &RunDir, load: impl Fn(&str) -> Option<Context>) -> std::io::
             });
             // Settling may have recorded states (a Ray job's journal lines
             // copied home) even when it could not conclude.
-            status.state = Journal::open(run.journal_path())
-                .state(task)
-                .map(str::to_string);
+            let view = TaskView::of(task, &read_transitions(&run.journal_path()));
+            status.state = view.state;
+            status.prompt_kind = view.prompt_kind;
+            status.evidence = view.evidence;
             if let Some(result) = settled {
                 status.verdict = Some(result.status.as_str().to_string());
                 status.reason = Some(result.reason.clone());
@@ -120,13 +136,40 @@ pub fn is_seat_run(info: &RunInfo) -> bool {
     info.run_id.starts_with("seat-")
 }
 
-fn last_prompt_kind(run: &RunDir, task: &str) -> Option<String> {
-    read_transitions(&run.journal_path())
-        .into_iter()
-        .rev()
-        .find(|t| t.task == task && t.kind == "state")
-        .and_then(|t| t.prompt_kind)
+/// Settles runs one after another, loading the sandbox, the profiles and
+/// each run's component only when a run needs settling.
+pub struct Settler {
+    project: std::path::PathBuf,
+    loaded: Option<(Sandbox, Catalog)>,
 }
+
+impl Settler {
+    pub fn new(project: &Path) -> Settler {
+        Settler {
+            project: project.to_path_buf(),
+            loaded: None,
+        }
+    }
+
+    /// [`status`] of `run`, settling what can be settled.
+    pub fn status(&mut self, run: &RunDir) -> std::io::Result<RunStatus> {
+        let project = self.project.clone();
+        let loaded = &mut self.loaded;
+        status(run, |cli| {
+            if loaded.is_none() {
+                let sandbox = Sandbox::new(CompileCache::default_location()).ok()?;
+                *loaded = Some((sandbox, Catalog::load(&project)));
+            }
+            let (sandbox, catalog) = loaded.as_ref()?;
+            let profile = catalog.find(cli)?.clone();
+            let (adapter, _, _) = crate::registry::load(sandbox, &profile, &project).ok()?;
+            Some(Context::new(project.clone(), run.clone(), profile, adapter))
+        })
+    }
+}
+
+/// How long a settled run's CLI gets to exit before it is force-killed.
+const TEARDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Settles one orphaned task, or returns `None` when its CLI still runs.
 fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
@@ -247,8 +290,19 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             let pane: Option<Pane> = pane.and_then(|v| {
                 serde_json::from_value(v.get("pane").cloned().unwrap_or_default()).ok()
             });
-            if let (Some(pane), Ok(tmux)) = (&pane, Tmux::for_project(&ctx.project)) {
-                match tmux.alive(pane) {
+            let kind = Kind::parse(&info.workspace).unwrap_or(Kind::Tmux);
+            let ws = match workspace::open(kind, &ctx.project) {
+                Ok(ws) => Some(ws),
+                // No multiplexer at all: its panes went with it.
+                Err(
+                    WorkspaceError::Mux(MuxError::Missing)
+                    | WorkspaceError::Herdr(HerdrError::NotRunning(_)),
+                ) => None,
+                // Could not ask is not gone.
+                Err(_) => return None,
+            };
+            if let (Some(pane), Some(ws)) = (&pane, &ws) {
+                match ws.pane_alive(pane) {
                     Ok(true) if !stop => {
                         ctx.state(task, "working", None, "reconcile:seat-still-running");
                         return None;
@@ -256,6 +310,11 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                     Err(_) => return None,
                     _ => {}
                 }
+            }
+            // The verdict is final: nothing of the run may keep running.
+            let keep = spec.as_ref().is_some_and(|s| s.keep);
+            if let (Some(pane), Some(ws), false) = (&pane, &ws, keep) {
+                super::interactive::teardown(ctx, task, ws.as_ref(), pane, TEARDOWN_GRACE);
             }
             result.logs = vec![run.log(task)];
             if stop && (!needs_result || result_text.is_some()) {

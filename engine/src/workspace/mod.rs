@@ -1,13 +1,15 @@
 //! Workspaces: where seats run (the transport axis, kept apart from the CLI
 //! axis of adapters). `headless` runs one non-interactive turn per message;
-//! `tmux` keeps seats in panes a human can attach to; `ray` runs each turn
-//! as a job on a Ray cluster ([`crate::ray`]). The engine talks to tmux
-//! only through [`tmux::Tmux`].
+//! `tmux` and `herdr` keep seats in panes a human can attach to; `ray` runs
+//! each turn as a job on a Ray cluster ([`crate::ray`]). The engine talks to
+//! tmux only through [`tmux::Tmux`] and to herdr only through
+//! [`herdr::Herdr`].
 //!
 //! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
 //! `.drover/config.toml` (`[workspace] default = "tmux"`) > `headless`.
 
 pub mod headless;
+pub mod herdr;
 pub mod process;
 pub mod tmux;
 
@@ -17,12 +19,22 @@ use serde::Serialize;
 
 use crate::sandbox::wit;
 
-/// The workspace contract (DESIGN.md §5) a backend implements: the pane
-/// operations a seat in a terminal needs, and `turn.run` for backends that
-/// run one process per message. A backend answers what it cannot do with
-/// [`WorkspaceError::Unsupported`]. (`status.wait`, `status.stream`,
-/// `prompt.kind` and `notify` are the engine's, over the run journal:
-/// [`crate::run::status`].)
+/// A pane and the window (tmux) or tab (herdr) that holds it, by the
+/// backend's own ids (`%3`/`@2` on tmux, `w1:p2`/`w1:t2` on herdr), and the
+/// session (workspace, on herdr) it belongs to.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Pane {
+    pub session: String,
+    pub window: String,
+    pub pane: String,
+}
+
+/// The workspace contract a backend implements: the pane operations a seat
+/// in a terminal needs, and `turn.run` for backends that run one process
+/// per message. A backend answers what it cannot do with
+/// [`WorkspaceError::Unsupported`], and [`Kind::gaps`] lists it.
+/// (`status.wait`, `status.stream`, `prompt.kind` and `notify` are the
+/// engine's, over the run journal: [`crate::run::status`], [`crate::notify`].)
 pub trait Workspace {
     fn kind(&self) -> Kind;
     /// `session.ensure`: the container seats of a run share.
@@ -33,18 +45,31 @@ pub trait Workspace {
         session: &str,
         name: &str,
         launch: &PaneLaunch<'_>,
-    ) -> Result<tmux::Pane, WorkspaceError>;
+    ) -> Result<Pane, WorkspaceError>;
+    /// Keeps teeing a pane created earlier (by another drover process) into
+    /// `log` while this process drives it. A no-op where the tee lives in
+    /// the multiplexer (tmux's `pipe-pane`).
+    fn watch_output(&self, _pane: &Pane, _log: &Path) {}
+    /// Brings the pane's log up to date now (before it is read for faults).
+    fn flush_output(&self, _pane: &Pane) {}
     /// `pane.read`: what the pane shows now.
-    fn read_pane(&self, pane: &tmux::Pane) -> Result<wit::Screen, WorkspaceError>;
+    fn read_pane(&self, pane: &Pane) -> Result<wit::Screen, WorkspaceError>;
     /// `pane.label`: `nickname · role`.
-    fn label_pane(&self, pane: &tmux::Pane, label: &str) -> Result<(), WorkspaceError>;
+    fn label_pane(&self, pane: &Pane, label: &str) -> Result<(), WorkspaceError>;
     /// `pane.type`: a bracketed paste, then Enter. Refused for a human seat.
-    fn type_text(&self, pane: &tmux::Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
     /// Whether the pane still exists; `Err` means "could not ask", never "gone".
-    fn pane_alive(&self, pane: &tmux::Pane) -> Result<bool, WorkspaceError>;
+    fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError>;
     /// `pane.close`: kill it and every process it started (identity-checked).
     /// Returns the pids that had to be force-killed.
-    fn close_pane(&self, pane: &tmux::Pane, grace: std::time::Duration) -> Vec<u32>;
+    fn close_pane(&self, pane: &Pane, grace: std::time::Duration) -> Vec<u32>;
+    /// Ends a session and whatever is left in it (its idle first window).
+    fn close_session(&self, session: &str);
+    /// The multiplexer's own reading of the agent in a pane, when it has one
+    /// (herdr's agent status): a second status source beside the hooks.
+    fn agent_state(&self, _pane: &Pane) -> Result<Option<String>, WorkspaceError> {
+        Ok(None)
+    }
     /// `turn.run`: one non-interactive process.
     fn run_turn(
         &self,
@@ -71,6 +96,8 @@ pub enum WorkspaceError {
     HumanSeat,
     #[error(transparent)]
     Mux(#[from] tmux::MuxError),
+    #[error(transparent)]
+    Herdr(#[from] herdr::HerdrError),
     #[error("{0}")]
     Process(String),
 }
@@ -87,49 +114,46 @@ impl Workspace for Headless {
         Ok(())
     }
 
-    fn create_pane(
-        &self,
-        _: &str,
-        _: &str,
-        _: &PaneLaunch<'_>,
-    ) -> Result<tmux::Pane, WorkspaceError> {
+    fn create_pane(&self, _: &str, _: &str, _: &PaneLaunch<'_>) -> Result<Pane, WorkspaceError> {
         Err(WorkspaceError::Unsupported {
             backend: "headless",
             what: "create a pane",
         })
     }
 
-    fn read_pane(&self, _: &tmux::Pane) -> Result<wit::Screen, WorkspaceError> {
+    fn read_pane(&self, _: &Pane) -> Result<wit::Screen, WorkspaceError> {
         Err(WorkspaceError::Unsupported {
             backend: "headless",
             what: "read a pane",
         })
     }
 
-    fn label_pane(&self, _: &tmux::Pane, _: &str) -> Result<(), WorkspaceError> {
+    fn label_pane(&self, _: &Pane, _: &str) -> Result<(), WorkspaceError> {
         Err(WorkspaceError::Unsupported {
             backend: "headless",
             what: "label a pane",
         })
     }
 
-    fn type_text(&self, _: &tmux::Pane, _: &str, _: bool) -> Result<(), WorkspaceError> {
+    fn type_text(&self, _: &Pane, _: &str, _: bool) -> Result<(), WorkspaceError> {
         Err(WorkspaceError::Unsupported {
             backend: "headless",
             what: "type into a pane",
         })
     }
 
-    fn pane_alive(&self, _: &tmux::Pane) -> Result<bool, WorkspaceError> {
+    fn pane_alive(&self, _: &Pane) -> Result<bool, WorkspaceError> {
         Err(WorkspaceError::Unsupported {
             backend: "headless",
             what: "watch a pane",
         })
     }
 
-    fn close_pane(&self, _: &tmux::Pane, _: std::time::Duration) -> Vec<u32> {
+    fn close_pane(&self, _: &Pane, _: std::time::Duration) -> Vec<u32> {
         Vec::new()
     }
+
+    fn close_session(&self, _: &str) {}
 
     fn run_turn(
         &self,
@@ -156,7 +180,7 @@ impl Workspace for tmux::Tmux {
         session: &str,
         name: &str,
         launch: &PaneLaunch<'_>,
-    ) -> Result<tmux::Pane, WorkspaceError> {
+    ) -> Result<Pane, WorkspaceError> {
         let pane = self.new_window(session, name, launch.cwd, launch.env, launch.argv)?;
         if let Err(e) = self.pipe_pane(&pane, launch.log) {
             // A pane that died at once cannot be teed; its log stays empty,
@@ -166,60 +190,42 @@ impl Workspace for tmux::Tmux {
         Ok(pane)
     }
 
-    fn read_pane(&self, pane: &tmux::Pane) -> Result<wit::Screen, WorkspaceError> {
+    fn read_pane(&self, pane: &Pane) -> Result<wit::Screen, WorkspaceError> {
         let text = self.capture(pane)?;
         let title = self.title(pane).unwrap_or_default();
         Ok(screen_of(text.as_bytes(), &title))
     }
 
-    fn label_pane(&self, pane: &tmux::Pane, label: &str) -> Result<(), WorkspaceError> {
+    fn label_pane(&self, pane: &Pane, label: &str) -> Result<(), WorkspaceError> {
         Ok(self.label(pane, label)?)
     }
 
-    fn type_text(&self, pane: &tmux::Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
         if human {
             return Err(WorkspaceError::HumanSeat);
         }
         Ok(tmux::Tmux::type_text(self, pane, text)?)
     }
 
-    fn pane_alive(&self, pane: &tmux::Pane) -> Result<bool, WorkspaceError> {
+    fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
         Ok(self.alive(pane)?)
     }
 
     /// Records the pane's process tree first, kills the window, waits, then
     /// force-kills only processes whose start time still matches.
-    fn close_pane(&self, pane: &tmux::Pane, grace: std::time::Duration) -> Vec<u32> {
+    fn close_pane(&self, pane: &Pane, grace: std::time::Duration) -> Vec<u32> {
         let tree = self.pane_pid(pane).map(process::tree).unwrap_or_default();
         self.kill_window(pane);
-        let until = std::time::Instant::now() + grace;
-        loop {
-            let window_gone = matches!(self.alive(pane), Ok(false));
-            let survivors: Vec<_> = tree
-                .iter()
-                .copied()
-                .filter(|p| process::alive(*p))
-                .collect();
-            if window_gone && survivors.is_empty() {
-                return Vec::new();
-            }
-            if std::time::Instant::now() >= until {
-                for p in &survivors {
-                    process::force_kill(*p);
-                }
-                if !window_gone {
-                    self.kill_window(pane);
-                }
-                return survivors.iter().map(|p| p.pid).collect();
-            }
-            // Ask politely once the window is gone but children linger.
-            if window_gone {
-                for p in &survivors {
-                    process::terminate(*p);
-                }
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
+        let forced = process::reap_tree(&tree, grace, || matches!(self.alive(pane), Ok(false)));
+        if !matches!(self.alive(pane), Ok(false)) {
+            self.kill_window(pane);
         }
+        forced
+    }
+
+    /// Kills the session; the server exits with its last session.
+    fn close_session(&self, session: &str) {
+        self.kill_session(session);
     }
 
     fn run_turn(
@@ -248,26 +254,111 @@ pub fn screen_of(raw: &[u8], title: &str) -> wit::Screen {
 pub enum Kind {
     Headless,
     Tmux,
+    Herdr,
     Ray,
 }
 
+/// An operation of the contract a backend does without, and what drover
+/// does instead.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Gap {
+    pub operation: &'static str,
+    pub instead: &'static str,
+}
+
 impl Kind {
+    pub const ALL: &[Kind] = &[Kind::Headless, Kind::Tmux, Kind::Herdr, Kind::Ray];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Headless => "headless",
             Kind::Tmux => "tmux",
+            Kind::Herdr => "herdr",
             Kind::Ray => "ray",
         }
     }
 
-    fn parse(name: &str) -> Option<Kind> {
-        match name.trim() {
-            "headless" => Some(Kind::Headless),
-            "tmux" => Some(Kind::Tmux),
-            "ray" => Some(Kind::Ray),
-            _ => None,
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == name.trim())
+    }
+
+    /// Whether seats of this kind live in panes (and so have a session).
+    pub fn has_panes(self) -> bool {
+        matches!(self, Kind::Tmux | Kind::Herdr)
+    }
+
+    /// The optional operations this backend lacks (docs/workspaces.md).
+    pub fn gaps(self) -> &'static [Gap] {
+        match self {
+            Kind::Headless => &[
+                Gap {
+                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                    instead: "one non-interactive turn per message (turn.run); there is no pane to read, label or attach to",
+                },
+                Gap {
+                    operation: "notify (workspace)",
+                    instead: "desktop, webhook and command notifiers only",
+                },
+            ],
+            Kind::Tmux => &[
+                Gap {
+                    operation: "turn.run",
+                    instead: "the CLI stays in its pane; each message is typed",
+                },
+                Gap {
+                    operation: "agent status",
+                    instead: "states come from the CLI's hooks and the adapter's screen reading only",
+                },
+            ],
+            Kind::Herdr => &[
+                Gap {
+                    operation: "turn.run",
+                    instead: "the CLI stays in its pane; each message is typed",
+                },
+                Gap {
+                    operation: "pipe-pane (byte-exact output tee)",
+                    instead: "the pane log is rebuilt from pane.read snapshots every 250 ms while drover drives the seat",
+                },
+                Gap {
+                    operation: "attach by command",
+                    instead: "drover attach focuses the pane and runs the herdr client",
+                },
+            ],
+            Kind::Ray => &[
+                Gap {
+                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                    instead: "each message is a Ray job running one headless turn on a node; there is no pane to read, label or attach to",
+                },
+                Gap {
+                    operation: "turn.run on this machine",
+                    instead: "the turn runs on the node Ray picks (or --place pins); its journal lines come home through the job's log",
+                },
+                Gap {
+                    operation: "notify (workspace)",
+                    instead: "desktop, webhook and command notifiers, sent from this machine",
+                },
+            ],
         }
     }
+}
+
+/// Opens the backend of `kind` for `project`.
+pub fn open(kind: Kind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceError> {
+    Ok(match kind {
+        Kind::Headless => Box::new(Headless),
+        Kind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
+        Kind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
+        // Its turns are jobs the ray driver submits, not local processes.
+        Kind::Ray => {
+            return Err(WorkspaceError::Unsupported {
+                backend: "ray",
+                what: "run a pane or a local turn (its turns are Ray jobs)",
+            });
+        }
+    })
 }
 
 /// Which workspace is selected and why.
@@ -280,9 +371,9 @@ pub struct Selection {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
-    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, ray)")]
+    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr, ray)")]
     Env(String),
-    #[error("{at} = {value:?} is not a workspace (headless, tmux, ray)")]
+    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, ray)")]
     Project { at: String, value: String },
     #[error("{message}")]
     Config { message: String },
@@ -342,26 +433,58 @@ pub struct Backend {
     pub version: Option<String>,
     pub selected: bool,
     pub note: String,
+    /// Where the backend listens (herdr's socket), when it has one.
+    pub socket: Option<String>,
+    pub lacks: &'static [Gap],
 }
 
-pub fn backends(selection: Option<&Selection>) -> Vec<Backend> {
-    let is = |k: Kind| selection.is_some_and(|s| s.kind == k);
-    let tmux_version = tmux::Tmux::version();
-    vec![
-        Backend {
-            name: "headless",
-            available: true,
-            version: Some(format!("drover {}", env!("CARGO_PKG_VERSION"))),
-            selected: is(Kind::Headless),
-            note: "one non-interactive turn per message; knows every seat state exactly"
-                .to_string(),
-        },
-        Backend {
-            name: "tmux",
-            available: tmux_version.is_some(),
-            version: tmux_version,
-            selected: is(Kind::Tmux),
-            note: "seats in panes a human can attach to (needs hooks installed)".to_string(),
-        },
-    ]
+/// Every backend's row; the ray row from `ray`, what the configured cluster
+/// answered ([`crate::ray::cluster`]).
+pub fn backends(selection: Option<&Selection>, ray: &crate::ray::ClusterReport) -> Vec<Backend> {
+    Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let mut row = Backend {
+                name: kind.as_str(),
+                available: false,
+                version: None,
+                selected: selection.is_some_and(|s| s.kind == kind),
+                note: String::new(),
+                socket: None,
+                lacks: kind.gaps(),
+            };
+            match kind {
+                Kind::Headless => {
+                    row.available = true;
+                    row.version = Some(format!("drover {}", env!("CARGO_PKG_VERSION")));
+                    row.note = "one non-interactive turn per message; knows every seat state exactly".to_string();
+                }
+                Kind::Tmux => {
+                    row.version = tmux::Tmux::version();
+                    row.available = row.version.is_some();
+                    row.note = "seats in panes a human can attach to (needs hooks installed)".to_string();
+                }
+                Kind::Herdr => {
+                    let socket = herdr::socket_path();
+                    let answer = socket.as_ref().map(|s| {
+                        herdr::Herdr::at(s.clone(), std::time::Duration::from_secs(2)).ping()
+                    });
+                    row.socket = socket.map(|p| p.display().to_string());
+                    row.note = match &answer {
+                        Some(Ok(_)) => "seats in panes of a running herdr server (needs hooks installed); herdr's agent status is a second status source".to_string(),
+                        Some(Err(e)) => e.to_string(),
+                        None => "no socket path (set HERDR_SOCKET_PATH or HOME)".to_string(),
+                    };
+                    row.version = answer.and_then(Result::ok);
+                    row.available = row.version.is_some();
+                }
+                Kind::Ray => {
+                    row.available = ray.reachable;
+                    row.version = ray.ray_version.as_ref().map(|v| format!("ray {v}"));
+                    row.note = ray.summary();
+                }
+            }
+            row
+        })
+        .collect()
 }

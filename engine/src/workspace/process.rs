@@ -104,6 +104,36 @@ pub fn force_kill(id: Identity) -> bool {
     signal(id, libc::SIGKILL)
 }
 
+/// After a pane was closed: waits up to `grace` for `gone()` and for every
+/// process of `tree` to exit (asking politely once the pane is gone), then
+/// force-kills the survivors whose identity still matches. Returns their pids.
+pub fn reap_tree(
+    tree: &[Identity],
+    grace: std::time::Duration,
+    gone: impl Fn() -> bool,
+) -> Vec<u32> {
+    let until = std::time::Instant::now() + grace;
+    loop {
+        let pane_gone = gone();
+        let survivors: Vec<Identity> = tree.iter().copied().filter(|p| alive(*p)).collect();
+        if pane_gone && survivors.is_empty() {
+            return Vec::new();
+        }
+        if std::time::Instant::now() >= until {
+            for p in &survivors {
+                force_kill(*p);
+            }
+            return survivors.iter().map(|p| p.pid).collect();
+        }
+        if pane_gone {
+            for p in &survivors {
+                terminate(*p);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

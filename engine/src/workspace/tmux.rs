@@ -18,9 +18,9 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 pub const COLUMNS: u16 = 220;
 /// How long `type_text` waits for a paste to show on screen before it
 /// submits anyway.
-const PASTE_SHOWN: Duration = Duration::from_secs(2);
+pub const PASTE_SHOWN: Duration = Duration::from_secs(2);
 /// The pause between a paste showing and the submitting Enter.
-const PASTE_SETTLE: Duration = Duration::from_millis(150);
+pub const PASTE_SETTLE: Duration = Duration::from_millis(150);
 pub const ROWS: u16 = 50;
 
 #[derive(Debug, thiserror::Error)]
@@ -29,8 +29,8 @@ pub enum MuxError {
     Missing,
     #[error("tmux {args} failed: {message}")]
     Failed { args: String, message: String },
-    #[error("tmux {args} did not answer within {} s", CALL_TIMEOUT.as_secs())]
-    Timeout { args: String },
+    #[error("tmux {args} did not answer within {secs} s")]
+    Timeout { args: String, secs: u64 },
 }
 
 #[derive(Debug, Clone)]
@@ -39,13 +39,7 @@ pub struct Tmux {
     socket: String,
 }
 
-/// A pane and the window that holds it (tmux ids like `%3`, `@2`).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Pane {
-    pub session: String,
-    pub window: String,
-    pub pane: String,
-}
+pub use super::Pane;
 
 /// The socket name for a project: stable, and distinct per project path.
 pub fn socket_for(project: &Path) -> String {
@@ -83,6 +77,15 @@ impl Tmux {
     }
 
     fn run(&self, args: &[&str], stdin: Option<&[u8]>) -> Result<String, MuxError> {
+        self.run_within(args, stdin, CALL_TIMEOUT)
+    }
+
+    fn run_within(
+        &self,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+        bound: Duration,
+    ) -> Result<String, MuxError> {
         let label = args.first().copied().unwrap_or_default().to_string();
         let mut command = Command::new(&self.binary);
         command
@@ -106,12 +109,15 @@ impl Tmux {
         // Read both pipes on threads so a chatty tmux cannot block on a full pipe.
         let stdout = child.stdout.take().map(read_on_thread);
         let stderr = child.stderr.take().map(read_on_thread);
-        let status = match child.wait_timeout(CALL_TIMEOUT) {
+        let status = match child.wait_timeout(bound) {
             Ok(Some(status)) => status,
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(MuxError::Timeout { args: label });
+                return Err(MuxError::Timeout {
+                    args: label,
+                    secs: bound.as_secs(),
+                });
             }
             Err(e) => {
                 return Err(MuxError::Failed {
@@ -335,6 +341,48 @@ impl Tmux {
 
     pub fn kill_session(&self, session: &str) {
         let _ = self.run(&["kill-session", "-t", &format!("={session}")], None);
+    }
+
+    /// Sessions on this project's server; empty when no server runs.
+    pub fn sessions(&self) -> Result<Vec<String>, MuxError> {
+        match self.run(&["list-sessions", "-F", "#{session_name}"], None) {
+            Ok(out) => Ok(out.lines().map(str::to_string).collect()),
+            Err(MuxError::Failed { .. }) => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Shows `text` to the clients attached to `session` (the `tmux`
+    /// notifier), giving up after `bound`. `Ok(false)`: nobody is attached.
+    pub fn display_message(
+        &self,
+        session: &str,
+        text: &str,
+        bound: Duration,
+    ) -> Result<bool, MuxError> {
+        let clients = self.run_within(
+            &[
+                "list-clients",
+                "-t",
+                &format!("={session}"),
+                "-F",
+                "#{client_name}",
+            ],
+            None,
+            bound,
+        )?;
+        // The message is a tmux format: a `#` would expand (`#(cmd)` runs one).
+        let literal = text.replace('#', "##");
+        let mut shown = false;
+        for client in clients.lines().filter(|c| !c.is_empty()) {
+            self.run_within(
+                &["display-message", "-c", client, "-d", "10000", &literal],
+                None,
+                bound,
+            )?;
+            shown = true;
+        }
+        Ok(shown)
     }
 
     /// Ends this project's tmux server (tests, and `drover down --all`).

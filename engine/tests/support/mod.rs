@@ -40,6 +40,83 @@ pub fn shared_cache() -> PathBuf {
 pub struct Project {
     pub dir: tempfile::TempDir,
     pub home: PathBuf,
+    /// A fake herdr server this project's drover talks to.
+    pub herdr: Option<FakeHerdr>,
+}
+
+/// `fake-herdr` (tests/fake-herdr) on a socket of its own.
+pub struct FakeHerdr {
+    pub socket: PathBuf,
+    /// Every request drover sent, one JSON line each.
+    pub log: PathBuf,
+    child: std::process::Child,
+}
+
+impl FakeHerdr {
+    pub fn start(dir: &Path, args: &[&str]) -> FakeHerdr {
+        let exe = bin_dir().join("fake-herdr");
+        assert!(
+            exe.is_file(),
+            "{} is missing: run `cargo build --workspace` before the tests",
+            exe.display()
+        );
+        let socket = dir.join("herdr.sock");
+        let log = dir.join("herdr-requests.jsonl");
+        let child = Command::new(exe)
+            .arg("--socket")
+            .arg(&socket)
+            .arg("--log")
+            .arg(&log)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("fake-herdr starts");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+            assert!(
+                std::time::Instant::now() < until,
+                "fake-herdr never listened"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        FakeHerdr { socket, log, child }
+    }
+
+    /// The server disappears (SIGKILL), as a crashed herdr would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// One request to the server, its reply.
+    pub fn call(&self, method: &str, params: Value) -> Value {
+        use std::io::{BufRead, Write};
+        let mut stream =
+            std::os::unix::net::UnixStream::connect(&self.socket).expect("fake-herdr answers");
+        let request = serde_json::json!({"id": "test", "method": method, "params": params});
+        writeln!(stream, "{request}").expect("send");
+        let mut line = String::new();
+        std::io::BufReader::new(stream)
+            .read_line(&mut line)
+            .expect("reply");
+        serde_json::from_str(&line).expect("JSON reply")
+    }
+
+    /// The methods drover called, in order.
+    pub fn methods(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter_map(|v| v["method"].as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+impl Drop for FakeHerdr {
+    fn drop(&mut self) {
+        self.kill();
+    }
 }
 
 impl Project {
@@ -51,7 +128,18 @@ impl Project {
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).expect("home");
         let _ = scripted_cli();
-        Project { dir, home }
+        Project {
+            dir,
+            home,
+            herdr: None,
+        }
+    }
+
+    /// A project whose drover talks to a fake herdr started with `args`.
+    pub fn with_fake_herdr(args: &[&str]) -> Project {
+        let mut p = Project::new();
+        p.herdr = Some(FakeHerdr::start(p.path(), args));
+        p
     }
 
     pub fn path(&self) -> &Path {
@@ -74,7 +162,12 @@ impl Project {
             .env_remove("DROVER_WORKSPACE")
             .env_remove("DROVER_RUN_DIR")
             .env_remove("DROVER_TASK_ID")
-            .env_remove("TMUX");
+            .env_remove("TMUX")
+            .env_remove("HERDR_SESSION");
+        match &self.herdr {
+            Some(herdr) => cmd.env("HERDR_SOCKET_PATH", &herdr.socket),
+            None => cmd.env_remove("HERDR_SOCKET_PATH"),
+        };
         cmd
     }
 
@@ -117,6 +210,31 @@ impl Project {
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect()
+    }
+
+    /// Waits (bounded) until the project's first run shows its CLI working,
+    /// and returns that run's id.
+    pub fn first_run_working(&self) -> String {
+        let runs = self.path().join(".drover").join("runs");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let id = std::fs::read_dir(&runs)
+                .ok()
+                .and_then(|mut d| d.next())
+                .and_then(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned());
+            if let Some(id) = id
+                && std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
+                    .is_ok_and(|t| t.contains("\"working\""))
+            {
+                return id;
+            }
+            assert!(
+                std::time::Instant::now() < until,
+                "the session never started working"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 
     /// The states the journal recorded for a task, in order.

@@ -17,10 +17,10 @@
 //! panics on a `panic` line and spins on a `loop` line, for `drover usage`'s
 //! tests of failing files.
 
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    AdapterError, Command, Description, Fault, GlobBase, Guest, HookEdit, HookEvent, HookInstall,
-    HookStatus, LaunchRequest, LocationContext, Profile, Screen, ScreenReading, SeatState,
-    TranscriptGlob, TurnOutput, TurnResult, unsupported,
+    Adapter, AdapterError, Capability, GlobBase, HookEvent, HookInstall, HookStatus,
+    LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob,
 };
 
 struct Hostile;
@@ -29,34 +29,31 @@ fn number(text: &str) -> usize {
     text.parse().unwrap_or(1)
 }
 
-impl Guest for Hostile {
-    type Tally = drover_kit::usage::ChunkedTally<NoParsers>;
+impl Adapter for Hostile {
+    // It claims only `prompt`; everything else it does is misbehaviour for
+    // the engine's tests, not a capability.
+    const METADATA: Metadata = Metadata {
+        capabilities: &[Capability::Prompt],
+        dialects: &["hostile-panic"],
+        usage_parsers: &[
+            ParserSpec {
+                name: "echo-panic",
+                needles: &[],
+            },
+            ParserSpec {
+                name: "loop",
+                needles: &[],
+            },
+            ParserSpec {
+                name: "hostile-lines",
+                needles: &["count", "panic", "loop"],
+            },
+        ],
+        ..Metadata::new("hostile", "0.0.1")
+    };
 
-    fn describe() -> Description {
-        Description {
-            name: "hostile".to_string(),
-            adapter_version: "0.0.1".to_string(),
-            wit_version: drover_kit::WIT_VERSION.to_string(),
-            capabilities: vec![drover_kit::Capability::Prompt],
-            dialects: vec!["hostile-panic".to_string()],
-            usage_parsers: ["echo-panic", "loop"]
-                .into_iter()
-                .map(|name| drover_kit::UsageParser {
-                    name: name.to_string(),
-                    needles: vec![],
-                })
-                .chain([drover_kit::UsageParser {
-                    name: "hostile-lines".to_string(),
-                    needles: vec!["count".to_string(), "panic".to_string(), "loop".to_string()],
-                }])
-                .collect(),
-            location_env: vec![],
-            limitations: vec![],
-        }
-    }
-
-    fn render_prompt(_profile: Profile, prompt: String) -> Result<String, AdapterError> {
-        let (verb, arg) = prompt.split_once(':').unwrap_or((prompt.as_str(), ""));
+    fn render_prompt(_profile: &Profile, prompt: &str) -> Result<String, AdapterError> {
+        let (verb, arg) = prompt.split_once(':').unwrap_or((prompt, ""));
         match verb {
             "loop" => {
                 let mut n: u64 = 0;
@@ -94,28 +91,13 @@ impl Guest for Hostile {
         }
     }
 
-    fn interactive_command(_: Profile, _: LaunchRequest) -> Result<Command, AdapterError> {
-        Err(unsupported("hostile"))
-    }
-    fn headless_command(_: Profile, _: LaunchRequest) -> Result<Command, AdapterError> {
-        Err(unsupported("hostile"))
-    }
-    fn parse_turn(_: Profile, _: TurnOutput) -> Result<TurnResult, AdapterError> {
-        Err(unsupported("hostile"))
-    }
-    fn install_hooks(_: String, _: HookInstall) -> Result<HookEdit, AdapterError> {
-        Err(unsupported("hostile"))
-    }
-    fn remove_hooks(_: String, _: HookInstall) -> Result<HookEdit, AdapterError> {
-        Err(unsupported("hostile"))
-    }
-    fn detect_hooks(existing: String, request: HookInstall) -> Result<HookStatus, AdapterError> {
+    fn detect_hooks(existing: &str, request: &HookInstall) -> Result<HookStatus, AdapterError> {
         if request.dialect == "hostile-panic" {
             panic!("hostile detect-hooks saw {existing}");
         }
-        Err(unsupported("hostile"))
+        Err(drover_kit::not_implemented("hostile", "detect-hooks"))
     }
-    fn parse_hook(_: Profile, native: String, payload: Vec<u8>) -> Result<HookEvent, AdapterError> {
+    fn parse_hook(_: &Profile, native: &str, payload: &[u8]) -> Result<HookEvent, AdapterError> {
         // A payload of "loop" hangs, anything else panics: this adapter is
         // for the relay's never-lose-an-event tests.
         if payload == b"loop" {
@@ -125,14 +107,14 @@ impl Guest for Hostile {
         }
         panic!("hostile parse-hook refused {native}")
     }
-    fn transcript_locations(profile: Profile, context: LocationContext) -> Vec<TranscriptGlob> {
+    fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         let glob = |base: GlobBase, pattern: String, format: &str, parser: &str| TranscriptGlob {
             base,
             pattern,
             format: format.to_string(),
             parser: parser.to_string(),
         };
-        match drover_kit::setting(&profile, "locations") {
+        match drover_kit::setting(profile, "locations") {
             Some("panic") => panic!(
                 "hostile transcript-locations saw home={} cwd={} env={:?}",
                 context.home, context.cwd, context.env
@@ -195,22 +177,7 @@ impl Guest for Hostile {
             )],
         }
     }
-    fn classify_fault(_: Profile, _: Vec<String>) -> Option<Fault> {
-        None
-    }
-    fn read_screen(_: Profile, _: Screen) -> ScreenReading {
-        ScreenReading {
-            state: SeatState::Unknown,
-            prompt_kind: None,
-            rule: "hostile".to_string(),
-            evidence: String::new(),
-        }
-    }
-}
-
-pub struct NoParsers;
-impl drover_kit::usage::ParserSet for NoParsers {
-    fn make(name: &str) -> Option<Box<dyn drover_kit::usage::RowParser>> {
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
         match name {
             "echo-panic" => Some(Box::new(EchoPanic)),
             "loop" => Some(Box::new(Spin)),
@@ -222,14 +189,14 @@ impl drover_kit::usage::ParserSet for NoParsers {
 
 /// Panics with the first row it is fed: a leak attempt through the error.
 struct EchoPanic;
-impl drover_kit::usage::RowParser for EchoPanic {
+impl RowParser for EchoPanic {
     fn row(&mut self, line: &[u8], _: &mut drover_kit::usage::Ledger) {
         panic!("hostile tally was fed: {}", String::from_utf8_lossy(line));
     }
 }
 
 struct Spin;
-impl drover_kit::usage::RowParser for Spin {
+impl RowParser for Spin {
     fn row(&mut self, _: &[u8], _: &mut drover_kit::usage::Ledger) {
         loop {
             std::hint::black_box(());
@@ -241,7 +208,7 @@ drover_kit::export!(Hostile);
 
 /// `count <n>` adds n input tokens; `panic` and `loop` misbehave.
 struct Lines;
-impl drover_kit::usage::RowParser for Lines {
+impl RowParser for Lines {
     fn row(&mut self, line: &[u8], ledger: &mut drover_kit::usage::Ledger) {
         let line = String::from_utf8_lossy(line);
         let line = line.trim();
