@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::{Context, SessionResult, Status, Timings, Tokens};
 use crate::profile::Catalog;
 use crate::run::status::TaskView;
-use crate::run::{EventWatcher, HookRecord, Journal, RunDir, RunInfo, now_ns, read_transitions};
+use crate::run::{EventWatcher, HookRecord, RunDir, RunInfo, now_ns, read_transitions};
 use crate::sandbox::{CompileCache, Sandbox, wit};
 use crate::workspace::herdr::HerdrError;
 use crate::workspace::process::{self, Identity};
