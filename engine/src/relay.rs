@@ -29,6 +29,11 @@ const STDIN_MAX: usize = 16 << 20;
 
 pub const ENV_RUN_DIR: &str = "DROVER_RUN_DIR";
 pub const ENV_TASK_ID: &str = "DROVER_TASK_ID";
+/// The profile the seat runs. A relay for another profile is ignored: some
+/// CLIs also run other CLIs' hook configs (Grok reads the project's
+/// `.claude/settings.json` and `.cursor/hooks.json`), so drover's Claude
+/// relay would otherwise report a Grok turn as a Claude event.
+pub const ENV_SEAT_CLI: &str = "DROVER_SEAT_CLI";
 /// Set by `probe-adapter --probe`: keep every raw payload in its record.
 pub const ENV_PROBE_CAPTURE: &str = "DROVER_PROBE_CAPTURE";
 
@@ -43,6 +48,9 @@ pub fn main(args: &[String]) -> std::process::ExitCode {
     let run_dir = PathBuf::from(run_dir);
     let (cli, native) = parse_args(args);
     let payload = read_stdin();
+    if std::env::var(ENV_SEAT_CLI).is_ok_and(|seat| !seat.is_empty() && seat != cli) {
+        return std::process::ExitCode::SUCCESS;
+    }
     if let Err(e) = relay(&run_dir, &task, &cli, &native, &payload) {
         note_failure(&run_dir, &format!("relay {cli} {native}: {e}"));
     }

@@ -45,6 +45,7 @@ fn every_builtin_profile_names_a_builtin_component_that_knows_its_names() {
         "copilot",
         "cursor",
         "gemini",
+        "grok",
         "opencode",
         "qwen",
         "scripted",

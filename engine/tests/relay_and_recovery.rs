@@ -143,6 +143,37 @@ fn unreadable_payloads_still_publish_the_mapped_event() {
     );
 }
 
+#[test]
+fn a_relay_for_another_cli_than_the_seats_publishes_nothing() {
+    // Grok runs the project's Claude hooks too: drover's Claude relay fires
+    // inside a Grok seat and must not speak for it.
+    let p = Project::new();
+    let run_dir = p.path().join(".drover/runs/r");
+    std::fs::create_dir_all(run_dir.join("events")).expect("run dir");
+    let events = || {
+        std::fs::read_dir(run_dir.join("events"))
+            .expect("events")
+            .count()
+    };
+    let relay_in_seat = |seat: &str| {
+        let out = Command::new(drover_exe())
+            .args(["hook", "--cli", "scripted", "Stop"])
+            .env("DROVER_RUN_DIR", &run_dir)
+            .env("DROVER_TASK_ID", "t")
+            .env("DROVER_SEAT_CLI", seat)
+            .env("DROVER_CACHE_DIR", shared_cache())
+            .env("HOME", &p.home)
+            .stdin(Stdio::null())
+            .output()
+            .expect("relay runs");
+        assert!(out.status.success());
+    };
+    relay_in_seat("grok");
+    assert_eq!(events(), 0, "a scripted relay in a grok seat was published");
+    relay_in_seat("scripted");
+    assert_eq!(events(), 1, "the seat's own relay is published");
+}
+
 /// Polls `drover status --json` until the run's task has a verdict.
 fn wait_for_verdict(p: &Project, run_id: &str, within: Duration) -> Value {
     let until = Instant::now() + within;

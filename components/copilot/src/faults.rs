@@ -1,9 +1,12 @@
-//! Copilot CLI's environment-fault sentences, as users captured them in
-//! github/copilot-cli issues (0.0.328–1.0.81; docs/adapters/copilot.md lists
-//! each source). None was measured by drover. The TUI prints errors after
+//! Copilot CLI's environment-fault sentences: those measured against 1.0.102
+//! in its bring-your-own-provider mode (tests/fixtures/real/copilot), and
+//! those users captured in github/copilot-cli issues (0.0.328–1.0.81;
+//! docs/adapters/copilot.md lists each source). The TUI prints errors after
 //! `✗`/`✘`/`×`/`❌` and notices after `●`; `❌ Error: (query) ` also occurs.
-//! Every rule is anchored at the start of the line so an assistant message
-//! that merely quotes one does not match.
+//! `--output-format json` prints them as the `message` of a `session.error`
+//! line, which [`sentences`] unwraps first. Every rule is anchored at the
+//! start of the line so an assistant message that merely quotes one does
+//! not match.
 
 use drover_kit::FaultKind::{Auth, Network, Overload, Quota, RateLimit, ServerError, TrustDialog};
 use drover_kit::faults::FaultRule;
@@ -19,10 +22,21 @@ macro_rules! lead {
 macro_rules! retried {
     ($last:literal) => {
         lead!(concat!(
-            r"(?:Execution failed: )?Error: Failed to get response from the AI model; retried \d+ times\b.*Last error: ",
+            r"(?:Execution failed: )?(?:Error: )?Failed to get response from the AI model; retried \d+ times\b.*Last error: ",
             $last
         ))
     };
+}
+
+/// The lines to classify: a `session.error` JSONL line (headless JSON
+/// output) becomes its message's lines; every other line stays as it is.
+pub fn sentences(lines: &[String]) -> Vec<String> {
+    drover_kit::faults::unwrap_json_lines(lines, |v| {
+        if v.get("type")?.as_str()? != "session.error" {
+            return None;
+        }
+        Some(v.get("data")?.get("message")?.as_str()?.to_string())
+    })
 }
 
 pub const RULES: &[FaultRule] = &[
@@ -57,6 +71,16 @@ pub const RULES: &[FaultRule] = &[
         "copilot/auth-failed",
         Auth,
         r"^Error: Authentication failed \(Request ID: ",
+    ),
+    FaultRule::new(
+        "copilot/auth-provider",
+        Auth,
+        lead!(r"Authentication failed with provider at \S+ \(HTTP 40[13]\)"),
+    ),
+    FaultRule::new(
+        "copilot/network-provider",
+        Network,
+        lead!(r"Could not connect to local model provider at "),
     ),
     FaultRule::new(
         "copilot/auth-login",
@@ -94,6 +118,17 @@ pub const RULES: &[FaultRule] = &[
         "copilot/rate-limit-429",
         RateLimit,
         retried!(r"CAPIError: 429\b"),
+    ),
+    // Bring-your-own-provider mode quotes the provider's status and message.
+    FaultRule::new(
+        "copilot/overload-503-provider",
+        Overload,
+        retried!(r"(?:503|529)\b"),
+    ),
+    FaultRule::new(
+        "copilot/rate-limit-429-provider",
+        RateLimit,
+        retried!(r"429\b"),
     ),
     FaultRule::new(
         "copilot/server-error-5xx",
@@ -236,6 +271,8 @@ mod tests {
             ("✘ Quota exceeded. Upgrade to increase your limit: https://github.com/features/copilot/plans".to_string(), "copilot/quota-exceeded"),
             (r#"✘ Model call failed: {"message":"You have no quota","code":"quota_exceeded"}"#.to_string(), "copilot/quota-call"),
             ("Error: Authentication failed (Request ID: x)".to_string(), "copilot/auth-failed"),
+            ("Authentication failed with provider at http://127.0.0.1:1/v1 (HTTP 401).".to_string(), "copilot/auth-provider"),
+            ("Could not connect to local model provider at http://127.0.0.1:1/v1.".to_string(), "copilot/network-provider"),
             ("✗ Authorization error, you may need to run /login".to_string(), "copilot/auth-login"),
             ("✗ Model call failed: \"401 401 unauthorized\"".to_string(), "copilot/auth-401"),
             (format!(r#"{retried}CAPIError: 503 {{"error":{{"message":"HTTP/2 GOAWAY connection terminated","type":"connection_error"}}}}"#), "copilot/network-goaway"),
@@ -243,6 +280,8 @@ mod tests {
             (format!(r#"{retried}CAPIError: 503 {{"error":{{"message":"busy","code":"model_degraded"}}}}"#), "copilot/overload-degraded"),
             (format!("{retried}CAPIError: 503 Service Unavailable"), "copilot/overload-503"),
             (format!("{retried}CAPIError: 429 Too Many Requests"), "copilot/rate-limit-429"),
+            ("Failed to get response from the AI model; retried 5 times (total retry wait time: 14.20 seconds) Last error: 503 The engine is currently overloaded, please try again later.".to_string(), "copilot/overload-503-provider"),
+            ("Failed to get response from the AI model; retried 5 times (total retry wait time: 55.87 seconds) Last error: 429 Rate limit reached for requests".to_string(), "copilot/rate-limit-429-provider"),
             (format!("{retried}CAPIError: 502 Bad Gateway"), "copilot/server-error-5xx"),
             (format!("{retried}Unknown error"), "copilot/server-error-retried"),
             ("● Response was interrupted due to a server error. Retrying...".to_string(), "copilot/server-error-retrying"),

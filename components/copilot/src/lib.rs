@@ -1,15 +1,18 @@
 //! drover adapter for GitHub Copilot CLI.
 //!
-//! Copilot was not run in drover's reference measurements. The facts this
-//! crate encodes come from bmad-loop's copilot profile (verified against
-//! Copilot CLI 1.0.63), Copilot's public hooks and programmatic references,
-//! its changelog up to 1.0.78, the public `github/copilot-sdk` event schema,
-//! and a third-party capture of `copilot -p --output-format json` (1.0.36).
+//! Checked against Copilot CLI 1.0.102 driven offline in its
+//! bring-your-own-provider mode (tests/fixtures/real/copilot, `real.rs`).
+//! Older facts come from bmad-loop's copilot profile (verified against
+//! 1.0.63), Copilot's public hooks and programmatic references, its changelog
+//! up to 1.0.78, the public `github/copilot-sdk` event schema, and a
+//! third-party capture of `copilot -p --output-format json` (1.0.36).
 //! `docs/adapters/copilot.md` says which fact came from where.
 
 mod commands;
 mod faults;
 mod hooks;
+#[cfg(test)]
+mod real;
 mod screen;
 mod turn;
 pub mod usage;
@@ -18,7 +21,7 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, Fault, GlobBase, HookEditor, HookEvent,
     LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
     TurnResult, hookcfg, prompt,
 };
@@ -37,13 +40,12 @@ impl Adapter for Copilot {
         dialects: &[DIALECT],
         usage_parsers: &[ParserSpec {
             name: PARSER,
-            needles: &["\"modelMetrics\""],
+            needles: &["\"modelMetrics\"", "\"session.usage_record\""],
         }],
         location_env: &["COPILOT_HOME"],
         limitations: &[
             "an interactive pane cannot tell done from idle; agentStop fires once per response turn, not once per task",
-            "headless `--output-format json` output carries no token counts: turn usage is none and comes from events.jsonl once the session shuts down",
-            "token totals only land in the trailing session.shutdown line, about a second after agentStop",
+            "headless `--output-format json` output carries no token counts: turn usage is none and comes from events.jsonl (per-call session.usage_record lines, 1.0.102; older versions only write session.shutdown totals, about a second after agentStop)",
             "a subagent's agentStop is recognised only by its empty transcriptPath or toolu_ session id",
             "session.shutdown snapshots are read as per-model cumulative counters; a later lifecycle whose counters all grow is counted as a continuation",
         ],
@@ -85,6 +87,11 @@ impl Adapter for Copilot {
 
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs(context)
+    }
+
+    fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
+        let lines = faults::sentences(lines);
+        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
     }
 
     fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {

@@ -1,8 +1,12 @@
-//! Copilot CLI screen rules (v1). No pane was captured by drover; the rows
-//! come from public issue reports and peer screen manifests
-//! (docs/adapters/copilot.md). Order: busy evidence, blocking prompts, idle.
+//! Copilot CLI screen rules (v1), from panes captured with 1.0.102
+//! (tests/fixtures/real/copilot/pane-*.txt) and, for older versions, public
+//! issue reports and peer screen manifests (docs/adapters/copilot.md).
+//! Order: older versions' busy evidence, blocking prompts, 1.0.102's busy
+//! row (it stays on screen under a dialog), idle.
 //!
-//! The busy line is `◉ Thinking (Esc to cancel · 1.2 KiB)`: only the
+//! 1.0.102's busy line is the status row `◎ Working esc esc edit prompt`
+//! (`● Working · 71 B esc esc interrupt` while output streams); older
+//! versions print `◉ Thinking (Esc to cancel · 1.2 KiB)`, where only the
 //! parenthesised hint counts, because selection dialogs print a bare
 //! "Esc to cancel" in their footer.
 
@@ -51,6 +55,14 @@ pub const RULES: &[ScreenRule] = &[
         Region::Bottom(8),
         r"(?i)\benter to (?:select|confirm|submit)\b",
         PromptKind::Question,
+    ),
+    // After the dialogs: 1.0.102 keeps its Working row on screen under an
+    // approval dialog.
+    ScreenRule::new(
+        "copilot/v1/esc-esc",
+        Region::Bottom(3),
+        r"(?i)\besc esc (?:interrupt|edit prompt)\b",
+        SeatState::Working,
     ),
     ScreenRule::new(
         "copilot/v1/prompt-hint",
@@ -128,6 +140,10 @@ mod tests {
     fn every_rule_compiles_and_fires() {
         // A rule whose regex fails to compile is skipped silently by the kit.
         let samples = [
+            (
+                " ◎ Working esc esc edit prompt        gpt-4.1\n",
+                "copilot/v1/esc-esc",
+            ),
             (
                 "◉ Thinking (Esc to cancel · 1.2 KiB)\n",
                 "copilot/v1/esc-to-cancel",

@@ -75,6 +75,17 @@ impl Stream {
                     self.blocked = Some(PromptKind::Permission);
                 }
             }
+            // 1.0.102 reports the same denial on the tool's completion:
+            // `error.code: "denied"` ("Permission denied because no
+            // interactive user response was available").
+            "tool.execution_complete" if !from_subagent => {
+                let code = field("error")
+                    .and_then(|e| e.get("code"))
+                    .and_then(Value::as_str);
+                if code == Some("denied") {
+                    self.blocked = Some(PromptKind::Permission);
+                }
+            }
             _ => {}
         }
     }

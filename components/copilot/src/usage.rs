@@ -1,27 +1,34 @@
 //! The `copilot-events` usage parser, over
 //! `~/.copilot/session-state/<session>/events.jsonl`.
 //!
-//! Token totals live only in `session.shutdown` lines:
-//! `data.modelMetrics.<model>.{usage:{inputTokens, outputTokens,
-//! cacheReadTokens, cacheWriteTokens, reasoningTokens}, requests:{count}}`.
-//! Counting rules:
-//! - The counters are per-model running totals (bmad-loop: "cumulative, last
-//!   snapshot wins"). A snapshot is counted as its difference from the
-//!   previous snapshot of the same model in the same file, so a repeated or
-//!   superseded snapshot adds nothing and the sum equals the last snapshot.
-//! - A snapshot with any counter below the previous one starts a new epoch
-//!   (a resumed process that restarted its counters, or a compaction) and
-//!   is counted whole.
+//! Two kinds of rows carry tokens (Copilot CLI 1.0.102, captured):
+//! - `session.usage_record`, one per model call as it happens:
+//!   `data.usage.{model, inputTokens, outputTokens, cacheReadTokens,
+//!   cacheWriteTokens, reasoningTokens, accounting.usageId}`. Each is counted
+//!   once (a repeated `usageId` in the same file adds nothing).
+//! - `session.shutdown`, when a process ends: per-model running totals of the
+//!   conversation in `data.modelMetrics.<model>.{usage:{…}, requests:{count}}`
+//!   (1.0.102 also nests a copy under `data.accountingSnapshot`). A snapshot
+//!   counts as its difference from the previous snapshot of that model in the
+//!   same file, less what that model's usage records since then already
+//!   counted; so a file of records and snapshots counts each call once, and
+//!   a file from an older CLI (snapshots only) counts the last snapshot. A
+//!   snapshot with any counter below the previous one starts a new epoch (a
+//!   resumed process that restarted its counters) and is counted whole, less
+//!   the records since.
+//!
+//! Field conventions:
 //! - `outputTokens` already includes reasoning (`reasoningTokens` is "output
 //!   tokens used for reasoning (subset of outputTokens)", copilot-sdk
 //!   streaming-events docs), so output is not summed with it; reasoning is
 //!   reported alone.
 //! - `inputTokens` includes the cached part (the CLI's own summary prints
-//!   `↑ 3.6m (3.5m cached)`), so `input` = inputTokens − cacheRead −
-//!   cacheWrite. When the cache figures exceed the input the data cannot be
-//!   cache-inclusive and inputTokens is taken as is.
+//!   `↑ 9.3k (900 cached)` for three calls of 3101 with 300 cached), so
+//!   `input` = inputTokens − cacheRead − cacheWrite. When the cache figures
+//!   exceed the input the data cannot be cache-inclusive and inputTokens is
+//!   taken as is.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use drover_kit::Usage;
 use drover_kit::usage::{Count, Ledger, RowParser, contains, day_of};
@@ -63,14 +70,26 @@ impl Counters {
             .all(|(now, then)| *now >= then)
     }
 
+    /// Field by field, never below zero.
     fn minus(&self, earlier: &Counters) -> Counters {
         Counters {
-            input: self.input - earlier.input,
-            output: self.output - earlier.output,
-            cache_read: self.cache_read - earlier.cache_read,
-            cache_write: self.cache_write - earlier.cache_write,
-            reasoning: self.reasoning - earlier.reasoning,
-            requests: self.requests - earlier.requests,
+            input: self.input.saturating_sub(earlier.input),
+            output: self.output.saturating_sub(earlier.output),
+            cache_read: self.cache_read.saturating_sub(earlier.cache_read),
+            cache_write: self.cache_write.saturating_sub(earlier.cache_write),
+            reasoning: self.reasoning.saturating_sub(earlier.reasoning),
+            requests: self.requests.saturating_sub(earlier.requests),
+        }
+    }
+
+    fn plus(&self, other: &Counters) -> Counters {
+        Counters {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+            cache_read: self.cache_read.saturating_add(other.cache_read),
+            cache_write: self.cache_write.saturating_add(other.cache_write),
+            reasoning: self.reasoning.saturating_add(other.reasoning),
+            requests: self.requests.saturating_add(other.requests),
         }
     }
 
@@ -99,11 +118,17 @@ impl Counters {
 pub struct CopilotEvents {
     /// model -> last snapshot counted in the current file.
     last: HashMap<String, Counters>,
+    /// model -> usage records counted since that model's last snapshot.
+    recorded: HashMap<String, Counters>,
+    /// `usageId`s of the records counted in the current file.
+    usage_ids: HashSet<String>,
     file_session: String,
 }
 
 #[derive(Deserialize)]
 struct Row {
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
     #[serde(default)]
     timestamp: Option<Value>,
     #[serde(default)]
@@ -123,6 +148,24 @@ struct TokenUsage {
     cache_write_tokens: Count,
     #[serde(default)]
     reasoning_tokens: Count,
+}
+
+/// `data.usage` of a `session.usage_record` row.
+#[derive(Deserialize, Default)]
+struct CallRecord {
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(flatten)]
+    tokens: TokenUsage,
+    #[serde(default)]
+    accounting: Option<Accounting>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Accounting {
+    #[serde(default)]
+    usage_id: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -179,7 +222,8 @@ impl CopilotEvents {
                 _ => now,
             };
             self.last.insert(model.clone(), now);
-            let usage = delta.usage();
+            let recorded = self.recorded.remove(model).unwrap_or_default();
+            let usage = delta.minus(&recorded).usage();
             if !usage.is_zero() {
                 ledger.add(session, day, model, &usage);
             }
@@ -187,14 +231,49 @@ impl CopilotEvents {
     }
 }
 
+impl CopilotEvents {
+    /// One `session.usage_record` row: counted now, and remembered so the
+    /// next snapshot of its model does not count it again.
+    fn count_record(&mut self, data: &Map<String, Value>, day: &str, ledger: &mut Ledger) {
+        let Some(record) = data
+            .get("usage")
+            .and_then(|u| CallRecord::deserialize(u).ok())
+        else {
+            ledger.reject();
+            return;
+        };
+        if let Some(id) = record.accounting.and_then(|a| a.usage_id)
+            && !self.usage_ids.insert(id)
+        {
+            return;
+        }
+        let model = record.model.unwrap_or_default();
+        let call = Counters {
+            input: record.tokens.input_tokens.0,
+            output: record.tokens.output_tokens.0,
+            cache_read: record.tokens.cache_read_tokens.0,
+            cache_write: record.tokens.cache_write_tokens.0,
+            reasoning: record.tokens.reasoning_tokens.0,
+            requests: 1,
+        };
+        let seen = self.recorded.entry(model.clone()).or_default();
+        *seen = seen.plus(&call);
+        let session = self.file_session.clone();
+        ledger.add(&session, day, &model, &call.usage());
+    }
+}
+
 impl RowParser for CopilotEvents {
     fn begin_file(&mut self, name: &str) {
         self.last.clear();
+        self.recorded.clear();
+        self.usage_ids.clear();
         self.file_session = session_of_path(name);
     }
 
     fn row(&mut self, line: &[u8], ledger: &mut Ledger) {
-        if !contains(line, b"\"modelMetrics\"") {
+        let record = contains(line, b"\"session.usage_record\"");
+        if !record && !contains(line, b"\"modelMetrics\"") {
             return;
         }
         let Ok(row) = serde_json::from_slice::<Row>(line) else {
@@ -204,6 +283,17 @@ impl RowParser for CopilotEvents {
         let Some(Value::Object(data)) = row.data else {
             return;
         };
+        let day = row
+            .timestamp
+            .as_ref()
+            .and_then(Value::as_str)
+            .map(day_of)
+            .unwrap_or("")
+            .to_string();
+        if row.kind.as_deref() == Some("session.usage_record") {
+            self.count_record(&data, &day, ledger);
+            return;
+        }
         let metrics = match data.get("modelMetrics") {
             Some(Value::Object(metrics)) => metrics,
             Some(Value::Null) | None => return,
@@ -218,13 +308,6 @@ impl RowParser for CopilotEvents {
             Some(s) if !s.is_empty() => s.to_string(),
             _ => self.file_session.clone(),
         };
-        let day = row
-            .timestamp
-            .as_ref()
-            .and_then(Value::as_str)
-            .map(day_of)
-            .unwrap_or("")
-            .to_string();
         self.count_snapshot(metrics, &session, &day, ledger);
     }
 }

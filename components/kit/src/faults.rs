@@ -198,9 +198,53 @@ pub fn retry_after(line: &str) -> Option<u32> {
     u32::try_from(secs).ok()
 }
 
+/// The lines to classify, with a CLI's JSON error lines unwrapped: a line
+/// that is a JSON object for which `message` answers becomes that message's
+/// lines (headless JSON output quotes the CLI's sentence inside a string,
+/// where no line-anchored rule can see it); every other line stays.
+pub fn unwrap_json_lines(
+    lines: &[String],
+    message: impl Fn(&serde_json::Value) -> Option<String>,
+) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let unwrapped = line
+            .trim_start()
+            .starts_with('{')
+            .then(|| serde_json::from_str::<serde_json::Value>(line).ok())
+            .flatten()
+            .and_then(|v| message(&v));
+        match unwrapped {
+            Some(text) => out.extend(text.lines().map(str::to_string)),
+            None => out.push(line.clone()),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_lines_are_unwrapped_only_when_the_reader_answers() {
+        let lines: Vec<String> = [
+            r#"{"type":"error","message":"first\nsecond"}"#,
+            r#"{"type":"text","message":"kept as JSON"}"#,
+            "{ not json",
+            "plain",
+        ]
+        .map(str::to_string)
+        .to_vec();
+        let out = unwrap_json_lines(&lines, |v| {
+            (v.get("type")?.as_str()? == "error")
+                .then(|| v.get("message")?.as_str().map(str::to_string))?
+        });
+        assert_eq!(
+            out,
+            ["first", "second", lines[1].as_str(), "{ not json", "plain"]
+        );
+    }
 
     const RULES: &[FaultRule] = &[
         FaultRule::new(

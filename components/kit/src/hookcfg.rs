@@ -23,12 +23,13 @@ pub const DIALECTS: &[&str] = &[
     "gemini-settings-json",
     "copilot-settings-json",
     "antigravity-hooks-json",
+    "grok-hooks-json",
 ];
 
 /// How a dialect lays out its handlers.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Shape {
-    /// `{"hooks": {Event: [{"hooks": [handler]}]}}` (Claude, Codex, Qwen).
+    /// `{"hooks": {Event: [{"hooks": [handler]}]}}` (Claude, Codex, Qwen, Grok).
     Grouped,
     /// Grouped, with `"matcher": ""` and a timeout in milliseconds (Gemini).
     GroupedWithMatcher,
@@ -40,7 +41,7 @@ enum Shape {
 
 fn shape_of(dialect: &str) -> Result<Shape, AdapterError> {
     match dialect {
-        "claude-settings-json" | "codex-hooks-json" => Ok(Shape::Grouped),
+        "claude-settings-json" | "codex-hooks-json" | "grok-hooks-json" => Ok(Shape::Grouped),
         "gemini-settings-json" => Ok(Shape::GroupedWithMatcher),
         "copilot-settings-json" => Ok(Shape::Flat),
         "antigravity-hooks-json" => Ok(Shape::GroupKeyed),

@@ -26,6 +26,7 @@ pub const DIALECTS: &[&str] = &[
     "antigravity-hooks-json",
     "opencode-plugin",
     "cursor-hooks-json",
+    "grok-hooks-json",
 ];
 
 pub const PARSERS: &[&str] = &[
@@ -39,6 +40,8 @@ pub const PARSERS: &[&str] = &[
     "opencode-db",
     "opencode-json",
     "cursor-json",
+    "grok-updates",
+    "grok-log",
 ];
 
 /// `^[A-Za-z0-9][A-Za-z0-9._-]*$`

@@ -181,6 +181,7 @@ const BUILTIN_ALIASES: &[(&str, &str)] = &[
     ("opencode-http", "opencode"),
     ("qwen-code", "qwen"),
     ("cursor-agent", "cursor"),
+    ("grok-cli", "grok"),
 ];
 
 /// Every profile visible from a project, after overrides.

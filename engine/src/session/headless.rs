@@ -9,7 +9,7 @@
 //! something, unknown after a failed or unreadable one.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, Verdict};
@@ -330,15 +330,33 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
             seen.session_id = Some(id.clone());
         }
+        // Usage from the output, else from the transcript a hook named,
+        // else from the conversation's transcript where the CLI keeps them
+        // (Copilot prints no tokens and its hooks need a trusted folder).
+        let transcript = seen.transcript_path.clone().map(PathBuf::from).or_else(|| {
+            let conversation = outcome.conversation_id.as_deref()?;
+            super::usage::transcript_of(
+                &ctx.adapter,
+                &ctx.profile,
+                &spec.cwd,
+                &|name| cli_env(ctx, spec, name),
+                conversation,
+            )
+        });
+        // A transcript holds the whole conversation: this turn's usage is
+        // what it adds to the turns drover recorded before.
         let turn_usage = outcome.usage.as_ref().map(Tokens::of_report).or_else(|| {
-            seen.transcript_path.as_ref().and_then(|t| {
-                super::usage::read_with_grace(
-                    &ctx.adapter,
-                    &ctx.profile.usage_parser,
-                    Path::new(t),
-                    ctx.profile.usage_grace,
-                )
-            })
+            let whole = super::usage::read_with_grace(
+                &ctx.adapter,
+                &ctx.profile.usage_parser,
+                transcript.as_ref()?,
+                ctx.profile.usage_grace,
+            )?;
+            let prior = outcome
+                .conversation_id
+                .as_deref()
+                .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id));
+            Some(prior.map_or(whole, |p| whole.minus(&p)))
         });
         if let Some(u) = &turn_usage {
             total_usage.get_or_insert_with(Tokens::default).add(u);
@@ -474,6 +492,20 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             }
         }
     }
+}
+
+/// A variable of the CLI's environment: the seat's, else the profile's,
+/// else drover's own (which the CLI inherits).
+fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
+    let seat = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v);
+    seat.or_else(|| ctx.profile.env.get(name))
+        .cloned()
+        .or_else(|| std::env::var(name).ok())
 }
 
 fn adapter_message(e: &wit::AdapterError) -> String {

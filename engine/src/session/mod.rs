@@ -197,6 +197,18 @@ impl Tokens {
         self.requests += other.requests;
     }
 
+    /// Field by field, never below zero.
+    pub fn minus(&self, other: &Tokens) -> Tokens {
+        Tokens {
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cache_read: self.cache_read.saturating_sub(other.cache_read),
+            cache_write: self.cache_write.saturating_sub(other.cache_write),
+            reasoning: self.reasoning.saturating_sub(other.reasoning),
+            requests: self.requests.saturating_sub(other.requests),
+        }
+    }
+
     /// The sum of a usage report's entries.
     pub fn of_report(report: &wit::UsageReport) -> Tokens {
         let mut total = Tokens::default();
@@ -288,6 +300,10 @@ pub fn seat_env(
         ctx.run.root().to_string_lossy().into_owned(),
     ));
     env.push((crate::relay::ENV_TASK_ID.to_string(), spec.task.clone()));
+    env.push((
+        crate::relay::ENV_SEAT_CLI.to_string(),
+        ctx.profile.name.clone(),
+    ));
     if let Some(path) = &spec.result_file {
         env.push((
             "DROVER_RESULT_FILE".to_string(),

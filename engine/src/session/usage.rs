@@ -1,12 +1,15 @@
 //! Reading a session's token usage from its transcript through the
-//! adapter's `tally`, fed in chunks.
+//! adapter's `tally`, fed in chunks; and finding a conversation's transcript
+//! where the adapter says its CLI keeps them, when no hook named it.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::Tokens;
+use crate::profile::Profile;
 use crate::sandbox::{Adapter, Limits, wit};
+use crate::usage::glob;
 
 const CHUNK: usize = 1 << 20;
 
@@ -56,5 +59,88 @@ pub fn read_with_grace(
         std::thread::sleep(
             Duration::from_millis(500).min(until.saturating_duration_since(Instant::now())),
         );
+    }
+}
+
+/// The transcript of `conversation`: among the files the adapter's
+/// `transcript-locations` name for the profile's parser, the newest whose
+/// path has a directory or file stem equal to the conversation id (Copilot:
+/// `session-state/<id>/events.jsonl`, Claude: `<id>.jsonl`). For headless
+/// turns whose output carries no usage and whose hooks did not run (or name
+/// no transcript). `cwd` is the CLI's working directory and `env` looks up
+/// a variable in the CLI's environment (HOME and the component's
+/// `location-env`).
+pub fn transcript_of(
+    adapter: &Adapter,
+    profile: &Profile,
+    cwd: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    conversation: &str,
+) -> Option<PathBuf> {
+    if profile.usage_parser == "none" || conversation.is_empty() {
+        return None;
+    }
+    let home = PathBuf::from(env("HOME").filter(|h| !h.is_empty())?);
+    let description = adapter.describe().ok()?;
+    let context = wit::LocationContext {
+        home: home.to_string_lossy().into_owned(),
+        cwd: cwd.to_string_lossy().into_owned(),
+        env: description
+            .location_env
+            .iter()
+            .filter_map(|name| env(name).map(|v| (name.clone(), v)))
+            .collect(),
+    };
+    let globs = adapter
+        .transcript_locations(&profile.to_wit(), &context)
+        .ok()?;
+    globs
+        .iter()
+        .filter(|g| g.parser == profile.usage_parser)
+        .flat_map(|g| {
+            let base = match g.base {
+                wit::GlobBase::Home => home.to_path_buf(),
+                wit::GlobBase::Cwd => cwd.to_path_buf(),
+                wit::GlobBase::Absolute => PathBuf::from("/"),
+            };
+            glob::expand(&base, &g.pattern, &mut |_, _| {})
+        })
+        .map(|found| found.path)
+        .filter(|path| names_conversation(path, conversation))
+        .max_by_key(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok())
+}
+
+/// Whether a transcript path names the conversation: a directory equal to
+/// the id, or a file stem equal to it.
+fn names_conversation(path: &Path, conversation: &str) -> bool {
+    path.file_stem().is_some_and(|s| s == conversation)
+        || path
+            .parent()
+            .into_iter()
+            .flat_map(Path::components)
+            .any(|c| c.as_os_str() == conversation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_conversation;
+    use std::path::Path;
+
+    #[test]
+    fn a_transcript_names_its_conversation_by_directory_or_stem() {
+        let id = "76799294-3daa-40b6-96f5-4c0631600087";
+        let copilot = format!("/h/.copilot/session-state/{id}/events.jsonl");
+        assert!(names_conversation(Path::new(&copilot), id));
+        let claude = format!("/h/.claude/projects/-w/{id}.jsonl");
+        assert!(names_conversation(Path::new(&claude), id));
+        let other = "/h/.copilot/session-state/0d3c/events.jsonl";
+        assert!(!names_conversation(Path::new(other), id));
+        // A prefix or a file name that only contains the id is not it.
+        let longer = format!("/h/.copilot/session-state/{id}-2/events.jsonl");
+        assert!(!names_conversation(Path::new(&longer), id));
+        assert!(!names_conversation(
+            Path::new("/h/events.jsonl"),
+            "events.jsonl"
+        ));
     }
 }

@@ -8,7 +8,7 @@
 //! `--by` grouping and totals. docs/usage.md has the reasoning.
 
 pub mod discover;
-mod glob;
+pub(crate) mod glob;
 pub mod prefilter;
 pub mod report;
 mod sqlite;

@@ -1,5 +1,5 @@
 //! Harness for the end-to-end tests against the real vendor CLIs (Claude
-//! Code, Codex, Gemini CLI, opencode, Qwen Code), each driven by the real
+//! Code, Codex, Gemini CLI, opencode, Qwen Code, Grok, Copilot CLI), each driven by the real
 //! `drover` binary against `drover-model-server` on 127.0.0.1.
 //!
 //! - **Finding the CLIs.** `scripts/provision-clis.sh` installs them under
@@ -42,6 +42,8 @@ pub const CODEX_KEY: &str = "sk-fake-codex-0123456789";
 pub const GEMINI_KEY: &str = "fake-gemini-key-0123456789";
 pub const OPENCODE_KEY: &str = "sk-fake-opencode-0123456789";
 pub const QWEN_KEY: &str = "sk-fake-qwen-0123456789";
+pub const COPILOT_KEY: &str = "sk-fake-copilot-0123456789";
+pub const GROK_KEY: &str = "xai-fake-grok-0123456789";
 
 // ---------------------------------------------------------------- binaries
 
@@ -440,6 +442,8 @@ impl Real {
             "gemini" => self.seed_gemini(base),
             "opencode" => self.seed_opencode(base),
             "qwen" => self.seed_qwen(base),
+            "copilot" => self.seed_copilot(base),
+            "grok" => self.seed_grok(base),
             other => panic!("no seeding known for {other}"),
         }
     }
@@ -640,6 +644,60 @@ screen_reader_detection_done = true
         self.set_env("OPENAI_API_KEY", QWEN_KEY);
         self.set_env("OPENAI_BASE_URL", &format!("{base}/v1"));
         self.set_env("OPENAI_MODEL", "fake-model");
+    }
+
+    fn seed_copilot(&mut self, base: &str) {
+        // The project is a trusted folder: otherwise the TUI opens on
+        // "Confirm folder trust" and the repo-level hooks drover installs
+        // (`.github/copilot/settings.json`) do not load, in -p runs either.
+        let config = json!({
+            "trustedFolders": [self.work.display().to_string()],
+            "appTipShown": true
+        });
+        self.write(
+            &self.home.join(".copilot").join("config.json"),
+            &config.to_string(),
+        );
+        // Bring-your-own-provider mode: no GitHub account, no network but
+        // the provider.
+        for (k, v) in [
+            ("COPILOT_PROVIDER_BASE_URL", format!("{base}/v1").as_str()),
+            ("COPILOT_PROVIDER_API_KEY", COPILOT_KEY),
+            ("COPILOT_MODEL", "gpt-4.1"),
+            ("COPILOT_OFFLINE", "true"),
+            ("COPILOT_AUTO_UPDATE", "false"),
+        ] {
+            self.set_env(k, v);
+        }
+    }
+
+    fn seed_grok(&mut self, base: &str) {
+        // The server for the model list and inference, the model pinned,
+        // no retries (a 5xx otherwise retries for minutes), no update check,
+        // no telemetry or feedback prompts.
+        let config = format!(
+            r#"[endpoints]
+xai_api_base_url = "{base}/v1"
+models_base_url = "{base}/v1"
+
+[cli]
+auto_update = false
+
+[models]
+default = "fake-model"
+max_retries = 0
+
+[features]
+telemetry = false
+feedback = false
+"#
+        );
+        let grok = self.home.join(".grok");
+        self.write(&grok.join("config.toml"), &config);
+        // A fresh server port means a fresh model list.
+        let _ = std::fs::remove_file(grok.join("models_cache.json"));
+        self.set_env("XAI_API_KEY", GROK_KEY);
+        self.set_env("GROK_DISABLE_AUTOUPDATER", "1");
     }
 
     // ------------------------------------------------------------ drover

@@ -65,6 +65,15 @@ pub fn every_request(_: &Value) -> bool {
 }
 
 impl Case {
+    /// The model calls after `seq` the server answered and the CLI accounts.
+    fn accounted_since(&self, real: &Real, seq: u64) -> Vec<Value> {
+        real.server
+            .answered_since(seq)
+            .into_iter()
+            .filter(self.accounted)
+            .collect()
+    }
+
     fn timeout(&self) -> Duration {
         Duration::from_secs(self.turn_timeout_s)
     }
@@ -121,12 +130,11 @@ pub fn headless(case: &Case) {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| panic!("no conversation id: {}", context(&real, &first)))
         .to_string();
-    let served = real.server.answered_since(before);
+    let served = case.accounted_since(&real, before);
     assert!(
         served.iter().all(|r| r["protocol"] == case.protocol),
         "{served:?}"
     );
-    let served: Vec<Value> = served.into_iter().filter(case.accounted).collect();
     assert_eq!(
         first.doc["usage"],
         expected_usage(&served),
@@ -158,12 +166,7 @@ pub fn headless(case: &Case) {
         "the resumed run answered in another conversation: {}",
         context(&real, &second)
     );
-    let served: Vec<Value> = real
-        .server
-        .answered_since(mid)
-        .into_iter()
-        .filter(case.accounted)
-        .collect();
+    let served = case.accounted_since(&real, mid);
     assert_eq!(
         second.doc["usage"],
         expected_usage(&served),
@@ -413,11 +416,19 @@ pub fn blocked(case: &Case) {
     let spawned = Instant::now();
     let limit = Duration::from_secs(90);
     let child = real.spawn_run(limit, &args, "Reply with exactly: TOOLDONE");
+    // The seat's current state, not its first blocked one, and only once the
+    // pane shows the prompt: a hook can say "blocked" a moment before the
+    // dialog is drawn, while the screen still shows the turn working
+    // (Copilot), and the screen then moves the seat back to working.
     let seen = wait_for(limit, || {
         let run = real.newest_run()?;
-        real.states(&run)
-            .into_iter()
-            .find(|s| s.starts_with("blocked:permission@") || s.starts_with("unknown@verdict"))
+        let last = real.states(&run).last()?.clone();
+        if last.starts_with("unknown@verdict") {
+            return Some(last);
+        }
+        let screen = real.seat_pane(case.cli).and_then(|p| real.capture(&p))?;
+        let shown = real.explain("blocked-check", &screen);
+        (last.starts_with("blocked:permission@") && shown["state"] == "blocked").then_some(last)
     });
     if seen.as_deref().is_some_and(|s| s.starts_with("blocked:")) {
         // SAFETY: kill(2) on the drover child this test started.
@@ -560,12 +571,7 @@ pub fn probe(case: &Case) {
             > 0,
         "no transcript found from the payloads: {doc:#}"
     );
-    let served: Vec<Value> = real
-        .server
-        .answered_since(before)
-        .into_iter()
-        .filter(case.accounted)
-        .collect();
+    let served = case.accounted_since(&real, before);
     let expected = expected_usage(&served);
     let parsed = &doc["tokens"]["parsed_usage"];
     for key in ["input", "output", "cache_read", "cache_write", "reasoning"] {

@@ -531,6 +531,17 @@ fn model_call(
     }
     let (delay_ms, gap_ms) = st.take_delay();
     let turn = match (ask.has_tools, ask.schema.is_some()) {
+        // A forced tool (a side call such as Grok's session title) gets that
+        // call and leaves the queued tool for the turn that may choose.
+        (_, false) if ask.forced_tool.is_some() => {
+            let (name, params) = ask.forced_tool.clone().expect("checked");
+            entry["forced_tool"] = json!(name);
+            entry["tool_call"] = json!(name);
+            Turn::Tool {
+                args: reply::instance(&params),
+                name,
+            }
+        }
         (true, false) if !st.tools.is_empty() => {
             let (name, args) = st.take_tool().expect("non-empty");
             entry["tool_call"] = json!(name);
@@ -840,5 +851,50 @@ mod tests {
         );
         let Body::Json(d) = o.body else { panic!() };
         assert_eq!(d["content"][0]["text"], "A");
+    }
+
+    #[test]
+    fn forced_tool_answers_that_tool_and_keeps_the_queue() {
+        let mut st = state();
+        st.tools.push_back(ToolPlan {
+            name: "run_terminal_command".into(),
+            args: json!({"command":"echo hi"}),
+            remaining: 1,
+        });
+        let ids = Ids { n: 1, created: 0 };
+        let title = json!({"model":"m","stream":false,"input":"Reply with exactly: A",
+            "tools":[{"type":"function","name":"session_title","parameters":{"type":"object","properties":{"session_title":{"type":"string"}}}}],
+            "tool_choice":{"type":"function","name":"session_title"}});
+        let mut e = json!({});
+        let o = model_call(
+            &mut st,
+            Protocol::Responses,
+            None,
+            false,
+            Some(&title),
+            ids,
+            &mut e,
+        );
+        let Body::Json(d) = o.body else { panic!() };
+        assert_eq!(d["output"][0]["type"], "function_call");
+        assert_eq!(d["output"][0]["name"], "session_title");
+        assert_eq!(d["output"][0]["arguments"], r#"{"session_title":""}"#);
+        assert_eq!(e["forced_tool"], "session_title");
+        assert_eq!(st.tools.len(), 1, "the queued tool is still there");
+        let mut turn = title.clone();
+        turn.as_object_mut().map(|o| o.remove("tool_choice"));
+        let mut e = json!({});
+        let o = model_call(
+            &mut st,
+            Protocol::Responses,
+            None,
+            false,
+            Some(&turn),
+            ids,
+            &mut e,
+        );
+        let Body::Json(d) = o.body else { panic!() };
+        assert_eq!(d["output"][0]["name"], "run_terminal_command");
+        assert_eq!(e["forced_tool"], Value::Null);
     }
 }

@@ -1,6 +1,7 @@
 //! Deciding what to answer: the reply text ("Reply with exactly: X"), the
-//! structured-output schema a request asks for, whether it offers tools, and
-//! a minimal JSON instance of a JSON Schema.
+//! structured-output schema a request asks for, whether it offers tools or
+//! forces one (`tool_choice` naming a function), and a minimal JSON instance
+//! of a JSON Schema.
 
 use serde_json::{Map, Value, json};
 
@@ -17,6 +18,9 @@ pub struct Ask {
     pub schema: Option<Value>,
     /// The request offers at least one tool.
     pub has_tools: bool,
+    /// A tool the request forces (`tool_choice` naming one function), with
+    /// that tool's parameter schema (`{}` when the request declares none).
+    pub forced_tool: Option<(String, Value)>,
     /// Model named in the body (Gemini: in the path, filled in by the caller).
     pub model: Option<String>,
     pub stream: bool,
@@ -111,6 +115,27 @@ fn non_empty_array(v: Option<&Value>) -> bool {
     v.and_then(Value::as_array).is_some_and(|a| !a.is_empty())
 }
 
+/// `name` and its parameter schema from the request's `tools` array: the
+/// entry whose `name` (or `function.name`) is `name`, schema at `path`.
+fn declared(body: &Value, name: &str, path: &[&str]) -> (String, Value) {
+    let tool = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|t| {
+            let n = t
+                .get("name")
+                .or_else(|| t.get("function").and_then(|f| f.get("name")));
+            n.and_then(Value::as_str) == Some(name)
+        });
+    let schema = tool
+        .and_then(|t| path.iter().try_fold(t, |v, key| v.get(*key)))
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    (name.to_string(), schema)
+}
+
 /// Read what a request body asks for.
 pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
     let model = body
@@ -131,10 +156,16 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                 (f.get("type").and_then(Value::as_str) == Some("json_schema"))
                     .then(|| f.get("schema").cloned().unwrap_or_else(|| json!({})))
             });
+            let forced = body
+                .get("tool_choice")
+                .filter(|c| c.get("type").and_then(Value::as_str) == Some("tool"))
+                .and_then(|c| c.get("name"))
+                .and_then(Value::as_str);
             Ask {
                 last_user_text: last_user_text(msgs.iter(), "role", "content"),
                 schema,
                 has_tools: non_empty_array(body.get("tools")),
+                forced_tool: forced.map(|name| declared(body, name, &["input_schema"])),
                 model,
                 stream,
             }
@@ -155,10 +186,16 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                     Some("json_object") => Some(json!({})),
                     _ => None,
                 });
+            let forced = body
+                .get("tool_choice")
+                .filter(|c| c.get("type").and_then(Value::as_str) == Some("function"))
+                .and_then(|c| c.get("name"))
+                .and_then(Value::as_str);
             Ask {
                 last_user_text: text,
                 schema,
                 has_tools: non_empty_array(body.get("tools")),
+                forced_tool: forced.map(|name| declared(body, name, &["parameters"])),
                 model,
                 stream,
             }
@@ -180,10 +217,17 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                     _ => None,
                 }
             });
+            let forced = body
+                .get("tool_choice")
+                .filter(|c| c.get("type").and_then(Value::as_str) == Some("function"))
+                .and_then(|c| c.get("function"))
+                .and_then(|f| f.get("name"))
+                .and_then(Value::as_str);
             Ask {
                 last_user_text: last_user_text(msgs.iter(), "role", "content"),
                 schema,
                 has_tools: non_empty_array(body.get("tools")),
+                forced_tool: forced.map(|name| declared(body, name, &["function", "parameters"])),
                 model,
                 stream,
             }
@@ -213,10 +257,37 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                     ts.iter()
                         .any(|t| non_empty_array(t.get("functionDeclarations")))
                 });
+            // mode ANY with exactly one allowed function forces that one.
+            let forced = body
+                .get("toolConfig")
+                .and_then(|t| t.get("functionCallingConfig"))
+                .filter(|f| f.get("mode").and_then(Value::as_str) == Some("ANY"))
+                .and_then(|f| f.get("allowedFunctionNames"))
+                .and_then(Value::as_array)
+                .filter(|names| names.len() == 1)
+                .and_then(|names| names[0].as_str());
+            let forced_tool = forced.map(|name| {
+                let params = body
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t.get("functionDeclarations").and_then(Value::as_array))
+                    .flatten()
+                    .find(|d| d.get("name").and_then(Value::as_str) == Some(name))
+                    .and_then(|d| {
+                        d.get("parameters")
+                            .or_else(|| d.get("parametersJsonSchema"))
+                    })
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                (name.to_string(), params)
+            });
             Ask {
                 last_user_text: last_user_text(contents.iter(), "role", "parts"),
                 schema,
                 has_tools,
+                forced_tool,
                 model,
                 stream,
             }
@@ -358,6 +429,7 @@ mod tests {
                     last_user_text: "hi".into(),
                     schema: None,
                     has_tools: false,
+                    forced_tool: None,
                     model: None,
                     stream: true
                 },
@@ -392,6 +464,47 @@ mod tests {
         let ask = inspect(Protocol::Gemini, &g);
         assert_eq!(reply_text(&ask, "OK"), "G");
         assert!(ask.has_tools);
+    }
+
+    #[test]
+    fn forced_tools_are_found_with_their_schemas() {
+        let params = json!({"type":"object","properties":{"session_title":{"type":"string"}},"required":["session_title"]});
+        let r = json!({"input":"x","tools":[{"type":"function","name":"other","parameters":{}},{"type":"function","name":"session_title","parameters":params}],
+                       "tool_choice":{"type":"function","name":"session_title"}});
+        assert_eq!(
+            inspect(Protocol::Responses, &r).forced_tool,
+            Some(("session_title".to_string(), params.clone()))
+        );
+        let c = json!({"messages":[],"tools":[{"type":"function","function":{"name":"t","parameters":params}}],
+                       "tool_choice":{"type":"function","function":{"name":"t"}}});
+        assert_eq!(
+            inspect(Protocol::Chat, &c).forced_tool,
+            Some(("t".to_string(), params.clone()))
+        );
+        let a = json!({"messages":[],"tools":[{"name":"t","input_schema":params}],"tool_choice":{"type":"tool","name":"t"}});
+        assert_eq!(
+            inspect(Protocol::Anthropic, &a).forced_tool,
+            Some(("t".to_string(), params.clone()))
+        );
+        let g = json!({"contents":[],"tools":[{"functionDeclarations":[{"name":"t","parameters":params}]}],
+                       "toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["t"]}}});
+        assert_eq!(
+            inspect(Protocol::Gemini, &g).forced_tool,
+            Some(("t".to_string(), params))
+        );
+        // "auto", "required" and "any" leave the choice to the model.
+        for choice in [json!("auto"), json!("required"), json!({"type":"any"})] {
+            let mut c = c.clone();
+            c["tool_choice"] = choice.clone();
+            assert_eq!(inspect(Protocol::Chat, &c).forced_tool, None, "{choice}");
+            let mut a = a.clone();
+            a["tool_choice"] = choice.clone();
+            assert_eq!(
+                inspect(Protocol::Anthropic, &a).forced_tool,
+                None,
+                "{choice}"
+            );
+        }
     }
 
     #[test]

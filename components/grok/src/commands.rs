@@ -1,0 +1,140 @@
+//! Launch commands. Interactive: `grok [-r ID | -s UUID] <bypass> [--model M]
+//! [PROMPT]` (a positional prompt starts the TUI on it and keeps the session
+//! open). Headless: `grok -p PROMPT --output-format json [-r ID | -s UUID]`
+//! plus the profile's `[turn]` args.
+
+use drover_kit::{
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
+    plain_command, prompt,
+};
+
+fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
+    Ok(match conversation {
+        Conversation::Fresh => Vec::new(),
+        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
+        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_uuid(id)?],
+    })
+}
+
+/// Grok's session ids are UUIDs (v7 when grok picks them); anything that
+/// could read as a flag or split into two words is refused.
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
+        return Err(invalid(format!(
+            "conversation id '{id}' is not a Grok session id"
+        )));
+    }
+    Ok(id.to_string())
+}
+
+/// `--session-id` creates a session and accepts only a UUID.
+fn checked_uuid(id: &str) -> Result<String, AdapterError> {
+    let groups: Vec<&str> = id.split('-').collect();
+    let shaped = groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
+    if !shaped {
+        return Err(invalid(format!(
+            "grok --session-id needs a UUID, got '{id}'"
+        )));
+    }
+    Ok(id.to_string())
+}
+
+pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(profile.launch_args.iter().cloned());
+    argv.extend(conversation_args(&request.conversation)?);
+    argv.extend(common_launch_tail(profile, request));
+    if !request.prompt.is_empty() {
+        // After every flag: grok reads the first positional argument as the
+        // initial prompt.
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    Ok(plain_command(argv))
+}
+
+pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    if request.prompt.is_empty() {
+        return Err(invalid("a headless turn needs a prompt"));
+    }
+    let mut argv = vec![
+        profile.binary.clone(),
+        "-p".to_string(),
+        prompt::render(&profile.prompt_template, &request.prompt)?,
+        "--output-format".to_string(),
+        "json".to_string(),
+    ];
+    argv.extend(conversation_args(&request.conversation)?);
+    argv.extend(profile.turn_args.iter().cloned());
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests_support::profile;
+    use drover_kit::testing::request;
+
+    #[test]
+    fn headless_prints_json_and_resumes_by_id() {
+        let fresh = headless(&profile(), &request("fix it", Conversation::Fresh)).expect("argv");
+        assert_eq!(
+            fresh.argv,
+            [
+                "grok",
+                "-p",
+                "fix it",
+                "--output-format",
+                "json",
+                "--always-approve",
+                "--trust"
+            ]
+        );
+        let id = "01a232b4-758f-7130-a8e5-21646eb750e3";
+        let resumed = headless(
+            &profile(),
+            &request("more", Conversation::Resume(id.into())),
+        )
+        .expect("argv");
+        assert_eq!(resumed.argv[5..7], ["--resume", id]);
+        assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
+    }
+
+    #[test]
+    fn interactive_puts_the_prompt_last_and_checks_ids() {
+        let mut req = request(
+            "hello",
+            Conversation::Preset("0d3c2b1a-0000-4000-8000-00000000abcd".into()),
+        );
+        req.model = "grok-build".into();
+        let argv = interactive(&profile(), &req).expect("argv").argv;
+        assert_eq!(
+            argv,
+            [
+                "grok",
+                "--session-id",
+                "0d3c2b1a-0000-4000-8000-00000000abcd",
+                "--always-approve",
+                "--trust",
+                "--model",
+                "grok-build",
+                "hello"
+            ]
+        );
+        let bare = interactive(&profile(), &request("", Conversation::Fresh)).expect("argv");
+        assert_eq!(bare.argv, ["grok", "--always-approve", "--trust"]);
+        for bad in ["", "-x", "a b"] {
+            let r = interactive(&profile(), &request("x", Conversation::Resume(bad.into())));
+            assert!(r.is_err(), "{bad:?}");
+        }
+        let r = interactive(
+            &profile(),
+            &request("x", Conversation::Preset("not-a-uuid".into())),
+        );
+        assert!(r.is_err());
+    }
+}
