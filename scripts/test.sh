@@ -2,9 +2,10 @@
 # The whole test suite, with every set-up step a fresh machine needs:
 # the wasm32-wasip2 target, tmux, Node 22 and the pinned vendor CLIs (in
 # ~/.cache/drover-clis), componentize-py (in ~/.cache/drover-py) for the
-# Python example adapter, Ray (in ~/.cache/drover-ray) for the ray
-# workspace's tests against a real local cluster; then formatting, lints,
-# and the tests of both workspaces (the engine's and the components').
+# Python example adapter, Ray (in ~/.cache/drover-ray, installed with uv
+# from ~/.cache/drover-uv) for the ray workspace's tests against a real
+# local cluster; then formatting, lints, and the tests of both workspaces
+# (the engine's and the components').
 #
 # Honours CARGO_TARGET_DIR (CI keeps it under ~/.cache). Safe to re-run:
 # every install step skips what is already there.
@@ -38,7 +39,7 @@ step "Python example adapter (componentize-py)"
 export DROVER_PYTHON_ADAPTER="$target/examples/python_adapter.wasm"
 examples/python-adapter/build.sh "$DROVER_PYTHON_ADAPTER"
 
-step "Ray (ray[default] from PyPI, for the ray workspace's cluster tests)"
+step "Ray (ray[default] from PyPI with uv, for the ray workspace's cluster tests)"
 scripts/provision-ray.sh
 
 step "formatting"

@@ -43,6 +43,10 @@ fn main() -> ExitCode {
             ten_parallel_runs_lose_no_events,
         ),
         (
+            "wait_and_events_follow_a_ray_run",
+            wait_and_events_follow_a_ray_run,
+        ),
+        (
             "a_killed_driver_is_settled_from_ray",
             a_killed_driver_is_settled_from_ray,
         ),
@@ -385,6 +389,51 @@ fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
     (run, job)
 }
 
+fn wait_and_events_follow_a_ray_run(cluster: &Cluster) {
+    let p = Project::new();
+    let child = spawn_run(&p, cluster, "Reply with exactly: WAITED @sleep=2000");
+    let (run, job) = running_job(&p, cluster);
+    // Started while the job runs: it sees the copied lines arrive.
+    let (waited, code) = json_of(p.output(&["wait", "--json", "--timeout", "5m", &run]));
+    assert_eq!(code, 0, "{waited:#}");
+    assert_eq!(waited["held"], true, "{waited:#}");
+    assert_eq!(waited["verdict"], "completed", "{waited:#}");
+    assert_eq!(waited["state"], "done", "{waited:#}");
+    let (doc, code) = json_of(child.wait_with_output().expect("drover ends"));
+    assert_eq!(
+        (doc["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{doc:#}"
+    );
+    assert_events_came_home(&p, &run, &job);
+    // `drover events` prints each journal line once, the copied ones too.
+    let out = p.output(&["events", "--json", "--run", &run]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let key = |l: &Value| {
+        format!(
+            "{}:{}:{}",
+            l["kind"].as_str().unwrap_or_default(),
+            l["state"].as_str().unwrap_or_default(),
+            l["origin"]["seq"]
+        )
+    };
+    let printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| key(&serde_json::from_str(l).expect("one JSON document a line")))
+        .collect();
+    let journal: Vec<String> = p.journal(&run).iter().map(key).collect();
+    assert_eq!(printed, journal);
+    assert_eq!(
+        printed,
+        ["state:working:null", "state:done:1", "verdict:completed:2"],
+        "{printed:#?}"
+    );
+}
+
 fn a_killed_driver_is_settled_from_ray(cluster: &Cluster) {
     let p = Project::new();
     let mut child = spawn_run(
@@ -550,6 +599,45 @@ fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
         .filter(|l| l["kind"] == "verdict")
         .count();
     assert_eq!(verdicts, 2, "one verdict per turn");
+    // `drover down` stops the job of a turn still running on the node.
+    let queued = drover(&p, cluster)
+        .args(["send", "--no-wait", "s1", "Reply with exactly: NEVER @hang"])
+        .output()
+        .expect("send --no-wait");
+    assert!(
+        queued.status.success(),
+        "{}",
+        String::from_utf8_lossy(&queued.stderr)
+    );
+    let second_job = job_record(&p, run, "s1")["submission_id"].clone();
+    let mut job = String::new();
+    wait_for("the third turn's job to run", || {
+        let record = job_record(&p, run, "s1")["submission_id"].clone();
+        job = record.as_str().unwrap_or_default().to_string();
+        record != second_job
+            && cluster
+                .jobs()
+                .info(&job)
+                .ok()
+                .flatten()
+                .is_some_and(|i| i.status == JobStatus::Running)
+    });
+    let (down, code) = json_of(
+        drover(&p, cluster)
+            .args(["down", "--json", "s1"])
+            .output()
+            .expect("down"),
+    );
+    assert_eq!(code, 0, "{down:#}");
+    assert_eq!(down["down"][0]["stopped_job"], job.as_str(), "{down:#}");
+    wait_for("Ray to stop the job", || {
+        cluster
+            .jobs()
+            .info(&job)
+            .ok()
+            .flatten()
+            .is_some_and(|i| i.status == JobStatus::Stopped)
+    });
 }
 
 fn mux_and_doctor_show_the_cluster(cluster: &Cluster) {

@@ -376,7 +376,17 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
                 eprintln!("{}: force-killed {forced:?}", record.nick);
             }
         }
+        let mut stopped_job = None;
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
+            if record.ray.is_some() {
+                match crate::ray::driver::stop_job(&run, &record.nick) {
+                    Ok(job) => stopped_job = job,
+                    Err(e) => eprintln!("{}: cannot stop its Ray job: {e}", record.nick),
+                }
+                if let Some(job) = stopped_job.as_ref().filter(|_| !args.json.json) {
+                    eprintln!("{}: stopped Ray job {job}", record.nick);
+                }
+            }
             let mut journal = Journal::open(run.journal_path());
             journal.record(
                 &record.nick,
@@ -391,7 +401,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             println!("seat {} down", record.nick);
         }
         downed.push(
-            serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced}),
+            serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced, "stopped_job": stopped_job}),
         );
     }
     if args.json.json {

@@ -78,6 +78,19 @@ pub fn read_record(run: &RunDir, task: &str) -> Option<JobRecord> {
     serde_json::from_str(&std::fs::read_to_string(record_path(run, task)).ok()?).ok()
 }
 
+/// Stops the job of a task's last turn when Ray may still run it (`drover
+/// down` on a ray seat whose `send` is gone); its id when Ray stopped it.
+pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
+    let Some(record) = read_record(run, task) else {
+        return Ok(None);
+    };
+    if record.status.is_some_and(JobStatus::terminal) {
+        return Ok(None);
+    }
+    let stopped = Jobs::new(&record.address).stop(&record.submission_id)?;
+    Ok(stopped.then_some(record.submission_id))
+}
+
 fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
     if let Err(e) = crate::run::write_json_atomic(&record_path(run, task), record) {
         tracing::warn!("cannot write the task's Ray record: {e}");

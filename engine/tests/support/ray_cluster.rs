@@ -151,7 +151,10 @@ impl Cluster {
                         .last_mut()
                         .and_then(|m| m.child.try_wait().ok().flatten())
                     {
-                        last_error = format!("ray start for node {name} exited with {status}");
+                        last_error = format!(
+                            "ray start for node {name} exited with {status}:\n{}",
+                            cluster.output_tail(name)
+                        );
                         break;
                     }
                     std::thread::sleep(Duration::from_millis(250));
@@ -171,11 +174,7 @@ impl Cluster {
                 }
             }
             if !joined {
-                let logs = cluster.dir.path().join("logs");
-                return Err(format!(
-                    "{last_error} (ray start output in {})",
-                    logs.display()
-                ));
+                return Err(last_error);
             }
             if n == 0 {
                 cluster.head_ready_s = started.elapsed().as_secs_f64();
@@ -183,6 +182,15 @@ impl Cluster {
         }
         cluster.all_ready_s = started.elapsed().as_secs_f64();
         Ok(cluster)
+    }
+
+    /// The end of a node's `ray start` output: the temporary directory
+    /// holding it goes with the cluster, so an error carries it.
+    fn output_tail(&self, name: &str) -> String {
+        let log = self.dir.path().join("logs").join(format!("{name}.log"));
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
     }
 
     fn launch(
