@@ -13,7 +13,6 @@
 //! `RAY_BENCH_PARALLEL` the parallel ones (default 12).
 
 #[path = "../tests/support/mod.rs"]
-#[allow(dead_code)]
 mod support;
 
 use std::process::{Command, Stdio};

@@ -610,18 +610,28 @@ fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
         String::from_utf8_lossy(&queued.stderr)
     );
     let second_job = job_record(&p, run, "s1")["submission_id"].clone();
-    let mut job = String::new();
-    wait_for("the third turn's job to run", || {
-        let record = job_record(&p, run, "s1")["submission_id"].clone();
-        job = record.as_str().unwrap_or_default().to_string();
-        record != second_job
-            && cluster
-                .jobs()
-                .info(&job)
-                .ok()
-                .flatten()
+    let until = Instant::now() + WAIT;
+    let job = loop {
+        let record = job_record(&p, run, "s1");
+        let job = record["submission_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let info = cluster.jobs().info(&job).ok().flatten();
+        if record["submission_id"] != second_job
+            && info
+                .as_ref()
                 .is_some_and(|i| i.status == JobStatus::Running)
-    });
+        {
+            break job;
+        }
+        assert!(
+            Instant::now() < until,
+            "the third turn's job never ran: {record:#}\n{info:?}\n{:#?}",
+            p.journal(run)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
     let (down, code) = json_of(
         drover(&p, cluster)
             .args(["down", "--json", "s1"])

@@ -164,7 +164,7 @@ impl<'a> Copier<'a> {
                         self.verdict_seen = true;
                     }
                     self.ctx.copy(
-                        transition,
+                        *transition,
                         Origin {
                             job: self.job.to_string(),
                             seq,
@@ -416,7 +416,7 @@ fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_
                     check_now = true;
                 }
             },
-            Some(t) => match t.next() {
+            Some(t) => match t.receive() {
                 Next::Text(text) => {
                     last_contact = Instant::now();
                     copier.feed(&text);

@@ -106,7 +106,7 @@ impl Tail {
         Ok(Tail { socket })
     }
 
-    pub fn next(&mut self) -> Next {
+    pub fn receive(&mut self) -> Next {
         match self.socket.read() {
             Ok(Message::Text(text)) => Next::Text(text.as_str().to_string()),
             Ok(Message::Binary(bytes)) => Next::Text(String::from_utf8_lossy(&bytes).into_owned()),

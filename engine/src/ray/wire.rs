@@ -162,7 +162,10 @@ impl TurnRequest {
 /// A recognised line of the job's log.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
-    Event { seq: u64, transition: Transition },
+    Event {
+        seq: u64,
+        transition: Box<Transition>,
+    },
     Result(Box<SessionResult>),
 }
 
@@ -184,7 +187,7 @@ pub fn parse_line(line: &str) -> Option<Line> {
     if let Some(event) = rest.strip_prefix("event ") {
         let (seq, json) = event.split_once(' ')?;
         let seq = seq.parse().ok()?;
-        let transition = serde_json::from_str(json).ok()?;
+        let transition = Box::new(serde_json::from_str(json).ok()?);
         return Some(Line::Event { seq, transition });
     }
     let json = rest.strip_prefix("result ")?;
