@@ -53,7 +53,7 @@ mod tests {
                 "/home/u/.gemini/antigravity-cli/brain/7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d/.system_generated/logs/transcript_full.jsonl"
             )
         );
-        assert_eq!(e.cwd.as_deref(), Some("/work/project"));
+        assert_eq!(e.cwd.as_deref(), Some("/home/project"));
         assert_eq!(e.reason.as_deref(), Some("NO_TOOL_CALL"));
         assert!(!e.subagent);
         assert_eq!(

@@ -1,5 +1,5 @@
-//! Claude Code's environment-fault sentences (2.1.332, reference/real-clis.md
-//! §2). In `-p` mode they are the `result` text; in a pane they are printed
+//! Claude Code's environment-fault sentences (2.1.332, docs/adapters/claude.md)
+//! In `-p` mode they are the `result` text; in a pane they are printed
 //! after `●` or `⎿`. Each rule is anchored at the start of the line so an
 //! assistant message that merely quotes one does not match.
 
@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn every_documented_sentence_classifies() {
-        // Exact sentences from reference/real-clis.md §2 (Claude Code 2.1.332).
+        // Exact sentences from docs/adapters/claude.md (Claude Code 2.1.332).
         let cases = [
             (
                 "API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:18001).",

@@ -90,7 +90,7 @@ mod tests {
     use super::*;
     use crate::tests_support::profile;
 
-    // Payload shapes observed from Claude Code 2.1.332 (reference/real-clis.md §2).
+    // Payload shapes observed from Claude Code 2.1.332 (docs/adapters/claude.md).
     const STOP: &str = r#"{"session_id":"5f0c","transcript_path":"/h/.claude/projects/-w/5f0c.jsonl","cwd":"/w","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"TMUXOK","background_tasks":[],"session_crons":[],"effort":"high","permission_mode":"auto","prompt_id":"p1"}"#;
 
     #[test]

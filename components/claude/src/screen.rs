@@ -84,11 +84,11 @@ mod tests {
         drover_kit::testing::state(RULES, text)
     }
 
-    // Screens modelled on Claude Code 2.1.332 panes (reference/real-clis.md §2).
+    // Screens modelled on Claude Code 2.1.332 panes (docs/adapters/claude.md).
     const IDLE: &str = "╭───╮\n│ ✻ Welcome │\n╰───╯\n\n● TMUXOK\n\n────────────────\n❯ \n────────────────\n  ⏵⏵ auto mode on (shift+tab to cycle)\n";
     const WORKING: &str = "● Reading files\n\n✻ Pondering… (3s · ↑ 120 tokens · esc to interrupt)\n\n────────────────\n❯ \n────────────────\n  ⏵⏵ auto mode on (shift+tab to cycle)\n";
     const PERMISSION: &str = "● Bash(echo hi > hi.txt)\n────────────────\n Bash command\n\n   echo hi > hi.txt\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and don't ask again\n   3. No, and tell Claude what to do differently (esc)\n";
-    const TRUST: &str = " Do you trust the files in this folder?\n\n /work/project\n\n ❯ 1. Yes, proceed\n   2. No, exit\n";
+    const TRUST: &str = " Do you trust the files in this folder?\n\n /home/project\n\n ❯ 1. Yes, proceed\n   2. No, exit\n";
 
     #[test]
     fn reads_each_state() {

@@ -229,7 +229,7 @@ mod tests {
     }
 
     // Shape captured from Claude Code 2.1.332 against the scripted server
-    // (reference/real-clis.md §2): usage 1201/1302/1403/57.
+    // (docs/adapters/claude.md): usage 1201/1302/1403/57.
     const SUCCESS: &str = r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":612,"num_turns":1,"result":"OK","session_id":"5f0c1d2e-0000-4000-8000-000000000001","total_cost_usd":0.1,"usage":{"input_tokens":1201,"cache_creation_input_tokens":1302,"cache_read_input_tokens":1403,"output_tokens":57,"server_tool_use":{"web_search_requests":0}},"modelUsage":{"claude-opus-5-5":{"inputTokens":1201,"outputTokens":57,"cacheReadInputTokens":1403,"cacheCreationInputTokens":1302,"webSearchRequests":0,"costUSD":0.1}},"permission_denials":[],"terminal_reason":"completed","api_error_status":null}"#;
 
     #[test]

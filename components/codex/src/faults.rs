@@ -1,4 +1,4 @@
-//! Codex's environment-fault sentences (0.171.0, reference/real-clis.md §3).
+//! Codex's environment-fault sentences (0.171.0, docs/adapters/codex.md).
 //!
 //! One sentence S appears in three forms: `exec --json` prints
 //! `{"type":"error","message":S}` and `{"type":"turn.failed","error":
@@ -92,7 +92,7 @@ mod tests {
         classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
     }
 
-    /// The sentences of real-clis.md §3 (Codex 0.171.0), with their kind.
+    /// The sentences of docs/adapters/codex.md (Codex 0.171.0), with their kind.
     const SENTENCES: &[(&str, FaultKind)] = &[
         (
             "We’re currently experiencing high demand, which may cause temporary errors.",

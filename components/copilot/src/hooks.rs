@@ -147,7 +147,7 @@ mod tests {
                 "/home/u/.copilot/session-state/8a216c49-e51c-4eef-9405-bf83298fced2/events.jsonl"
             )
         );
-        assert_eq!(e.cwd.as_deref(), Some("/work/project"));
+        assert_eq!(e.cwd.as_deref(), Some("/home/project"));
         assert_eq!(e.reason.as_deref(), Some("end_turn"));
         assert!(!e.subagent);
         assert_eq!(

@@ -90,10 +90,10 @@ mod tests {
         assert_eq!(
             e.transcript_path.as_deref(),
             Some(
-                "/home/u/.cursor/projects/work-project/agent-transcripts/cdefee2d-2727-4b73-bf77-d9d830f31d2a.jsonl"
+                "/home/u/.cursor/projects/home-project/agent-transcripts/cdefee2d-2727-4b73-bf77-d9d830f31d2a.jsonl"
             )
         );
-        assert_eq!(e.cwd.as_deref(), Some("/work/project"));
+        assert_eq!(e.cwd.as_deref(), Some("/home/project"));
         assert_eq!(e.reason.as_deref(), Some("completed"));
         assert!(!e.subagent);
         assert_eq!(

@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn headless_new_resumed_and_preset() {
-        // real-clis.md §4: `gemini -p "…" --output-format json [--resume <id>]`.
+        // docs/adapters/gemini.md: `gemini -p "…" --output-format json [--resume <id>]`.
         let fresh = headless(
             &profile(),
             &request("Reply with exactly: OK", Conversation::Fresh),

@@ -1,5 +1,5 @@
-//! Gemini CLI's environment-fault sentences (0.61.0, reference/real-clis.md
-//! §4). A failing headless turn writes them to stderr:
+//! Gemini CLI's environment-fault sentences (0.61.0, docs/adapters/gemini.md)
+//! A failing headless turn writes them to stderr:
 //! `Attempt N failed with status 500. Retrying with backoff... _ApiError:
 //! {…}` while retrying, then `Error when talking to Gemini API Full report
 //! available at: … <ErrorClass>: <details>`, then always the catch-all
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn every_recorded_failure_classifies_on_its_meaningful_line() {
-        // Whole stderr captures shaped on reference/real-clis.md §4's table.
+        // Whole stderr captures shaped on docs/adapters/gemini.md.
         let cases = [
             (
                 include_str!("../fixtures/turn-500.stderr"),

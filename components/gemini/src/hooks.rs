@@ -82,7 +82,7 @@ mod tests {
     use super::*;
     use crate::tests_support::profile;
 
-    // Payload shapes recorded from Gemini CLI 0.61.0 (reference/real-clis.md §4).
+    // Payload shapes recorded from Gemini CLI 0.61.0 (docs/adapters/gemini.md).
     const AFTER_AGENT: &str = r#"{"session_id":"7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69","transcript_path":"/t/home/.gemini/tmp/gemini/chats/session-2026-11-30T10-00-7c0e5d2a.jsonl","cwd":"/t/work/gemini","hook_event_name":"AfterAgent","timestamp":"2026-11-30T10:00:03.512Z","prompt":"Reply with exactly: TMUXOK","prompt_response":"TMUXOK","stop_hook_active":false}"#;
 
     #[test]

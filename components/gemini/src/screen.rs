@@ -117,7 +117,7 @@ mod tests {
         drover_kit::testing::state(RULES, text)
     }
 
-    // Screens modelled on Gemini CLI 0.61.0 panes (reference/real-clis.md
+    // Screens modelled on Gemini CLI 0.61.0 panes (docs/adapters/gemini.md
     // §4) and gemini-cli's UI snapshots; see fixtures/README.md.
     const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
     const WORKING: &str = include_str!("../fixtures/screen-working.txt");

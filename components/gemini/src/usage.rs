@@ -338,7 +338,7 @@ mod tests {
     fn re_emitted_and_checkpointed_messages_count_once() {
         // g1, g2 (written three times, repeated by a checkpoint) and g3 each
         // carry the scripted server's prompt 4101 / cached 400 / candidates
-        // 87 / thoughts 9 (reference/real-clis.md §4).
+        // 87 / thoughts 9 (docs/adapters/gemini.md).
         let report = tally(&[(MAIN_PATH, SESSION)]).expect("usage");
         assert_eq!(report.rejected_rows, 0);
         assert_eq!(
@@ -378,7 +378,7 @@ mod tests {
 
     #[test]
     fn bmad_loops_pinned_example() {
-        // reference/bmad-loop.md §5.5: g1 twice (12273/45/0/87) + g2
+        // bmad-loop's adapter guide: g1 twice (12273/45/0/87) + g2
         // (12429/2/11367/16) => input 12273+1062, cache_read 11367,
         // output (45+87)+(2+16).
         let text = [

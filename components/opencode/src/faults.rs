@@ -1,5 +1,5 @@
-//! opencode's environment-fault sentences (1.18.33, reference/real-clis.md
-//! §5). `run` prints the provider's error message on stderr as
+//! opencode's environment-fault sentences (1.18.33, docs/adapters/opencode.md)
+//! `run` prints the provider's error message on stderr as
 //! `Error: <message>` and exits 1; with `--format json` the same error is
 //! also a stdout line `{"type":"error",…,"error":{"name":…,"data":{"message":…,
 //! "statusCode":…}}}`. Rules are anchored at the start of the line (`Error: `
@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn every_documented_sentence_classifies() {
-        // Exact stderr lines from reference/real-clis.md §5 (opencode 1.18.33).
+        // Exact stderr lines from docs/adapters/opencode.md (opencode 1.18.33).
         let cases = [
             (
                 "Error: The server had an error while processing your request.",

@@ -321,7 +321,7 @@ mod tests {
         assert_eq!(r.error.as_deref(), Some("Rate limit reached for requests"));
         assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
         assert_eq!(r.usage.map(|u| u.total()), Some(Usage::ZERO));
-        // Exact stderr sentences from real-clis.md §5.
+        // Exact stderr sentences from docs/adapters/opencode.md
         for sentence in [
             "Error: The server had an error while processing your request.",
             "Error: Incorrect API key provided",

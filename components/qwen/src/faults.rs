@@ -1,5 +1,5 @@
-//! Qwen Code's environment-fault sentences (0.24.4, reference/real-clis.md
-//! §6). `-p` prints them on stderr as `[API Error: <status> <server
+//! Qwen Code's environment-fault sentences (0.24.4, docs/adapters/qwen.md)
+//! `-p` prints them on stderr as `[API Error: <status> <server
 //! message>]`, or `Retrying in Ns (attempt i/n): [API Error: …]` while it
 //! retries; the TUI shows the same text after `✕`. Each rule is anchored at
 //! the start of the line (after an optional box border and `✕`), so a reply
@@ -62,7 +62,7 @@ mod tests {
 
     #[test]
     fn every_documented_sentence_classifies() {
-        // Exact stderr lines from reference/real-clis.md §6 (Qwen Code 0.24.4).
+        // Exact stderr lines from docs/adapters/qwen.md (Qwen Code 0.24.4).
         let cases = [
             (
                 "[API Error: 500 The server had an error while processing your request.]",

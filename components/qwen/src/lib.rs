@@ -197,7 +197,7 @@ mod tests {
     fn context(env: &[(&str, &str)]) -> LocationContext {
         LocationContext {
             home: "/home/u".to_string(),
-            cwd: "/work/p".to_string(),
+            cwd: "/home/p".to_string(),
             env: env
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))

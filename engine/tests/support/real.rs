@@ -14,7 +14,7 @@
 //!   commit) and `T/server.*` the model server's port file and request log.
 //!   `drover` runs with a cleared environment plus exactly these variables,
 //!   and passes them on to the CLI (headless and in tmux panes).
-//! - **First-run state** is seeded per CLI as reference/real-clis.md and
+//! - **First-run state** is seeded per CLI as docs/adapters/*.md and
 //!   tests/fixtures/real/capture/*.sh describe (onboarding, trust, TUI
 //!   notices, provider config), with retries bounded where the CLI allows.
 //!   Every run also gets drover's own `--timeout`.
@@ -465,7 +465,7 @@ impl Real {
     fn seed_claude(&mut self, base: &str) {
         // Onboarding done, the key approved, the project trusted: without
         // these the TUI runs a connectivity check to api.anthropic.com and
-        // shows dialogs (reference/real-clis.md §2).
+        // shows dialogs (docs/adapters/claude.md).
         let last20 = &ANTHROPIC_KEY[ANTHROPIC_KEY.len() - 20..];
         let doc = json!({
             "hasCompletedOnboarding": true,

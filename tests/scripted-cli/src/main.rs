@@ -199,7 +199,7 @@ fn script(prompt: &str) -> Script {
     s
 }
 
-/// Claude's sentences for each fault (reference/real-clis.md §2), and the
+/// Claude's sentences for each fault (docs/adapters/), and the
 /// StopFailure `error` kind.
 fn fault_sentence(kind: &str) -> (&'static str, &'static str, u16) {
     match kind {

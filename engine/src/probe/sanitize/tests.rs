@@ -11,7 +11,7 @@ fn sanitizer() -> Sanitizer {
         },
         [1; 16],
     );
-    s.add_project(Path::new("/work/clients/acmesecret"), &["claude"]);
+    s.add_project(Path::new("/srv/clients/acmesecret"), &["claude"]);
     s
 }
 
@@ -49,7 +49,7 @@ fn text_redacts_every_planted_value() {
         token ghp_0123456789abcdefghijABCDEFGHIJ012345, key=sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n\
         AWS AKIAIOSFODNN7EXAMPLE jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig\n\
         blob Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1ub3A\n\
-        user zqxuser (ZQXUSER) works on acmesecret in /work/clients/acmesecret/src\n\
+        user zqxuser (ZQXUSER) works on acmesecret in /srv/clients/acmesecret/src\n\
         other home /home/someoneelse/x and C:\\Users\\Someone\\AppData\n\
         password=hunter3word";
     let out = s.text(help, 100);
@@ -133,7 +133,7 @@ fn paths_keep_shape_not_names() {
         "~/.claude/projects/<redacted:user>/a.jsonl"
     );
     assert_eq!(
-        s.path("/work/clients/acmesecret/.claude/settings.json", false)
+        s.path("/srv/clients/acmesecret/.claude/settings.json", false)
             .as_str(),
         "<project>/.claude/settings.json"
     );
@@ -231,7 +231,7 @@ fn secrets_by_shape() {
 fn aliases_are_salted_and_stable_within_a_run() {
     let one = sanitizer();
     let mut other = Sanitizer::with_salt(&Identity::default(), [9; 16]);
-    other.add_project(Path::new("/work/clients/acmesecret"), &[]);
+    other.add_project(Path::new("/srv/clients/acmesecret"), &[]);
     assert_ne!(one.project_alias(), other.project_alias());
     let alias = one.project_alias().expect("alias");
     assert!(alias.starts_with("project-") && alias.len() == "project-".len() + 12);
@@ -273,7 +273,10 @@ fn guard_repairs_stray_project_names_and_discloses_them() {
     let s = sanitizer();
     let alias = s.project_alias().expect("alias").to_string();
     let (text, repairs) = s
-        .guard("{\"a\": \"acmesecret\", \"b\": \"/work/clients/acmesecret/x\", \"c\": \"acmesecrets\"}".to_string())
+        .guard(
+            "{\"a\": \"acmesecret\", \"b\": \"/srv/clients/acmesecret/x\", \"c\": \"acmesecrets\"}"
+                .to_string(),
+        )
         .expect("repairable");
     assert_eq!(
         text,
