@@ -600,6 +600,7 @@ fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
         .count();
     assert_eq!(verdicts, 2, "one verdict per turn");
     // `drover down` stops the job of a turn still running on the node.
+    let second_job = job_record(&p, run, "s1")["submission_id"].clone();
     let queued = drover(&p, cluster)
         .args(["send", "--no-wait", "s1", "Reply with exactly: NEVER @hang"])
         .output()
@@ -609,7 +610,6 @@ fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
         "{}",
         String::from_utf8_lossy(&queued.stderr)
     );
-    let second_job = job_record(&p, run, "s1")["submission_id"].clone();
     let until = Instant::now() + WAIT;
     let job = loop {
         let record = job_record(&p, run, "s1");
