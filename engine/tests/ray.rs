@@ -24,6 +24,9 @@ const WAIT: Duration = Duration::from_secs(120);
 
 type Case = fn(&Cluster);
 
+/// `drover run` of the scripted CLI on the cluster, as JSON.
+const RAY_RUN: [&str; 6] = ["run", "--json", "--cli", "scripted", "--workspace", "ray"];
+
 fn main() -> ExitCode {
     let filters: Vec<String> = std::env::args()
         .skip(1)
@@ -122,18 +125,10 @@ fn drover(p: &Project, cluster: &Cluster) -> Command {
 
 fn ray_run(p: &Project, cluster: &Cluster, extra: &[&str], prompt: &str) -> (Value, i32) {
     let mut cmd = drover(p, cluster);
-    cmd.args([
-        "run",
-        "--json",
-        "--cli",
-        "scripted",
-        "--workspace",
-        "ray",
-        "--timeout",
-        "5m",
-    ])
-    .args(extra)
-    .arg(prompt);
+    cmd.args(RAY_RUN)
+        .args(["--timeout", "5m"])
+        .args(extra)
+        .arg(prompt);
     json_of(cmd.output().expect("drover runs"))
 }
 
@@ -297,16 +292,8 @@ fn ten_parallel_runs_lose_no_events(cluster: &Cluster) {
         .map(|n| {
             let reply = format!("PARALLEL {n}");
             let child = drover(&p, cluster)
-                .args([
-                    "run",
-                    "--json",
-                    "--cli",
-                    "scripted",
-                    "--workspace",
-                    "ray",
-                    "--timeout",
-                    "10m",
-                ])
+                .args(RAY_RUN)
+                .args(["--timeout", "10m"])
                 .args(["--task", &format!("t{n}")])
                 .arg(format!("Reply with exactly: {reply} @sleep=300"))
                 .stdout(Stdio::piped())
@@ -334,17 +321,8 @@ fn ten_parallel_runs_lose_no_events(cluster: &Cluster) {
 
 fn spawn_run(p: &Project, cluster: &Cluster, prompt: &str) -> Child {
     drover(p, cluster)
-        .args([
-            "run",
-            "--json",
-            "--cli",
-            "scripted",
-            "--workspace",
-            "ray",
-            "--timeout",
-            "5m",
-            prompt,
-        ])
+        .args(RAY_RUN)
+        .args(["--timeout", "5m", prompt])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -702,16 +680,8 @@ fn a_dead_cluster_is_a_network_fault(cluster: &Cluster) {
     let address = format!("http://127.0.0.1:{dead}");
     let (doc, code) = json_of(
         drover(&p, cluster)
-            .args([
-                "run",
-                "--json",
-                "--cli",
-                "scripted",
-                "--workspace",
-                "ray",
-                "--timeout",
-                "3s",
-            ])
+            .args(RAY_RUN)
+            .args(["--timeout", "3s"])
             .args(["--ray-address", &address, "Reply with exactly: X"])
             .output()
             .expect("drover runs"),
