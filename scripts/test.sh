@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, with every set-up step a fresh machine needs:
 # the wasm32-wasip2 target, tmux, Node 22 and the pinned vendor CLIs (in
-# ~/.cache/drover-clis), componentize-py (in ~/.cache/drover-py) for the
-# Python example adapter, Ray (in ~/.cache/drover-ray, installed with uv
-# from ~/.cache/drover-uv) for the ray workspace's tests against a real
-# local cluster; then formatting, lints, and the tests of both workspaces
-# (the engine's and the components').
+# ~/.cache/drover-clis), componentize-py (in ~/.cache/drover-py) and
+# componentize-qjs (in ~/.cache/drover-js) for the Python and JavaScript
+# example adapters and scaffolds, Ray (in ~/.cache/drover-ray, installed with
+# uv from ~/.cache/drover-uv) for the ray workspace's tests against a real
+# local cluster; then formatting, lints, the tests of both workspaces (the
+# engine's and the components'), and `drover adapter check` on the examples.
 #
 # Honours CARGO_TARGET_DIR (CI keeps it under ~/.cache). Safe to re-run:
 # every install step skips what is already there.
@@ -36,8 +37,12 @@ step "vendor CLIs (Node 22, pinned npm packages, the grok wheel)"
 scripts/provision-clis.sh
 
 step "Python example adapter (componentize-py)"
-export DROVER_PYTHON_ADAPTER="$target/examples/python_adapter.wasm"
+export DROVER_PYTHON_ADAPTER="$target/examples/python-adapter.wasm"
 examples/python-adapter/build.sh "$DROVER_PYTHON_ADAPTER"
+
+step "JavaScript example adapter (componentize-qjs)"
+export DROVER_JS_ADAPTER="$target/examples/js-adapter.wasm"
+examples/js-adapter/build.sh "$DROVER_JS_ADAPTER"
 
 step "Ray (ray[default] from PyPI with uv, for the ray workspace's cluster tests)"
 scripts/provision-ray.sh
@@ -60,3 +65,9 @@ step "tests: components"
 
 step "tests: engine, end to end, real CLIs"
 cargo test --workspace -j2
+
+step "adapter check: the example adapters, conformance included"
+# The compile cache the tests filled, so the components are not compiled again.
+export DROVER_CACHE_DIR="$target/tmp/drover-cache"
+"$target/debug/drover" adapter check "$DROVER_PYTHON_ADAPTER"
+"$target/debug/drover" adapter check "$DROVER_JS_ADAPTER"

@@ -4,6 +4,7 @@
 pub mod builtin;
 pub mod cli;
 pub mod config;
+pub mod conformance;
 pub mod hooks;
 pub mod notify;
 pub mod probe;

@@ -1,10 +1,11 @@
 """drover adapter for `echo-cli`, a fictional CLI, written in Python.
 
 This is the example of a drover adapter component built with componentize-py
-(see README.md). It implements every export of `drover:adapter/cli@0.2.0`:
-the functions below are methods of `Cli`, and the `tally` resource is the
-class `Tally`, which componentize-py looks up in a module named after the
-interface (`cli`); the last lines of this file register that module.
+(see README.md), on drover's Python SDK (`drover_kit.py`, from
+components/kit/python). It implements every export of
+`drover:adapter/cli@0.2.0`: the functions below are methods of `Cli`, a
+`drover_kit.Adapter` whose class attributes make up `describe`, and the
+`tally` resource is the class `Tally`, which the last line exports.
 
 Like every adapter, it is pure over its inputs: it never reads files, the
 environment or the network. It is built with `--stub-wasi`, so it could not
@@ -29,24 +30,18 @@ What echo-cli does (the facts this adapter encodes):
 
 import json
 import re
-import sys
-from types import ModuleType
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
-from componentize_py_types import Err
-from wit_world import exports
+from drover_kit import Adapter, export_tally, invalid, loads, render, unsupported
 from wit_world.exports import cli as cli_exports
 from wit_world.imports import host_log
 from wit_world.imports.types import (
-    AdapterError_InvalidInput,
-    AdapterError_Unsupported,
     CanonicalEvent,
     Capability,
     Command,
     Conversation_Fresh,
     Conversation_Preset,
     Conversation_Resume,
-    Description,
     Fault,
     FaultKind,
     GlobBase,
@@ -67,92 +62,12 @@ from wit_world.imports.types import (
     TurnResult,
     Usage,
     UsageEntry,
-    UsageParser,
     UsageReport,
 )
 
 ADAPTER_VERSION = "0.1.0"
-WIT_VERSION = "0.2.0"
 PARSER = "echo-jsonl"
 HOME_ENV = "ECHO_CLI_HOME"
-
-
-def invalid(message: str) -> Err:
-    return Err(AdapterError_InvalidInput(message))
-
-
-def unsupported(message: str) -> Err:
-    return Err(AdapterError_Unsupported(message))
-
-
-# --- prompt templates (a port of components/kit/src/prompt.rs) -------------
-
-# Rust's `str::trim` strips exactly the Unicode White_Space characters;
-# Python's `str.strip()` also strips \x1c-\x1f, so spell the set out.
-_RUST_WHITESPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680"
-    "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def split_skill(prompt: str) -> Tuple[str, str]:
-    """A prompt starting with `/` is `/skill args`; anything else is all args."""
-    if not prompt.startswith("/"):
-        return "", prompt
-    rest = prompt[1:]
-    skill, sep, args = rest.partition(" ")
-    if not sep:
-        return rest, ""
-    return skill, args.strip(_RUST_WHITESPACE)
-
-
-def render(template: str, prompt: str) -> str:
-    """Renders `{prompt}`, `{skill}`, `{args}`; `{{`/`}}` are literal braces.
-
-    Works on UTF-8 bytes so error messages give the same byte offsets as the
-    Rust kit.
-    """
-    skill, args = split_skill(prompt)
-    values = {b"prompt": prompt, b"skill": skill, b"args": args}
-    data = template.encode("utf-8")
-    out: List[str] = []
-    start = 0
-    i = 0
-    n = len(data)
-    while i < n:
-        c = data[i]
-        nxt = data[i + 1] if i + 1 < n else None
-        if c == 0x7B and nxt == 0x7B:  # "{{"
-            out.append(data[start:i + 1].decode("utf-8"))
-            i += 2
-            start = i
-        elif c == 0x7D and nxt == 0x7D:  # "}}"
-            out.append(data[start:i + 1].decode("utf-8"))
-            i += 2
-            start = i
-        elif c == 0x7B:  # "{name}"
-            out.append(data[start:i].decode("utf-8"))
-            close = data.find(b"}", i)
-            if close < 0:
-                raise invalid(f"prompt_template: unclosed '{{' at byte {i}")
-            name = data[i + 1:close]
-            if name not in values:
-                raise invalid(
-                    "prompt_template: unknown placeholder {%s} "
-                    "(known: {prompt}, {skill}, {args})" % name.decode("utf-8")
-                )
-            out.append(values[name])
-            i = close + 1
-            start = i
-        elif c == 0x7D:
-            raise invalid(
-                f"prompt_template: single '}}' at byte {i} (write '}}}}' for a literal brace)"
-            )
-        else:
-            i += 1
-    out.append(data[start:].decode("utf-8"))
-    return "".join(out)
 
 
 # --- launch commands --------------------------------------------------------
@@ -210,7 +125,7 @@ def result_object(stdout: str) -> Optional[dict]:
         if not line.startswith("{"):
             continue
         try:
-            obj = json.loads(line)
+            obj = loads(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and ("reply" in obj or "error" in obj):
@@ -297,7 +212,7 @@ def parse_hook(profile: Profile, native: str, payload: bytes) -> HookEvent:
     obj: dict = {}
     if text:
         try:
-            obj = json.loads(text.decode("utf-8"))
+            obj = loads(text.decode("utf-8"))
         except UnicodeDecodeError as e:
             raise invalid(f"hook payload is not UTF-8 (byte {e.start})")
         except json.JSONDecodeError as e:
@@ -422,7 +337,7 @@ class Tally(cli_exports.Tally):
         if b'"tokens"' not in line:
             return
         try:
-            row = json.loads(line.decode("utf-8"))
+            row = loads(line.decode("utf-8"))
         except (ValueError, RecursionError):  # bad JSON, bad UTF-8, absurd nesting
             self.rejected += 1
             return
@@ -555,31 +470,29 @@ def read_screen(screen: Screen) -> ScreenReading:
 
 # --- the exported interface ---------------------------------------------------
 
-class Cli(exports.Cli):
-    def describe(self) -> Description:
+class Cli(Adapter):
+    NAME = "python-example"
+    VERSION = ADAPTER_VERSION
+    CAPABILITIES = [
+        Capability.PROMPT,
+        Capability.COMMANDS,
+        Capability.HEADLESS,
+        Capability.HOOK_PAYLOADS,
+        Capability.TRANSCRIPTS,
+        Capability.USAGE,
+        Capability.FAULTS,
+        Capability.SCREEN,
+    ]
+    USAGE_PARSERS = [(PARSER, ['"tokens"'])]
+    LOCATION_ENV = [HOME_ENV]
+    LIMITATIONS = [
+        "echo-cli has no hook config file: drover cannot install hooks for it",
+        "an interactive pane cannot tell done from idle",
+    ]
+
+    def describe(self):
         host_log.log(host_log.Level.DEBUG, f"python-example {ADAPTER_VERSION}: describe (componentize-py guest)")
-        return Description(
-            name="python-example",
-            adapter_version=ADAPTER_VERSION,
-            wit_version=WIT_VERSION,
-            capabilities=[
-                Capability.PROMPT,
-                Capability.COMMANDS,
-                Capability.HEADLESS,
-                Capability.HOOK_PAYLOADS,
-                Capability.TRANSCRIPTS,
-                Capability.USAGE,
-                Capability.FAULTS,
-                Capability.SCREEN,
-            ],
-            dialects=[],
-            usage_parsers=[UsageParser(name=PARSER, needles=['"tokens"'])],
-            location_env=[HOME_ENV],
-            limitations=[
-                "echo-cli has no hook config file: drover cannot install hooks for it",
-                "an interactive pane cannot tell done from idle",
-            ],
-        )
+        return super().describe()
 
     def render_prompt(self, profile: Profile, prompt: str) -> str:
         return render(profile.prompt_template, prompt)
@@ -632,8 +545,4 @@ class Cli(exports.Cli):
         return read_screen(screen)
 
 
-# componentize-py finds an exported interface's resources in a module named
-# after the interface, so `tally` of `cli` is `cli.Tally`.
-_cli_module = ModuleType("cli")
-_cli_module.Tally = Tally
-sys.modules["cli"] = _cli_module
+export_tally(Tally)

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Builds app.py into a drover adapter component with componentize-py.
+# Builds app.py (next to this script) into a drover adapter component with
+# componentize-py, against the WIT in wit/ next to it. The Python example
+# and every `drover adapter new --lang python` scaffold use this script.
 #
-#   examples/python-adapter/build.sh [OUT.wasm]
+#   build.sh [OUT.wasm]
 #
-# OUT defaults to <repo>/target/examples/python_adapter.wasm. componentize-py
-# is installed with pip into a venv at ${DROVER_PY_VENV:-$HOME/.cache/drover-py}
-# the first time; later runs reuse it. Safe to run again.
+# OUT defaults to target/<this directory's name>.wasm next to the script.
+# componentize-py is installed with pip into a venv at
+# ${DROVER_PY_VENV:-$HOME/.cache/drover-py} the first time; later runs reuse
+# it. Safe to run again.
 set -euo pipefail
 
 COMPONENTIZE_PY_VERSION=0.25.1
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-repo="$(cd "$here/../.." && pwd)"
-out="${1:-$repo/target/examples/python_adapter.wasm}"
+out="${1:-$here/target/$(basename "$here").wasm}"
 venv="${DROVER_PY_VENV:-$HOME/.cache/drover-py}"
 tool="$venv/bin/componentize-py"
 
@@ -36,8 +38,13 @@ trap 'rm -f "$tmp"' EXIT
 # --stub-wasi: the adapter needs no files, environment, clocks or network,
 # so every WASI import is replaced by a trapping stub and the component
 # imports only drover:adapter/host-log.
+# componentize-py does not follow a symlinked module: where drover_kit.py is
+# a link (the example's is), its real directory goes on the path too.
+paths=(-p "$here")
+kit_dir="$(dirname "$(readlink -f "$here/drover_kit.py")")"
+[[ "$kit_dir" == "$here" ]] || paths+=(-p "$kit_dir")
 start=$(date +%s.%N)
-"$tool" -d "$repo/wit" -w adapter componentize --stub-wasi -p "$here" app -o "$tmp"
+"$tool" -d "$here/wit" -w adapter componentize --stub-wasi "${paths[@]}" app -o "$tmp"
 end=$(date +%s.%N)
 mv -f "$tmp" "$out"
 trap - EXIT

@@ -53,6 +53,7 @@ LOGGED = []
 host_log.log = lambda level, message: LOGGED.append((level, message))
 
 import app  # noqa: E402
+import drover_kit  # noqa: E402
 
 CLI = app.Cli()
 
@@ -104,8 +105,8 @@ class RenderPrompt(unittest.TestCase):
         self.assertEqual(self.render("{prompt}", "fix the bug"), "fix the bug")
         self.assertEqual(self.render("[{skill}|{args}]", "hello there"), "[|hello there]")
         self.assertEqual(self.render("{{literal}} {prompt}", "x"), "{literal} x")
-        self.assertEqual(app.split_skill("/review"), ("review", ""))
-        self.assertEqual(app.split_skill("/review   a b  "), ("review", "a b"))
+        self.assertEqual(drover_kit.split_skill("/review"), ("review", ""))
+        self.assertEqual(drover_kit.split_skill("/review   a b  "), ("review", "a b"))
 
     def test_errors_match_the_kit(self):
         self.assertEqual(
@@ -167,6 +168,17 @@ class Hooks(unittest.TestCase):
         self.assertIsInstance(error_of(CLI.parse_hook, profile(), "stop", b"[1]"), AdapterError_InvalidInput)
         self.assertIsInstance(error_of(CLI.parse_hook, profile(), "stop", b"\xff"), AdapterError_InvalidInput)
         self.assertIsInstance(error_of(CLI.parse_hook, profile(), "stop", b"[" * 100000), AdapterError_InvalidInput)
+
+    def test_nesting_is_refused_before_json_parses_it(self):
+        # In wasm the native stack would overflow before Python's recursion
+        # limit: depth is checked first.
+        nested: list = []
+        for _ in range(63):
+            nested = [nested]
+        self.assertEqual(drover_kit.loads("[" * 64 + "]" * 64), nested)
+        with self.assertRaises(RecursionError):
+            drover_kit.loads("[" * 65 + "]" * 65)
+        self.assertEqual(drover_kit.loads('{"a": "[[[[{{{{"}'), {"a": "[[[[{{{{"})
 
 
 class Transcripts(unittest.TestCase):

@@ -7,7 +7,7 @@
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
+    launch, plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
@@ -35,25 +35,15 @@ fn checked_id(id: &str) -> Result<&str, AdapterError> {
     Ok(id)
 }
 
-/// The profile's launch args end in `-i`; with no prompt that flag would
-/// swallow the next argument.
-fn launch_args(profile: &Profile, has_prompt: bool) -> Vec<String> {
-    let mut args = profile.launch_args.clone();
-    if !has_prompt
-        && args
-            .last()
-            .is_some_and(|a| a == "-i" || a == "--interactive")
-    {
-        args.pop();
-    }
-    args
-}
-
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
     let mut argv = vec![profile.binary.clone()];
     argv.extend(conversation_args(&request.conversation)?);
     let has_prompt = !request.prompt.is_empty();
-    argv.extend(launch_args(profile, has_prompt));
+    argv.extend(launch::launch_args(
+        profile,
+        has_prompt,
+        &["-i", "--interactive"],
+    ));
     if has_prompt {
         argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
     }
@@ -62,20 +52,7 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    if request.prompt.is_empty() {
-        return Err(invalid("a headless turn needs a prompt"));
-    }
-    let mut argv = vec![
-        profile.binary.clone(),
-        "-p".to_string(),
-        prompt::render(&profile.prompt_template, &request.prompt)?,
-        "--output-format".to_string(),
-        "stream-json".to_string(),
-    ];
-    argv.extend(conversation_args(&request.conversation)?);
-    argv.extend(profile.turn_args.iter().cloned());
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    launch::print_mode(profile, request, "stream-json", conversation_args)
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@
 //! `terminationReason` (`NO_TOOL_CALL` when the agent ended its turn itself);
 //! it is reported as the reason when present.
 
-use drover_kit::payload::Payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, mapped_kind};
+use drover_kit::payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile};
 
 fn native_kind(native: &str) -> CanonicalEvent {
     match native {
@@ -18,12 +18,8 @@ fn native_kind(native: &str) -> CanonicalEvent {
 }
 
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let mut payload = Payload::parse(bytes)?;
-    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
-    let mut event = HookEvent::new(kind, native);
-    event.session_id = payload.session_id();
-    event.transcript_path = payload.transcript_path();
-    event.cwd = payload.cwd();
+    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
+    let kind = event.kind;
     if kind == CanonicalEvent::Stop {
         event.reason = payload.string(&["terminationReason", "termination_reason"]);
     }

@@ -2,10 +2,7 @@
 //! [prompt] <bypass> [--model M]`. Headless: the same with `-p PROMPT
 //! --output-format json` and the profile's `[turn]` args.
 
-use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
-};
+use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, invalid, launch};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     Ok(match conversation {
@@ -26,14 +23,7 @@ fn checked_id(id: &str) -> Result<String, AdapterError> {
 
 /// `--session-id` only accepts a UUID.
 fn checked_uuid(id: &str) -> Result<String, AdapterError> {
-    let groups: Vec<&str> = id.split('-').collect();
-    let lengths = [8, 4, 4, 4, 12];
-    let ok = groups.len() == 5
-        && groups
-            .iter()
-            .zip(lengths)
-            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
-    if !ok {
+    if !launch::uuid_shaped(id) {
         return Err(invalid(format!(
             "claude --session-id needs a UUID, got '{id}'"
         )));
@@ -42,31 +32,11 @@ fn checked_uuid(id: &str) -> Result<String, AdapterError> {
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    let mut argv = vec![profile.binary.clone()];
-    argv.extend(profile.launch_args.iter().cloned());
-    argv.extend(conversation_args(&request.conversation)?);
-    if !request.prompt.is_empty() {
-        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
-    }
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    launch::interactive(profile, request, conversation_args, None)
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    if request.prompt.is_empty() {
-        return Err(invalid("a headless turn needs a prompt"));
-    }
-    let mut argv = vec![
-        profile.binary.clone(),
-        "-p".to_string(),
-        prompt::render(&profile.prompt_template, &request.prompt)?,
-        "--output-format".to_string(),
-        "json".to_string(),
-    ];
-    argv.extend(conversation_args(&request.conversation)?);
-    argv.extend(profile.turn_args.iter().cloned());
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    launch::print_mode(profile, request, "json", conversation_args)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
+    launch, plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
@@ -33,14 +33,7 @@ fn checked_id(id: &str) -> Result<&str, AdapterError> {
 
 /// `--session-id` only accepts a UUID.
 fn checked_uuid(id: &str) -> Result<&str, AdapterError> {
-    let groups: Vec<&str> = id.split('-').collect();
-    let lengths = [8, 4, 4, 4, 12];
-    let ok = groups.len() == 5
-        && groups
-            .iter()
-            .zip(lengths)
-            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
-    if !ok {
+    if !launch::uuid_shaped(id) {
         return Err(invalid(format!(
             "copilot --session-id needs a UUID, got '{id}'"
         )));
@@ -48,25 +41,15 @@ fn checked_uuid(id: &str) -> Result<&str, AdapterError> {
     Ok(id)
 }
 
-/// The profile's launch args end in `-i` (interactive with an initial
-/// prompt); with no prompt that flag would swallow the next argument.
-fn launch_args(profile: &Profile, has_prompt: bool) -> Vec<String> {
-    let mut args = profile.launch_args.clone();
-    if !has_prompt
-        && args
-            .last()
-            .is_some_and(|a| a == "-i" || a == "--interactive")
-    {
-        args.pop();
-    }
-    args
-}
-
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
     let mut argv = vec![profile.binary.clone()];
     argv.extend(conversation_args(&request.conversation)?);
     let has_prompt = !request.prompt.is_empty();
-    argv.extend(launch_args(profile, has_prompt));
+    argv.extend(launch::launch_args(
+        profile,
+        has_prompt,
+        &["-i", "--interactive"],
+    ));
     if has_prompt {
         argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
     }
@@ -75,20 +58,7 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    if request.prompt.is_empty() {
-        return Err(invalid("a headless turn needs a prompt"));
-    }
-    let mut argv = vec![
-        profile.binary.clone(),
-        "-p".to_string(),
-        prompt::render(&profile.prompt_template, &request.prompt)?,
-        "--output-format".to_string(),
-        "json".to_string(),
-    ];
-    argv.extend(conversation_args(&request.conversation)?);
-    argv.extend(profile.turn_args.iter().cloned());
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    launch::print_mode(profile, request, "json", conversation_args)
 }
 
 #[cfg(test)]

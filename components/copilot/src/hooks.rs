@@ -12,8 +12,8 @@
 //! and a `toolu_…` session id (bmad-loop, Copilot 1.0.63): such a Stop is
 //! marked `subagent` so it does not end the seat's turn.
 
-use drover_kit::payload::Payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind, mapped_kind};
+use drover_kit::payload::{self, Payload};
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
 use serde_json::Value;
 
 fn native_kind(native: &str) -> CanonicalEvent {
@@ -56,12 +56,8 @@ fn is_subagent_stop(payload: &Payload, session_id: Option<&str>) -> bool {
 }
 
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let mut payload = Payload::parse(bytes)?;
-    let mut kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
-    let mut event = HookEvent::new(kind, native);
-    event.session_id = payload.session_id();
-    event.transcript_path = payload.transcript_path();
-    event.cwd = payload.cwd();
+    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
+    let mut kind = event.kind;
     let mut extra_fields: Vec<String> = Vec::new();
     match kind {
         CanonicalEvent::Stop => {

@@ -4,10 +4,7 @@
 //! `--print` (a switch); the prompt is the positional argument after it.
 //! Cursor cannot start a chat under a chosen id (`create-chat` mints one).
 
-use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
-};
+use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, invalid, launch};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     match conversation {
@@ -32,31 +29,11 @@ fn checked_id(id: &str) -> Result<&str, AdapterError> {
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    let mut argv = vec![profile.binary.clone()];
-    argv.extend(profile.launch_args.iter().cloned());
-    argv.extend(conversation_args(&request.conversation)?);
-    if !request.prompt.is_empty() {
-        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
-    }
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    launch::interactive(profile, request, conversation_args, None)
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    if request.prompt.is_empty() {
-        return Err(invalid("a headless turn needs a prompt"));
-    }
-    let mut argv = vec![
-        profile.binary.clone(),
-        "-p".to_string(),
-        prompt::render(&profile.prompt_template, &request.prompt)?,
-        "--output-format".to_string(),
-        "json".to_string(),
-    ];
-    argv.extend(conversation_args(&request.conversation)?);
-    argv.extend(profile.turn_args.iter().cloned());
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    launch::print_mode(profile, request, "json", conversation_args)
 }
 
 #[cfg(test)]

@@ -9,8 +9,8 @@
 //! One native event reports both a finished and a failed turn: a `stop`
 //! mapped to Stop whose `status` is `error` is reported as StopFailure.
 
-use drover_kit::payload::Payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, mapped_kind};
+use drover_kit::payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile};
 
 fn native_kind(native: &str) -> CanonicalEvent {
     match native {
@@ -33,14 +33,11 @@ fn native_kind(native: &str) -> CanonicalEvent {
 }
 
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let mut payload = Payload::parse(bytes)?;
-    let mut kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
-    let mut event = HookEvent::new(kind, native);
-    event.session_id = payload.session_id();
-    event.transcript_path = payload.transcript_path();
-    event.cwd = payload
-        .cwd()
-        .or_else(|| payload.first_of_list(&["workspace_roots", "workspaceRoots"]));
+    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
+    let mut kind = event.kind;
+    if event.cwd.is_none() {
+        event.cwd = payload.first_of_list(&["workspace_roots", "workspaceRoots"]);
+    }
     event.subagent = matches!(native, "subagentStop" | "subagentStart");
     match kind {
         CanonicalEvent::Stop => {

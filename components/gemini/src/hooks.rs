@@ -7,8 +7,8 @@
 //! `notification_type` (`ToolPermission`), `message` and `details`. No
 //! event fires when a turn fails, and none says it comes from a subagent.
 
-use drover_kit::payload::Payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind, mapped_kind};
+use drover_kit::payload;
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
 
 fn native_kind(native: &str) -> CanonicalEvent {
     match native {
@@ -38,12 +38,8 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
 }
 
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let mut payload = Payload::parse(bytes)?;
-    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
-    let mut event = HookEvent::new(kind, native);
-    event.session_id = payload.session_id();
-    event.transcript_path = payload.transcript_path();
-    event.cwd = payload.cwd();
+    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
+    let kind = event.kind;
     // AfterAgent carries the reply whatever the profile maps it to.
     if native == "AfterAgent" {
         event.last_message = payload.string(&["prompt_response"]);

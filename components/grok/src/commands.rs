@@ -5,7 +5,7 @@
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
+    launch, plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
@@ -29,13 +29,7 @@ fn checked_id(id: &str) -> Result<String, AdapterError> {
 
 /// `--session-id` creates a session and accepts only a UUID.
 fn checked_uuid(id: &str) -> Result<String, AdapterError> {
-    let groups: Vec<&str> = id.split('-').collect();
-    let shaped = groups.len() == 5
-        && groups
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()));
-    if !shaped {
+    if !launch::uuid_shaped(id) {
         return Err(invalid(format!(
             "grok --session-id needs a UUID, got '{id}'"
         )));
@@ -57,20 +51,7 @@ pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    if request.prompt.is_empty() {
-        return Err(invalid("a headless turn needs a prompt"));
-    }
-    let mut argv = vec![
-        profile.binary.clone(),
-        "-p".to_string(),
-        prompt::render(&profile.prompt_template, &request.prompt)?,
-        "--output-format".to_string(),
-        "json".to_string(),
-    ];
-    argv.extend(conversation_args(&request.conversation)?);
-    argv.extend(profile.turn_args.iter().cloned());
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    launch::print_mode(profile, request, "json", conversation_args)
 }
 
 #[cfg(test)]

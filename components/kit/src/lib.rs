@@ -25,6 +25,7 @@ mod adapter;
 pub mod claims;
 pub mod faults;
 pub mod hookcfg;
+pub mod launch;
 pub mod patterns;
 pub mod payload;
 pub mod prompt;

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::{AdapterError, invalid};
+use crate::{AdapterError, CanonicalEvent, HookEvent, Profile, invalid, mapped_kind};
 
 pub struct Payload {
     object: Map<String, Value>,
@@ -128,6 +128,24 @@ impl Payload {
         self.string(&["cwd"])
             .or_else(|| self.first_of_list(&["workspacePaths", "workspace_paths"]))
     }
+}
+
+/// The start every hook parser shares: the payload, and an event of the
+/// kind the profile maps `native` to (else `native_kind`'s guess) carrying
+/// the session id, transcript path and working directory.
+pub fn begin_event(
+    profile: &Profile,
+    native: &str,
+    bytes: &[u8],
+    native_kind: fn(&str) -> CanonicalEvent,
+) -> Result<(Payload, HookEvent), AdapterError> {
+    let mut payload = Payload::parse(bytes)?;
+    let kind = mapped_kind(profile, native).unwrap_or_else(|| native_kind(native));
+    let mut event = HookEvent::new(kind, native);
+    event.session_id = payload.session_id();
+    event.transcript_path = payload.transcript_path();
+    event.cwd = payload.cwd();
+    Ok((payload, event))
 }
 
 fn kind_name(value: &Value) -> &'static str {

@@ -16,9 +16,9 @@ pub const WIT: &str = include_str!("../../../wit/adapter.wit");
 pub enum Command {
     /// Print the WIT world adapters implement.
     Wit,
-    /// Call every export once and report what answered, declined or failed.
+    /// Call every export once, then run the conformance checks of every claimed capability.
     Check(super::adapter_check::Args),
-    /// Create a Rust adapter crate with every export wired up.
+    /// Create an adapter in Rust, Python or JavaScript on the guest SDK.
     New(super::adapter_new::Args),
     /// Show a component's imports, exports and describe().
     Inspect {

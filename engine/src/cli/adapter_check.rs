@@ -1,8 +1,11 @@
 //! `drover adapter check COMPONENT`: calls every export once with ordinary
 //! inputs and reports, per export, whether it answered, declined
 //! (`unsupported`), refused the input, or failed (trap, time or memory
-//! limit) — and how long it took. A capability `describe` claims but whose
-//! functions answer `unsupported` is flagged. For people writing adapters.
+//! limit) — and how long it took. Then the conformance suite
+//! (`crate::conformance`) runs the checks of every capability `describe`
+//! claims, comparing answers with the built-in adapter of the same family
+//! where there is one. Exits 1 when an export fails or a claimed capability
+//! fails a check. For people writing adapters.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -11,17 +14,24 @@ use serde::Serialize;
 
 use super::Outcome;
 use super::output::{Json, print_json, table};
+use crate::conformance::{self, Finding, Reference, Subject};
 use crate::profile::{Catalog, ComponentRef};
 use crate::registry;
-use crate::sandbox::{CompileCache, Limits, Sandbox, SandboxError, wit};
+use crate::sandbox::{Adapter, CompileCache, Limits, Sandbox, SandboxError, wit};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A component file, or the name of a built-in component.
     component: String,
-    /// Use this profile's fields as the calls' profile (default: a minimal one).
+    /// Use this profile's fields as the calls' profile (default: the
+    /// family's built-in profile, else a minimal one).
     #[arg(long = "cli", value_name = "NAME")]
     cli: Option<String>,
+    /// Compare with this built-in adapter (default: the built-in of the same
+    /// name, else one sharing a hook dialect or usage parser; `none` to
+    /// compare with none).
+    #[arg(long, value_name = "BUILTIN", value_parser = clap::builder::PossibleValuesParser::new(family_choices()))]
+    family: Option<String>,
     #[command(flatten)]
     json: Json,
 }
@@ -38,7 +48,15 @@ struct Check {
 #[derive(Serialize)]
 struct Report {
     component: String,
+    wit_version: String,
+    /// The built-in adapter answers were compared with.
+    family: Option<&'static str>,
+    /// One call per export.
     checks: Vec<Check>,
+    /// One finding per conformance check of a claimed capability.
+    findings: Vec<Finding>,
+    /// Claimed capabilities with a failed check.
+    failed_capabilities: Vec<wit::Capability>,
     warnings: Vec<String>,
 }
 
@@ -64,7 +82,17 @@ fn record<T>(
     });
 }
 
-fn minimal_profile() -> wit::Profile {
+/// What `--family` accepts: a built-in adapter's name, or `none`.
+fn family_choices() -> Vec<&'static str> {
+    crate::builtin::all()
+        .iter()
+        .map(|b| b.name)
+        .chain(["none"])
+        .collect()
+}
+
+/// A profile that names the component's own first dialect and parser.
+fn minimal_profile(description: &wit::Description) -> wit::Profile {
     wit::Profile {
         name: "check".into(),
         binary: "cli".into(),
@@ -72,17 +100,60 @@ fn minimal_profile() -> wit::Profile {
         launch_args: vec![],
         bypass_args: vec![],
         model_flag: "--model".into(),
-        dialect: "none".into(),
+        dialect: description
+            .dialects
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "none".into()),
         hook_events: vec![],
-        usage_parser: "none".into(),
+        usage_parser: description
+            .usage_parsers
+            .first()
+            .map_or_else(|| "none".into(), |p| p.name.clone()),
         env_fault_patterns: vec![],
         turn_args: vec![],
         settings: vec![],
     }
 }
 
+/// The built-in the component is compared with, loaded.
+fn reference(
+    sandbox: &Sandbox,
+    description: &wit::Description,
+    requested: Option<&str>,
+    limits: Limits,
+) -> anyhow::Result<Option<(&'static str, Adapter)>> {
+    let load = |builtin: &'static crate::builtin::Builtin| {
+        sandbox.load_builtin(builtin, limits).map(|(a, _)| a)
+    };
+    let family = match requested {
+        Some("none") => return Ok(None),
+        Some(name) => Some(crate::builtin::find(name).map(|b| b.name).ok_or_else(|| {
+            let names: Vec<&str> = crate::builtin::all().iter().map(|b| b.name).collect();
+            anyhow::anyhow!(
+                "--family {name}: no such built-in adapter (built-ins: {}, or none)",
+                names.join(", ")
+            )
+        })?),
+        None if crate::builtin::find(&description.name).is_some() => {
+            crate::builtin::find(&description.name).map(|b| b.name)
+        }
+        None => {
+            let mut builtins = Vec::new();
+            for builtin in crate::builtin::all() {
+                builtins.push((builtin.name, load(builtin)?.describe()?));
+            }
+            conformance::family_of(description, &builtins)
+        }
+    };
+    let Some(family) = family.and_then(crate::builtin::find) else {
+        return Ok(None);
+    };
+    Ok(Some((family.name, load(family)?)))
+}
+
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
-    let reference = if args.component.ends_with(".wasm") || Path::new(&args.component).is_file() {
+    let component = if args.component.ends_with(".wasm") || Path::new(&args.component).is_file() {
         ComponentRef::File(PathBuf::from(&args.component))
     } else {
         ComponentRef::Builtin(args.component.clone())
@@ -93,12 +164,16 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         memory_bytes: 256 << 20,
         ..Limits::default()
     };
-    let (adapter, _, _) = registry::load_with(&sandbox, &reference, project, limits)?;
-    let profile = match &args.cli {
-        Some(name) => Catalog::load(project).get(name)?.to_wit(),
-        None => minimal_profile(),
-    };
+    let (adapter, _, _) = registry::load_with(&sandbox, &component, project, limits)?;
     let description = adapter.describe()?;
+    let catalog = Catalog::load(project);
+    let chosen = match &args.cli {
+        Some(name) => Some(catalog.get(name)?.to_wit()),
+        None => None,
+    };
+    let profile = chosen
+        .clone()
+        .unwrap_or_else(|| minimal_profile(&description));
     let mut checks = Vec::new();
     let launch = wit::LaunchRequest {
         prompt: "/review src/main.rs".into(),
@@ -278,31 +353,102 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let failed = checks.iter().any(|c| c.result == "failed");
+    let family = reference(&sandbox, &description, args.family.as_deref(), limits)?;
+    let reference = family.as_ref().map(|(name, builtin)| Reference {
+        family: name,
+        adapter: builtin,
+        profile: match &chosen {
+            Some(profile) => profile.clone(),
+            None => catalog
+                .find(name)
+                .map(|p| p.to_wit())
+                .unwrap_or_else(|| profile.clone()),
+        },
+    });
+    let subject = Subject {
+        adapter: &adapter,
+        description: &description,
+        profile,
+        limits,
+    };
+    let findings = conformance::run(&subject, reference.as_ref());
+    let mut failed_capabilities: Vec<wit::Capability> = Vec::new();
+    for finding in findings.iter().filter(|f| f.failed()) {
+        if !failed_capabilities.contains(&finding.capability) {
+            failed_capabilities.push(finding.capability);
+        }
+    }
+    let failed = checks.iter().any(|c| c.result == "failed") || !failed_capabilities.is_empty();
     let report = Report {
         component: adapter.name().to_string(),
+        wit_version: description.wit_version.clone(),
+        family: family.as_ref().map(|(name, _)| *name),
         checks,
+        findings,
+        failed_capabilities,
         warnings,
     };
     if args.json.json {
         print_json(&report)?;
     } else {
-        let rows: Vec<Vec<String>> = report
-            .checks
-            .iter()
-            .map(|c| {
-                vec![
-                    c.export.to_string(),
-                    c.result.to_string(),
-                    format!("{} µs", c.micros),
-                    c.detail.clone(),
-                ]
-            })
-            .collect();
-        print!("{}", table(&["EXPORT", "RESULT", "TIME", "DETAIL"], &rows));
-        for w in &report.warnings {
-            println!("warning: {w}");
-        }
+        print_text(&report);
     }
     Ok(if failed { Outcome::Failed } else { Outcome::Ok })
+}
+
+/// Control characters from a component never reach the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
+
+fn print_text(report: &Report) {
+    let rows: Vec<Vec<String>> = report
+        .checks
+        .iter()
+        .map(|c| {
+            vec![
+                c.export.to_string(),
+                c.result.to_string(),
+                format!("{} µs", c.micros),
+                printable(&c.detail),
+            ]
+        })
+        .collect();
+    print!("{}", table(&["EXPORT", "RESULT", "TIME", "DETAIL"], &rows));
+    for w in &report.warnings {
+        println!("warning: {}", printable(w));
+    }
+    println!();
+    match report.family {
+        Some(family) => println!("conformance, compared with the built-in {family}:"),
+        None => println!("conformance (no built-in family to compare with):"),
+    }
+    let rows: Vec<Vec<String>> = report
+        .findings
+        .iter()
+        .map(|f| {
+            vec![
+                f.capability.to_string(),
+                f.check.to_string(),
+                f.result.as_str().to_string(),
+                printable(&f.detail),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table(&["CAPABILITY", "CHECK", "RESULT", "DETAIL"], &rows)
+    );
+    let failed: Vec<&str> = report
+        .failed_capabilities
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    if failed.is_empty() {
+        println!("every claimed capability passed its checks");
+    } else {
+        println!("failed: {}", failed.join(", "));
+    }
 }

@@ -1,6 +1,8 @@
-//! `drover adapter new NAME`: a Rust adapter crate that compiles, written
-//! against the guest SDK (vendored: the kit is not published) and the WIT
-//! this drover hosts.
+//! `drover adapter new NAME [--lang rust|python|js]`: an adapter that
+//! builds and passes `drover adapter check` as generated, written against
+//! drover's guest SDK in that language (copied in: it is not published) and
+//! the WIT this drover hosts, with a README that says how to build it.
+//! Python and JavaScript get the same build script as their examples.
 
 use std::path::{Path, PathBuf};
 
@@ -8,16 +10,65 @@ use anyhow::{Context, bail};
 
 use super::Outcome;
 
-const LIB: &str = include_str!("scaffold/lib.rs.txt");
-const CARGO: &str = include_str!("scaffold/Cargo.toml.txt");
-const README: &str = include_str!("scaffold/README.md.txt");
-
 include!(concat!(env!("OUT_DIR"), "/kit_files.rs"));
+
+/// (path in the new adapter, text) pairs.
+type Files = &'static [(&'static str, &'static str)];
+/// Files copied as they are, under their path in the new adapter.
+type Copied = Vec<(String, &'static str)>;
+
+/// Templates: `__NAME__`, `__CRATE__`, `__TYPE__`, `__DIR__` and `__WIT__`
+/// are filled in.
+const RUST: Files = &[
+    ("Cargo.toml", include_str!("scaffold/rust/Cargo.toml.txt")),
+    ("src/lib.rs", include_str!("scaffold/rust/lib.rs.txt")),
+    ("README.md", include_str!("scaffold/rust/README.md.txt")),
+];
+const PYTHON: Files = &[
+    ("app.py", include_str!("scaffold/python/app.py.txt")),
+    ("README.md", include_str!("scaffold/python/README.md.txt")),
+];
+const JS: Files = &[
+    ("adapter.js", include_str!("scaffold/js/adapter.js.txt")),
+    ("README.md", include_str!("scaffold/js/README.md.txt")),
+];
+
+/// Files copied as they are.
+const PYTHON_FILES: Files = &[
+    (
+        "drover_kit.py",
+        include_str!("../../../components/kit/python/drover_kit.py"),
+    ),
+    (
+        "build.sh",
+        include_str!("../../../examples/python-adapter/build.sh"),
+    ),
+];
+const JS_FILES: Files = &[
+    (
+        "drover-kit.js",
+        include_str!("../../../components/kit/js/drover-kit.js"),
+    ),
+    (
+        "build.sh",
+        include_str!("../../../examples/js-adapter/build.sh"),
+    ),
+];
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Rust,
+    Python,
+    Js,
+}
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The adapter's name (letters, digits, `-`, `_`).
     name: String,
+    /// The language to write it in.
+    #[arg(long, value_enum, default_value = "rust")]
+    lang: Lang,
     /// Where to create it (default: ./<name>-adapter).
     #[arg(long, value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -45,29 +96,56 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bail!("{} already exists and is not empty", dir.display());
     }
     let type_name = type_name(name);
+    let dir_name = dir
+        .canonicalize()
+        .unwrap_or_else(|_| dir.clone())
+        .file_name()
+        .map_or_else(
+            || format!("{name}-adapter"),
+            |n| n.to_string_lossy().into_owned(),
+        );
     let fill = |text: &str| {
         text.replace("__NAME__", name)
             .replace("__CRATE__", &crate_name)
             .replace("__TYPE__", &type_name)
+            .replace("__DIR__", &dir_name)
             .replace("__WIT__", crate::sandbox::WIT_VERSION)
     };
-    write(
-        &dir,
-        "Cargo.toml",
-        &fill(CARGO).replace("name = \"__CRATE__\"", &format!("name = \"{crate_name}\"")),
-    )?;
-    write(&dir, "src/lib.rs", &fill(LIB))?;
-    write(&dir, "wit/adapter.wit", super::adapter::WIT)?;
-    write(&dir, "README.md", &fill(README))?;
-    for (file, text) in KIT_FILES {
-        write(&dir, &format!("vendor/drover-kit/{file}"), text)?;
+    let (templates, copied, build): (Files, Copied, &str) = match args.lang {
+        Lang::Rust => (
+            RUST,
+            KIT_FILES
+                .iter()
+                .map(|(file, text)| (format!("vendor/drover-kit/{file}"), *text))
+                .collect(),
+            "cargo build --release --target wasm32-wasip2",
+        ),
+        Lang::Python => (PYTHON, as_owned(PYTHON_FILES), "./build.sh"),
+        Lang::Js => (JS, as_owned(JS_FILES), "./build.sh"),
+    };
+    for (file, template) in templates {
+        write(&dir, file, &fill(template))?;
     }
-    println!("created {} ({crate_name}); build it with:", dir.display());
-    println!(
-        "  cd {} && cargo build --release --target wasm32-wasip2",
-        dir.display()
-    );
+    for (file, text) in &copied {
+        write(&dir, file, text)?;
+    }
+    write(&dir, "wit/adapter.wit", super::adapter::WIT)?;
+    if args.lang != Lang::Rust {
+        make_executable(&dir.join("build.sh"))?;
+    }
+    println!("created {}; build it with:", dir.display());
+    println!("  cd {} && {build}", dir.display());
     Ok(Outcome::Ok)
+}
+
+fn as_owned(files: Files) -> Copied {
+    files.iter().map(|(f, t)| (f.to_string(), *t)).collect()
+}
+
+fn make_executable(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("making {} executable", path.display()))
 }
 
 /// `my-cli` -> `MyCli`; a name that starts with a digit gets a `Cli` prefix.

@@ -283,6 +283,7 @@ pub fn probe_leftovers(tmp: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+pub mod echo;
 pub mod ray_cluster;
 pub mod real;
 pub mod real_scenarios;

@@ -1,0 +1,1 @@
+../../components/kit/js/drover-kit.js

@@ -1,0 +1,1 @@
+../../components/kit/python/drover_kit.py
