@@ -3,9 +3,10 @@
 # the wasm32-wasip2 target, tmux, Node 22 and the pinned vendor CLIs (in
 # ~/.cache/drover-clis), componentize-py (in ~/.cache/drover-py) and
 # componentize-qjs (in ~/.cache/drover-js) for the Python and JavaScript
-# example adapters and scaffolds; then formatting, lints, the tests of both
-# workspaces (the engine's and the components'), and `drover adapter check`
-# on the examples.
+# example adapters and scaffolds, Ray (in ~/.cache/drover-ray, installed with
+# uv from ~/.cache/drover-uv) for the ray workspace's tests against a real
+# local cluster; then formatting, lints, the tests of both workspaces (the
+# engine's and the components'), and `drover adapter check` on the examples.
 #
 # Honours CARGO_TARGET_DIR (CI keeps it under ~/.cache). Safe to re-run:
 # every install step skips what is already there.
@@ -42,6 +43,9 @@ examples/python-adapter/build.sh "$DROVER_PYTHON_ADAPTER"
 step "JavaScript example adapter (componentize-qjs)"
 export DROVER_JS_ADAPTER="$target/examples/js-adapter.wasm"
 examples/js-adapter/build.sh "$DROVER_JS_ADAPTER"
+
+step "Ray (ray[default] from PyPI with uv, for the ray workspace's cluster tests)"
+scripts/provision-ray.sh
 
 step "formatting"
 cargo fmt --all --check

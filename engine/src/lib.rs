@@ -14,6 +14,7 @@ pub mod privileges;
 pub mod probe;
 pub mod profile;
 pub mod question;
+pub mod ray;
 pub mod registry;
 pub mod relay;
 pub mod run;

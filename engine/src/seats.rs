@@ -39,6 +39,19 @@ pub struct SeatRecord {
     /// --arg …` or `--no-bypass`); `None` keeps the profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_args: Option<Vec<String>>,
+    /// A ray seat: where its turns go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ray: Option<RaySeat>,
+}
+
+/// Where a ray seat's turns run. The first turn's node becomes the seat's:
+/// its CLI keeps the conversation there.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct RaySeat {
+    pub address: Option<String>,
+    pub place: Option<String>,
+    /// Ray's node id, once a turn ran.
+    pub node: Option<String>,
 }
 
 pub fn dir(project: &Path) -> PathBuf {

@@ -49,6 +49,7 @@ struct Report {
     drover: &'static str,
     workspace: Option<workspace::Selection>,
     backends: Vec<workspace::Backend>,
+    ray: crate::ray::ClusterReport,
     cache_dir: Option<String>,
     cache_entries: usize,
     cache_bytes: u64,
@@ -145,9 +146,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             }
         })
         .collect();
+    let ray = crate::ray::cluster(project);
     let report = Report {
         drover: env!("CARGO_PKG_VERSION"),
-        backends: workspace::backends(selection.as_ref()),
+        backends: workspace::backends(selection.as_ref(), &ray),
+        ray,
         workspace: selection,
         cache_dir: cache.dir().map(|d| d.display().to_string()),
         cache_entries,
@@ -190,6 +193,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             }
         );
     }
+    super::mux::print_cluster(&report.ray);
     super::mux::print_gaps(&report.backends);
     for entry in &report.notify.entries {
         outln!(

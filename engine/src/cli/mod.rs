@@ -98,6 +98,10 @@ enum Command {
     Usage(usage::Args),
     /// Show what this project's own settings would run, and trust them.
     Trust(trust::Args),
+    /// The entrypoint of a Ray job the ray workspace submits: one headless
+    /// turn on this node, described by $DROVER_RAY_TURN.
+    #[command(hide = true)]
+    RayTurn,
     /// Sends the notifications one journal line asks for (started by drover).
     #[command(hide = true)]
     NotifyDispatch { run: String, task: String, ts: u64 },
@@ -175,6 +179,8 @@ pub fn main() -> ExitCode {
         Command::ProbeAdapter(args) => probe::run(&project, args),
         Command::Usage(args) => usage::run(&project, explicit_project, args),
         Command::Trust(args) => trust::run(&project, args),
+        Command::RayTurn => interrupt_flag()
+            .and_then(|flag| crate::ray::node::main(&project, flag).map(|()| Outcome::Ok)),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -22,6 +22,7 @@ struct Report {
     selected: Option<Selection>,
     error: Option<String>,
     backends: Vec<Backend>,
+    ray: crate::ray::ClusterReport,
 }
 
 pub fn reason_label(reason: &str) -> &'static str {
@@ -30,6 +31,23 @@ pub fn reason_label(reason: &str) -> &'static str {
         "env" => "set by DROVER_WORKSPACE",
         "project" => "set by [workspace] default in config.toml",
         _ => "the default",
+    }
+}
+
+/// A reachable Ray cluster's address and nodes, under the table (an
+/// unreachable one is the ray row's note).
+pub fn print_cluster(ray: &crate::ray::ClusterReport) {
+    let Some(address) = ray.address.as_ref().filter(|_| ray.reachable) else {
+        return;
+    };
+    let source = ray.address_source.as_deref().unwrap_or("default");
+    println!(
+        "ray: {address} ({source}): ray {}, {} nodes",
+        ray.ray_version.as_deref().unwrap_or("?"),
+        ray.nodes.len()
+    );
+    for line in ray.node_lines() {
+        println!("  {line}");
     }
 }
 
@@ -53,10 +71,12 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         Ok(s) => (Some(s), None),
         Err(e) => (None, Some(e.to_string())),
     };
+    let ray = crate::ray::cluster(project);
     let report = Report {
-        backends: workspace::backends(selected.as_ref()),
+        backends: workspace::backends(selected.as_ref(), &ray),
         selected,
         error,
+        ray,
     };
     if args.json.json {
         print_json(&report)?;
@@ -80,6 +100,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             "{}",
             table(&["NAME", "AVAILABLE", "VERSION", "SELECTED"], &rows)
         );
+        print_cluster(&report.ray);
         print_gaps(&report.backends);
         if let Some(e) = &report.error {
             errln!("error: {e}");

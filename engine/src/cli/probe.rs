@@ -89,6 +89,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let identity = Identity::from_env();
     let (report, sanitizer) = if args.probe {
         let workspace = crate::workspace::select(project, args.workspace)?.kind;
+        if workspace == crate::workspace::Kind::Ray {
+            anyhow::bail!(
+                "probe-adapter --probe runs its turn on this machine (headless, tmux or herdr), not on a Ray cluster"
+            );
+        }
         let probe_opts = probe::live::ProbeOptions {
             scan: opts,
             workspace,

@@ -28,9 +28,15 @@ pub struct Args {
     /// The CLI profile (default: `[run] cli` in .drover/config.toml, else claude).
     #[arg(long = "cli", value_name = "NAME")]
     cli: Option<String>,
-    /// headless (default), tmux, herdr or acp.
+    /// headless (default), tmux, herdr, acp or ray.
     #[arg(long, value_enum)]
     workspace: Option<Kind>,
+    /// ray: the custom resource that picks the node (e.g. host_b).
+    #[arg(long, value_name = "RESOURCE")]
+    place: Option<String>,
+    /// ray: the dashboard address (default: [ray] address, RAY_ADDRESS).
+    #[arg(long, value_name = "URL")]
+    ray_address: Option<String>,
     #[arg(long, value_name = "MODEL")]
     model: Option<String>,
     /// Where the CLI runs (default: the project).
@@ -155,6 +161,21 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let selection = workspace::select(&project, args.workspace)?;
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
+    let ray_target = if selection.kind == Kind::Ray {
+        let overrides = crate::ray::Overrides {
+            address: args.ray_address.clone(),
+            place: args.place.clone(),
+        };
+        Some(crate::ray::driver::Target {
+            settings: crate::ray::Settings::resolve(&project, &profile.name, &overrides)?,
+            node: None,
+        })
+    } else {
+        if args.place.is_some() || args.ray_address.is_some() {
+            bail!("--place and --ray-address are for --workspace ray");
+        }
+        None
+    };
     if selection.kind.has_panes() {
         workspace::open(selection.kind, &project)?;
         if profile.hookless() {
@@ -273,10 +294,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let interrupted = super::interrupt_flag()?;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let ctx = Context::new(project.clone(), run, profile, adapter);
-    let result = match selection.kind {
-        Kind::Headless => headless::run(&ctx, &spec),
-        Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
-        Kind::Acp => acp::run(&ctx, &spec, &policy),
+    let result = match (selection.kind, &ray_target) {
+        (Kind::Ray, Some(target)) => crate::ray::driver::run(&ctx, &spec, target),
+        (Kind::Tmux | Kind::Herdr, _) => interactive::run(&ctx, &spec),
+        (Kind::Acp, _) => acp::run(&ctx, &spec, &policy),
+        _ => headless::run(&ctx, &spec),
     };
     if args.json.json {
         print_json(&result)?;

@@ -16,7 +16,7 @@ use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::{CompileCache, Sandbox};
 use crate::seat_host;
-use crate::seats::{self, SeatRecord};
+use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, Conversation, SessionSpec, Status, headless, interactive};
 use crate::workspace::{self, Kind, process};
 
@@ -38,6 +38,12 @@ pub struct UpArgs {
     model: Option<String>,
     #[arg(long, value_name = "DIR")]
     cwd: Option<std::path::PathBuf>,
+    /// ray: the custom resource that picks the seat's node.
+    #[arg(long, value_name = "RESOURCE")]
+    place: Option<String>,
+    /// ray: the dashboard address (default: [ray] address, RAY_ADDRESS).
+    #[arg(long, value_name = "URL")]
+    ray_address: Option<String>,
     /// How long the CLI may take to become ready.
     #[arg(long, value_parser = super::run::parse_duration, default_value = "2m")]
     timeout: Duration,
@@ -97,6 +103,14 @@ fn check_nick(nick: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn ray_settings(project: &Path, cli: &str, seat: &RaySeat) -> anyhow::Result<crate::ray::Settings> {
+    let overrides = crate::ray::Overrides {
+        address: seat.address.clone(),
+        place: seat.place.clone(),
+    };
+    Ok(crate::ray::Settings::resolve(project, cli, &overrides)?)
+}
+
 /// What `send` works with; the seat's profile must be trusted (it runs).
 fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Context> {
     let catalog = Catalog::load(project);
@@ -130,6 +144,21 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     if args.human && !kind.has_panes() {
         bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
     }
+    let ray = if kind == Kind::Ray {
+        let seat = RaySeat {
+            address: args.ray_address.clone(),
+            place: args.place.clone(),
+            node: None,
+        };
+        let settings = ray_settings(&project, &profile.name, &seat)?;
+        crate::ray::jobs::Jobs::new(&settings.address).version()?;
+        Some(seat)
+    } else {
+        if args.place.is_some() || args.ray_address.is_some() {
+            bail!("--place and --ray-address are for --workspace ray");
+        }
+        None
+    };
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
     if kind.has_panes() && !args.human && !profile.hookless() {
@@ -186,6 +215,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         } else {
             Some(args.args.clone())
         },
+        ray,
     };
     if kind == Kind::Acp {
         return up_acp(&project, &record, args.json.json);
@@ -289,7 +319,25 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .conversation
             .clone()
             .map_or(Conversation::Fresh, Conversation::Resume);
-        headless::run(&ctx, &spec)
+        match record.ray.clone() {
+            Some(mut seat) => {
+                let target = crate::ray::driver::Target {
+                    settings: ray_settings(&project, &record.cli, &seat)?,
+                    node: seat.node.clone(),
+                };
+                let result = crate::ray::driver::run(&ctx, &spec, &target);
+                if seat.node.is_none()
+                    && result.session_id.is_some()
+                    && let Some(job) = crate::ray::driver::read_record(&ctx.run, &record.nick)
+                {
+                    seat.node = job.node_id;
+                    record.ray = Some(seat);
+                    seats::save(&project, &record)?;
+                }
+                result
+            }
+            None => headless::run(&ctx, &spec),
+        }
     };
     let mut changed = false;
     if let Some(id) = &result.session_id {
@@ -518,7 +566,17 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         {
             stop_host(&record.nick, identity);
         }
+        let mut stopped_job = None;
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
+            if record.ray.is_some() {
+                match crate::ray::driver::stop_job(&run, &record.nick) {
+                    Ok(job) => stopped_job = job,
+                    Err(e) => eprintln!("{}: cannot stop its Ray job: {e}", record.nick),
+                }
+                if let Some(job) = stopped_job.as_ref().filter(|_| !args.json.json) {
+                    eprintln!("{}: stopped Ray job {job}", record.nick);
+                }
+            }
             let mut journal = Journal::open(run.journal_path());
             journal.record(
                 &record.nick,
@@ -533,7 +591,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             outln!("seat {} down", record.nick);
         }
         downed.push(
-            serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced}),
+            serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced, "stopped_job": stopped_job}),
         );
     }
     if args.json.json {

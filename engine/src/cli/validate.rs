@@ -415,7 +415,8 @@ fn check_mux(out: &mut Findings, project: &Path) {
         ),
         json!({"workspace": selection.kind.as_str(), "reason": selection.reason}),
     );
-    for backend in crate::workspace::backends(Some(&selection)) {
+    let ray = crate::ray::cluster(project);
+    for backend in crate::workspace::backends(Some(&selection), &ray) {
         let severity = match (backend.available, backend.selected) {
             (true, _) => Severity::Ok,
             (false, true) => Severity::Problem,

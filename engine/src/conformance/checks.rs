@@ -38,6 +38,7 @@ pub(super) fn of(
         Capability::Usage => ctx.usage(),
         Capability::Faults => vec![ctx.sentences(), ctx.prose(), ctx.profile_patterns()],
         Capability::Screen => vec![ctx.panes(), ctx.blank_screen()],
+        Capability::Acp => vec![ctx.acp_launch()],
     }
 }
 
@@ -142,6 +143,42 @@ impl Ctx<'_> {
                 .reference_adapter()
                 .map(|(f, a)| (f.to_string(), call(a))),
         }
+    }
+
+    /// `acp-command` for a fresh conversation: a non-empty argv without NUL
+    /// bytes, the same as the family's where there is one.
+    fn acp_launch(&self) -> Finding {
+        let mut tally = Tally::new(Capability::Acp, "acp-command");
+        let request = wit::LaunchRequest {
+            prompt: String::new(),
+            model: String::new(),
+            extra_args: None,
+            conversation: wit::Conversation::Fresh,
+        };
+        let theirs = Answer::of(self.subject.adapter.acp_command(self.profile, &request));
+        if tally.answered("fresh", &theirs) {
+            if let Answer::Ok(command) = &theirs {
+                if command.argv.first().is_none_or(|a| a.is_empty()) {
+                    tally.fail(Verdict::Disagreed, "fresh: an empty argv".to_string());
+                } else if command.argv.iter().any(|a| a.contains('\0')) {
+                    tally.fail(Verdict::BrokeBound, "fresh: a NUL byte in argv".to_string());
+                }
+            }
+            if let Some((family, reference)) = self.reference_adapter() {
+                let ours = Answer::of(reference.acp_command(self.profile, &request));
+                if !same_answer(&theirs, &ours, |a, b| a == b) {
+                    tally.fail(
+                        Verdict::Disagreed,
+                        format!(
+                            "fresh: {} vs {} ({family})",
+                            show_command(&theirs),
+                            show_command(&ours)
+                        ),
+                    );
+                }
+            }
+        }
+        tally.finish("the ACP launch command")
     }
 
     fn command(&self, capability: Capability, check: &'static str, headless: bool) -> Finding {

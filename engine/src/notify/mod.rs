@@ -294,6 +294,7 @@ mod tests {
             prompt_kind: None,
             source: "x".into(),
             detail,
+            origin: None,
         };
         assert_eq!(
             events_of(&line("state", "blocked", Value::Null)),

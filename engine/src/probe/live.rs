@@ -237,9 +237,10 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     spec.cancel = Some(Arc::clone(&opts.cancel));
     let ctx = Context::new(project.clone(), run.clone(), profile.clone(), adapter);
     let result = match opts.workspace {
-        Kind::Headless => headless::run(&ctx, &spec),
         Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
         Kind::Acp => crate::session::acp::run(&ctx, &spec, &crate::policy::Policy::default()),
+        // The command refuses ray before a probe starts.
+        Kind::Headless | Kind::Ray => headless::run(&ctx, &spec),
     };
     if opts.workspace == Kind::Tmux {
         // The scratch project's private tmux server goes with it.

@@ -32,6 +32,17 @@ pub struct Transition {
     pub source: String,
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub detail: serde_json::Value,
+    /// Set on a line first recorded elsewhere (a Ray job's node) and copied
+    /// here: which job, and the line's position in that job's journal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where a copied journal line came from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Origin {
+    pub job: String,
+    pub seq: u64,
 }
 
 impl Transition {
@@ -49,6 +60,8 @@ pub struct Journal {
     verdicts: HashMap<String, String>,
     /// Tasks whose last line is a verdict.
     settled: std::collections::HashSet<String>,
+    /// The highest `origin.seq` copied from each job.
+    copied: HashMap<String, u64>,
     /// The line this journal appended last (for notifications).
     written: Option<Transition>,
 }
@@ -71,9 +84,13 @@ impl Journal {
             last: HashMap::new(),
             verdicts: HashMap::new(),
             settled: std::collections::HashSet::new(),
+            copied: HashMap::new(),
             written: None,
         };
         for t in read_transitions(&journal.path) {
+            if let Some(origin) = &t.origin {
+                journal.note_copied(origin);
+            }
             match t.kind.as_str() {
                 "verdict" => {
                     journal.verdicts.insert(t.task.clone(), t.state.clone());
@@ -89,6 +106,52 @@ impl Journal {
             }
         }
         journal
+    }
+
+    fn note_copied(&mut self, origin: &Origin) {
+        let seen = self.copied.entry(origin.job.clone()).or_insert(origin.seq);
+        *seen = (*seen).max(origin.seq);
+    }
+
+    /// The position of the last line copied from `job`, if any.
+    pub fn copied_through(&self, job: &str) -> Option<u64> {
+        self.copied.get(job).copied()
+    }
+
+    /// Copies a line another journal recorded (`origin` says which and
+    /// where): once, however often it is offered, and only when it changes
+    /// something here (the rules of [`Journal::record`] and
+    /// [`Journal::verdict_once`]). Returns whether it was written.
+    pub fn copy(&mut self, mut line: Transition, origin: Origin) -> bool {
+        if self
+            .copied_through(&origin.job)
+            .is_some_and(|seen| origin.seq <= seen)
+        {
+            return false;
+        }
+        let task = line.task.clone();
+        let changes = match line.kind.as_str() {
+            "verdict" => !self.settled.contains(&task),
+            _ => self.last.get(&task) != Some(&(line.state.clone(), line.prompt_kind.clone())),
+        };
+        if !changes {
+            return false;
+        }
+        line.origin = Some(origin.clone());
+        self.write(&line);
+        self.note_copied(&origin);
+        match line.kind.as_str() {
+            "verdict" => {
+                self.verdicts.insert(task.clone(), line.state.clone());
+                self.settled.insert(task);
+            }
+            _ => {
+                self.last
+                    .insert(task.clone(), (line.state.clone(), line.prompt_kind.clone()));
+                self.settled.remove(&task);
+            }
+        }
+        true
     }
 
     /// The task's current state, if any was recorded.
@@ -122,6 +185,7 @@ impl Journal {
             prompt_kind: key.1.clone(),
             source: source.to_string(),
             detail,
+            origin: None,
         };
         self.write(&line);
         self.last.insert(task.to_string(), key);
@@ -148,6 +212,7 @@ impl Journal {
             prompt_kind: None,
             source: source.to_string(),
             detail,
+            origin: None,
         };
         self.write(&line);
         self.verdicts.insert(task.to_string(), status.to_string());
@@ -165,6 +230,7 @@ impl Journal {
             prompt_kind: None,
             source: source.to_string(),
             detail,
+            origin: None,
         });
     }
 
@@ -194,6 +260,7 @@ impl Journal {
             prompt_kind: None,
             source,
             detail: serde_json::json!({"question": question, "answered": by}),
+            origin: None,
         });
     }
 
@@ -258,6 +325,48 @@ mod tests {
                 "stalled"
             ]
         );
+    }
+
+    #[test]
+    fn copied_lines_land_once_by_position() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        let line = |kind: &str, state: &str| Transition {
+            ts: 1,
+            task: "t".to_string(),
+            kind: kind.to_string(),
+            state: state.to_string(),
+            prompt_kind: None,
+            source: "exit".to_string(),
+            detail: Value::Null,
+            origin: None,
+        };
+        let at = |seq| Origin {
+            job: "j1".to_string(),
+            seq,
+        };
+        let mut j = Journal::open(path.clone());
+        assert!(j.copy(line("state", "working"), at(0)));
+        assert!(j.copy(line("state", "done"), at(1)));
+        // A reconnect offers everything again, and more.
+        let mut again = Journal::open(path.clone());
+        assert_eq!(again.copied_through("j1"), Some(1));
+        assert!(!again.copy(line("state", "working"), at(0)));
+        assert!(!again.copy(line("state", "done"), at(1)));
+        assert!(again.copy(line("verdict", "completed"), at(2)));
+        assert!(!again.copy(line("verdict", "completed"), at(2)));
+        // The next job's lines start from 0 again.
+        let next = Origin {
+            job: "j2".to_string(),
+            seq: 0,
+        };
+        assert!(again.copy(line("state", "working"), next));
+        let lines = read_transitions(&path);
+        assert_eq!(
+            lines.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
+            ["working", "done", "completed", "working"]
+        );
+        assert_eq!(lines[2].origin.as_ref().map(|o| o.seq), Some(2));
     }
 
     #[test]

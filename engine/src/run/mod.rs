@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 pub use follow::{Follower, RunEvent};
 pub use hook_record::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, truncate_chars};
-pub use journal::{Journal, Transition, read_transitions};
+pub use journal::{Journal, Origin, Transition, read_transitions};
 pub use watch::EventWatcher;
 
 /// Nanoseconds since the Unix epoch (wall clock; used to order and floor

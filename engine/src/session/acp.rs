@@ -33,8 +33,8 @@ use super::clock::Deadline;
 use super::headless::{NUDGE_RESULT, heartbeat, humanize};
 use super::result_file::ResultFile;
 use super::{
-    Context, Conversation, SessionResult, SessionSpec, Status, Timings, Tokens, conversations,
-    faults,
+    Context, Conversation, SessionResult, SessionSpec, Status, Timings, conversations, faults,
+    usage::Spent,
 };
 use crate::acp::{AcpError, AgentInfo, Client, Event, Wait};
 use crate::policy::Policy;
@@ -106,6 +106,7 @@ fn base(
         transcript_path: None,
         reply: None,
         usage: None,
+        cost_usd: None,
         fault: None,
         blocked: None,
         stop_seen: false,
@@ -359,20 +360,21 @@ pub fn turn(
     };
     let mut budget = Budget::new();
     let mut nudges_left = spec.stop_nudges;
-    let mut usage: Option<Tokens> = None;
+    let mut usage: Option<Spent> = None;
     let mut reply: Option<String> = None;
     let session = agent.session.clone();
     let finish = |status: Status,
                   reason: String,
                   reply: &Option<String>,
-                  usage: Option<Tokens>,
+                  usage: Option<Spent>,
                   hooks: &Hooks,
                   budget: &Budget| {
         let mut result = base(ctx, spec, started, clock, status, reason);
         result.session_id = Some(session.clone());
         result.transcript_path = hooks.transcript.clone();
         result.reply = reply.clone();
-        result.usage = usage;
+        result.usage = usage.map(|u| u.tokens);
+        result.cost_usd = usage.and_then(|u| u.cost_usd);
         result.budget_weighted = budget.weighted;
         result
     };
@@ -420,9 +422,12 @@ pub fn turn(
         if !exchange.reply.is_empty() {
             reply = Some(exchange.reply.clone());
         }
-        let turn_usage = usage_of_turn(ctx, &agent.session, hooks.transcript.as_deref());
+        let turn_usage = usage_of_turn(ctx, spec, &agent.session, hooks.transcript.as_deref());
         if let Some(u) = &turn_usage {
-            usage.get_or_insert_with(Tokens::default).add(u);
+            match usage.as_mut() {
+                Some(total) => total.add(u),
+                None => usage = Some(*u),
+            }
         }
         conversations::record(
             &ctx.project,
@@ -432,7 +437,8 @@ pub fn turn(
                 conversation: agent.session.clone(),
                 run: ctx.run.id().to_string(),
                 task: task.to_string(),
-                usage: turn_usage,
+                usage: turn_usage.map(|u| u.tokens),
+                cost_usd: turn_usage.and_then(|u| u.cost_usd),
             },
         );
         let stopped = |status: Status, reason: String, state: &str, source: &str| {
@@ -960,28 +966,33 @@ fn question_of(params: &Value, known: &HashMap<String, String>) -> Question {
     }
 }
 
-/// This turn's usage: the conversation's total from its transcript, minus
+/// This turn's usage: the conversation's total from its transcript (the one
+/// a hook named, else the conversation's own where the CLI keeps them), minus
 /// what drover recorded for its earlier turns.
-fn usage_of_turn(ctx: &Context, conversation: &str, transcript: Option<&str>) -> Option<Tokens> {
-    let total = match transcript {
-        Some(path) => super::usage::read_with_grace(
+fn usage_of_turn(
+    ctx: &Context,
+    spec: &SessionSpec,
+    conversation: &str,
+    transcript: Option<&str>,
+) -> Option<Spent> {
+    let path = match transcript {
+        Some(path) => std::path::PathBuf::from(path),
+        None => super::usage::transcript_of(
             &ctx.adapter,
-            &ctx.profile.usage_parser,
-            std::path::Path::new(path),
-            ctx.profile.usage_grace,
-        ),
-        None => super::usage::of_conversation(ctx, conversation),
-    }?;
-    let prior = conversations::prior_usage(&ctx.project, &ctx.profile.name, conversation)
-        .unwrap_or_default();
-    Some(Tokens {
-        input: total.input.saturating_sub(prior.input),
-        output: total.output.saturating_sub(prior.output),
-        cache_read: total.cache_read.saturating_sub(prior.cache_read),
-        cache_write: total.cache_write.saturating_sub(prior.cache_write),
-        reasoning: total.reasoning.saturating_sub(prior.reasoning),
-        requests: total.requests.saturating_sub(prior.requests),
-    })
+            &ctx.profile,
+            &spec.cwd,
+            &|name| super::headless::cli_env(ctx, spec, name),
+            conversation,
+        )?,
+    };
+    let whole = super::usage::read_with_grace(
+        &ctx.adapter,
+        &ctx.profile.usage_parser,
+        &path,
+        ctx.profile.usage_grace,
+    )?;
+    let prior = conversations::prior_usage(&ctx.project, &ctx.profile.name, conversation);
+    Some(prior.map_or(whole, |p| whole.minus(&p)))
 }
 
 /// The `stopReason` the agent answered the last prompt in a traffic log

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::profile::Profile;
-use crate::run::{Journal, RunDir};
+use crate::run::{Journal, Origin, RunDir, Transition};
 use crate::sandbox::Adapter;
 
 pub struct Context {
@@ -14,6 +14,10 @@ pub struct Context {
     pub profile: Profile,
     pub adapter: Adapter,
     pub journal: Mutex<Journal>,
+    /// Whether lines this process appends kick `[[notify]]` entries. Off
+    /// on a Ray node: the drover that submitted the turn notifies when it
+    /// copies the lines home.
+    pub notifies: bool,
 }
 
 impl Context {
@@ -25,6 +29,7 @@ impl Context {
             profile,
             adapter,
             journal: Mutex::new(journal),
+            notifies: true,
         }
     }
 
@@ -96,6 +101,12 @@ impl Context {
         self.append(|journal| journal.verdict_once(task, status, source, detail));
     }
 
+    /// Copies a line another journal recorded (a Ray job's node): once, by
+    /// its position there ([`Journal::copy`]).
+    pub fn copy(&self, line: Transition, origin: Origin) {
+        self.append(|journal| journal.copy(line, origin));
+    }
+
     /// Runs one journal write; a line it appended may be one a `[[notify]]`
     /// entry asks for.
     fn append(&self, write: impl FnOnce(&mut Journal) -> bool) {
@@ -105,7 +116,7 @@ impl Context {
                 .then(|| journal.last_written().cloned())
                 .flatten()
         };
-        if let Some(line) = written {
+        if let Some(line) = written.filter(|_| self.notifies) {
             crate::notify::kick(&self.project, self.run.id(), &line);
         }
     }

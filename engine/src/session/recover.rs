@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::{Context, SessionResult, Status, Timings, Tokens};
 use crate::profile::Catalog;
 use crate::run::status::TaskView;
-use crate::run::{EventWatcher, HookRecord, Journal, RunDir, RunInfo, now_ns, read_transitions};
+use crate::run::{EventWatcher, HookRecord, RunDir, RunInfo, now_ns, read_transitions};
 use crate::sandbox::{CompileCache, Sandbox, wit};
 use crate::workspace::herdr::HerdrError;
 use crate::workspace::process::{self, Identity};
@@ -103,12 +103,20 @@ pub fn status(
             if context.is_none() {
                 context = load(&info.cli);
             }
-            if let Some(ctx) = &context
-                && let Some(result) = settle(ctx, &info, task)
-            {
-                status.state = Journal::open(run.journal_path())
-                    .state(task)
-                    .map(str::to_string);
+            let settled = context.as_ref().and_then(|ctx| {
+                if info.workspace == "ray" {
+                    crate::ray::driver::settle(ctx, task)
+                } else {
+                    settle(ctx, &info, task)
+                }
+            });
+            // Settling may have recorded states (a Ray job's journal lines
+            // copied home) even when it could not conclude.
+            let view = TaskView::of(task, &read_transitions(&run.journal_path()));
+            status.state = view.state;
+            status.prompt_kind = view.prompt_kind;
+            status.evidence = view.evidence;
+            if let Some(result) = settled {
                 status.verdict = Some(result.status.as_str().to_string());
                 status.reason = Some(result.reason.clone());
                 status.cost_usd = result.cost_usd;

@@ -127,32 +127,6 @@ pub fn read_with_grace(
     }
 }
 
-/// A conversation's usage so far, found among the CLI's transcripts (the
-/// adapter's transcript locations, read as `drover usage` reads them), for
-/// sessions that learned no transcript path from hooks. `None` when no
-/// transcript carries that conversation.
-pub fn of_conversation(ctx: &super::Context, conversation: &str) -> Option<Tokens> {
-    if ctx.profile.usage_parser == "none" || conversation.is_empty() {
-        return None;
-    }
-    let request = crate::usage::Request {
-        clis: vec![ctx.profile.name.clone()],
-        ..crate::usage::Request::default()
-    };
-    let report = crate::usage::run(&ctx.project, &request, &crate::usage::Quiet)
-        .map_err(|e| tracing::debug!("usage of {conversation}: {e}"))
-        .ok()?;
-    let session = report.sessions.iter().find(|s| s.session == conversation)?;
-    Some(Tokens {
-        input: session.usage.input,
-        output: session.usage.output,
-        cache_read: session.usage.cache_read,
-        cache_write: session.usage.cache_write,
-        reasoning: session.usage.reasoning,
-        requests: session.usage.requests,
-    })
-}
-
 /// The transcript of `conversation`: among the files the adapter's
 /// `transcript-locations` name for the profile's parser, the newest whose
 /// path has a directory or file stem equal to the conversation id (Copilot:

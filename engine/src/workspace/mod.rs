@@ -1,8 +1,9 @@
 //! Workspaces: where seats run (the transport axis, kept apart from the CLI
 //! axis of adapters). `headless` runs one non-interactive turn per message;
 //! `tmux` and `herdr` keep seats in panes a human can attach to; `acp` runs a
-//! CLI's Agent Client Protocol mode as a long-lived agent process ([`acp`]).
-//! The engine talks to tmux only through [`tmux::Tmux`] and to herdr only
+//! CLI's Agent Client Protocol mode as a long-lived agent process ([`acp`]);
+//! `ray` runs each turn as a job on a Ray cluster ([`crate::ray`]). The
+//! engine talks to tmux only through [`tmux::Tmux`] and to herdr only
 //! through [`herdr::Herdr`].
 //!
 //! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
@@ -340,6 +341,7 @@ pub enum Kind {
     Tmux,
     Herdr,
     Acp,
+    Ray,
 }
 
 /// An operation of the contract a backend does without, and what drover
@@ -351,7 +353,13 @@ pub struct Gap {
 }
 
 impl Kind {
-    pub const ALL: &[Kind] = &[Kind::Headless, Kind::Tmux, Kind::Herdr, Kind::Acp];
+    pub const ALL: &[Kind] = &[
+        Kind::Headless,
+        Kind::Tmux,
+        Kind::Herdr,
+        Kind::Acp,
+        Kind::Ray,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -359,6 +367,7 @@ impl Kind {
             Kind::Tmux => "tmux",
             Kind::Herdr => "herdr",
             Kind::Acp => "acp",
+            Kind::Ray => "ray",
         }
     }
 
@@ -371,7 +380,7 @@ impl Kind {
 
     /// Whether seats of this kind live in panes (and so have a session).
     pub fn has_panes(self) -> bool {
-        !matches!(self, Kind::Headless | Kind::Acp)
+        matches!(self, Kind::Tmux | Kind::Herdr)
     }
 
     /// The optional operations this backend lacks (docs/workspaces.md).
@@ -425,6 +434,20 @@ impl Kind {
                     instead: "desktop, webhook and command notifiers only",
                 },
             ],
+            Kind::Ray => &[
+                Gap {
+                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                    instead: "each message is a Ray job running one headless turn on a node; there is no pane to read, label or attach to",
+                },
+                Gap {
+                    operation: "turn.run on this machine",
+                    instead: "the turn runs on the node Ray picks (or --place pins); its journal lines come home through the job's log",
+                },
+                Gap {
+                    operation: "notify (workspace)",
+                    instead: "desktop, webhook and command notifiers, sent from this machine",
+                },
+            ],
         }
     }
 }
@@ -436,6 +459,13 @@ pub fn open(kind: Kind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceE
         Kind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
         Kind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
         Kind::Acp => Box::new(Acp),
+        // Its turns are jobs the ray driver submits, not local processes.
+        Kind::Ray => {
+            return Err(WorkspaceError::Unsupported {
+                backend: "ray",
+                what: "run a pane or a local turn (its turns are Ray jobs)",
+            });
+        }
     })
 }
 
@@ -449,9 +479,9 @@ pub struct Selection {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
-    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr, acp)")]
+    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr, acp, ray)")]
     Env(String),
-    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, acp)")]
+    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, acp, ray)")]
     Project { at: String, value: String },
     #[error("{message}")]
     Config { message: String },
@@ -516,7 +546,9 @@ pub struct Backend {
     pub lacks: &'static [Gap],
 }
 
-pub fn backends(selection: Option<&Selection>) -> Vec<Backend> {
+/// Every backend's row; the ray row from `ray`, what the configured cluster
+/// answered ([`crate::ray::cluster`]).
+pub fn backends(selection: Option<&Selection>, ray: &crate::ray::ClusterReport) -> Vec<Backend> {
     Kind::ALL
         .iter()
         .map(|&kind| {
@@ -561,6 +593,11 @@ pub fn backends(selection: Option<&Selection>) -> Vec<Backend> {
                         agent_client_protocol_schema::ProtocolVersion::LATEST
                     ));
                     row.note = "a CLI's ACP mode as a long-lived agent process; turn ends, tool calls and permission questions come from the protocol".to_string();
+                }
+                Kind::Ray => {
+                    row.available = ray.reachable;
+                    row.version = ray.ray_version.as_ref().map(|v| format!("ray {v}"));
+                    row.note = ray.summary();
                 }
             }
             row

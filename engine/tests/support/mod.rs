@@ -284,6 +284,7 @@ pub fn probe_leftovers(tmp: &Path) -> Vec<String> {
 }
 
 pub mod echo;
+pub mod ray_cluster;
 pub mod real;
 pub mod real_acp;
 pub mod real_scenarios;
