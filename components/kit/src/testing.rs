@@ -323,13 +323,20 @@ pub fn assert_captured_hooks<A: Adapter>(
 /// The hook-install request the engine sends: drover's relay for `cli`,
 /// its marker, and `events` each under its own name.
 pub fn hook_request(dialect: &str, cli: &str, events: &[&str]) -> HookInstall {
+    let events = events
+        .iter()
+        .map(|e| (e.to_string(), e.to_string()))
+        .collect();
+    hook_request_for(dialect, cli, events)
+}
+
+/// [`hook_request`] for (canonical, native) event pairs, such as a
+/// profile's `hook_events`.
+pub fn hook_request_for(dialect: &str, cli: &str, events: Vec<(String, String)>) -> HookInstall {
     HookInstall {
         dialect: dialect.to_string(),
         relay_command: format!("/usr/local/bin/drover hook --cli {cli}"),
-        events: events
-            .iter()
-            .map(|e| (e.to_string(), e.to_string()))
-            .collect(),
+        events,
         marker: "drover hook --cli".to_string(),
     }
 }
@@ -338,7 +345,8 @@ pub fn hook_request(dialect: &str, cli: &str, events: &[&str]) -> HookInstall {
 pub struct HooksRoundTrip {
     /// detect-hooks on the config as it was.
     pub before: HookStatus,
-    /// The config with drover's hooks in.
+    /// The config with drover's hooks in, as written and as JSON.
+    pub text: String,
     pub installed: Value,
     /// detect-hooks on that.
     pub after: HookStatus,
@@ -360,6 +368,7 @@ pub fn assert_hooks_round_trip<A: Adapter>(text: &str, request: &HookInstall) ->
     HooksRoundTrip {
         before,
         installed: serde_json::from_str(&installed.text).expect("JSON"),
+        text: installed.text,
         after,
     }
 }
