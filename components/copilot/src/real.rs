@@ -11,7 +11,9 @@
 //! four answers (seq 54 TMUXOK, 57 the tool call, 58 TOOLDONE, 61 AFTER401
 //! after a retried 401; the 500s answered nothing).
 
-use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
+use drover_kit::testing::{
+    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, total,
+};
 use drover_kit::{Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, Usage};
 
 use crate::tests_support::profile;
@@ -20,15 +22,8 @@ use crate::{Copilot, PARSER};
 // real!(file) and run!(case, ext) over tests/fixtures/real/copilot/.
 drover_kit::testing::real_captures!("copilot");
 
-fn chat(calls: u64) -> Usage {
-    Usage {
-        input: (3101 - 300) * calls,
-        output: 77 * calls,
-        cache_read: 300 * calls,
-        cache_write: 0,
-        reasoning: 0,
-        requests: calls,
-    }
+fn chat(n: u64) -> Usage {
+    calls(3101 - 300, 300, 77, 0, n)
 }
 
 fn events_usage(name: &str, text: &str) -> Usage {
