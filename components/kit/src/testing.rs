@@ -201,6 +201,19 @@ pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>
     (r.state, r.prompt_kind, r.rule)
 }
 
+/// Asserts that `state` (a crate's [`state`] over its rules) reads each
+/// pane as (state, prompt kind, rule id). A failure is reported at the
+/// caller's line.
+#[track_caller]
+pub fn assert_rule_states(
+    state: impl Fn(&str) -> (SeatState, Option<PromptKind>, String),
+    cases: &[(&str, SeatState, Option<PromptKind>, &str)],
+) {
+    for (n, (pane, seat, kind, rule)) in cases.iter().enumerate() {
+        assert_eq!(state(pane), (*seat, *kind, rule.to_string()), "case {n}");
+    }
+}
+
 /// Asserts that `read` reads each (pane, state, prompt kind) case as given.
 /// A failure is reported at the caller's line.
 #[track_caller]
