@@ -22,21 +22,14 @@ pub struct Dialect {
     pub pre_compact_trigger: bool,
 }
 
-/// The canonical event of a native event name.
+/// The canonical event of a native event name: Claude Code's names are
+/// the canonical ones, and a failed tool call ends the tool too.
 pub fn native_kind(native: &str) -> CanonicalEvent {
     match native {
-        "SessionStart" => CanonicalEvent::SessionStart,
-        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
-        "Stop" => CanonicalEvent::Stop,
-        "StopFailure" => CanonicalEvent::StopFailure,
-        "SubagentStop" => CanonicalEvent::SubagentStop,
-        "SessionEnd" => CanonicalEvent::SessionEnd,
-        "PreCompact" => CanonicalEvent::PreCompact,
-        "Notification" => CanonicalEvent::Notification,
-        "PermissionRequest" => CanonicalEvent::PermissionRequest,
-        "PreToolUse" => CanonicalEvent::ToolStart,
-        "PostToolUse" | "PostToolUseFailure" => CanonicalEvent::ToolEnd,
-        _ => CanonicalEvent::Other,
+        "PostToolUseFailure" => CanonicalEvent::ToolEnd,
+        // Canonical aliases that are no native name.
+        "PromptSubmit" | "ToolStart" | "ToolEnd" => CanonicalEvent::Other,
+        _ => CanonicalEvent::from_name(native).unwrap_or(CanonicalEvent::Other),
     }
 }
 
@@ -84,4 +77,34 @@ pub fn parse(
     }
     event.fields_found = payload.fields_found();
     Ok(event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn native_names_map_as_claude_code_fires_them() {
+        let cases = [
+            ("SessionStart", CanonicalEvent::SessionStart),
+            ("UserPromptSubmit", CanonicalEvent::PromptSubmit),
+            ("Stop", CanonicalEvent::Stop),
+            ("StopFailure", CanonicalEvent::StopFailure),
+            ("SubagentStop", CanonicalEvent::SubagentStop),
+            ("SessionEnd", CanonicalEvent::SessionEnd),
+            ("PreCompact", CanonicalEvent::PreCompact),
+            ("Notification", CanonicalEvent::Notification),
+            ("PermissionRequest", CanonicalEvent::PermissionRequest),
+            ("PreToolUse", CanonicalEvent::ToolStart),
+            ("PostToolUse", CanonicalEvent::ToolEnd),
+            ("PostToolUseFailure", CanonicalEvent::ToolEnd),
+            ("PromptSubmit", CanonicalEvent::Other),
+            ("ToolStart", CanonicalEvent::Other),
+            ("ToolEnd", CanonicalEvent::Other),
+            ("PostToolBatch", CanonicalEvent::Other),
+        ];
+        for (native, kind) in cases {
+            assert_eq!(native_kind(native), kind, "{native}");
+        }
+    }
 }
