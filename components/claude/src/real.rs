@@ -10,9 +10,9 @@
 use drover_kit::Adapter;
 use drover_kit::screen::rows_of as lines;
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_pane_faults,
-    assert_readings, hook_lines, hook_request, only_entry, parse_payload, parsed_hooks, screen,
-    total,
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, hook_lines, hook_request, only_entry, parse_payload,
+    parsed_hooks, screen, total,
 };
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
@@ -192,10 +192,7 @@ fn every_error_mode_fails_with_the_clis_sentence_and_no_usage() {
     for (run, session, sentence, _) in error_runs() {
         assert_eq!(run.exit_code(), Some(1), "{sentence}");
         let r = parse(&run, None);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
-        assert_eq!(r.reply, None, "{sentence}");
-        assert_eq!(r.conversation_id.as_deref(), Some(session));
-        assert_eq!(r.error.as_deref(), Some(sentence));
+        assert_failed(&r, Some(session), sentence);
         // The server answered with an error body: no tokens, no request.
         assert_eq!(total(r.usage), Usage::ZERO, "{sentence}");
     }

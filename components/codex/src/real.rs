@@ -10,8 +10,9 @@
 
 use drover_kit::Adapter;
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_pane_faults,
-    assert_readings, calls, hook_lines, hook_names, hook_request, only_entry, parsed_hooks, total,
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, calls, hook_lines, hook_names, hook_request, only_entry,
+    parsed_hooks, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
@@ -160,10 +161,7 @@ fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
 fn every_error_mode_fails_with_the_clis_sentence() {
     for (run, thread, sentence, _) in error_runs() {
         let r = parse(&run, None);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
-        assert_eq!(r.reply, None, "{sentence}");
-        assert_eq!(r.conversation_id.as_deref(), Some(thread));
-        assert_eq!(r.error.as_deref(), Some(sentence));
+        assert_failed(&r, Some(thread), sentence);
         // No call succeeded and exec reported no usage.
         assert_eq!(r.usage, None, "{sentence}");
     }

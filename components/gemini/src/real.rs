@@ -10,9 +10,9 @@
 
 use drover_kit::Adapter;
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_pane_faults,
-    assert_readings, calls, hook_lines, hook_names, hook_request_for, only_entry, parse_payload,
-    total,
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, calls, hook_lines, hook_names, hook_request_for,
+    only_entry, parse_payload, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
@@ -194,10 +194,7 @@ fn every_error_mode_fails_with_the_clis_message() {
         assert_eq!(run.exit_code(), Some(exit), "{message}");
         assert_eq!(run.stdout, "", "{message}");
         let r = parse(&run);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{message}");
-        assert_eq!(r.reply, None, "{message}");
-        assert_eq!(r.conversation_id.as_deref(), Some(session));
-        assert_eq!(r.error.as_deref(), Some(message));
+        assert_failed(&r, Some(session), message);
         assert_eq!(r.usage, None, "{message}");
     }
 }

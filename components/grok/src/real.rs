@@ -12,7 +12,7 @@
 //! the tmux session 45 (TMUXOK), 48–49 (tool call, TOOLDONE).
 
 use drover_kit::testing::{
-    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, total,
+    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, parse_payload, total,
 };
 use drover_kit::{
     Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
@@ -30,7 +30,7 @@ fn chat(n: u64) -> Usage {
 }
 
 fn parse(run: &Run) -> TurnResult {
-    Grok::parse_turn(&profile(), &run.output(None)).expect("parses")
+    run.parse_with::<Grok>(&profile(), None)
 }
 
 const SESSION: &str = "01a232b4-758f-7130-a8e5-21646eb750e3";
@@ -188,8 +188,7 @@ fn real_hook_payloads_parse() {
     let mut stops = Vec::new();
     let mut failures = 0;
     for (event, payload) in hook_lines(real!("interactive.hooks.jsonl")) {
-        let bytes = serde_json::to_vec(&payload).expect("json");
-        let parsed = Grok::parse_hook(&profile(), &event, &bytes).expect("parses");
+        let parsed = parse_payload::<Grok>(&profile(), &event, &payload);
         assert_eq!(parsed.session_id.as_deref(), Some(session), "{event}");
         match event.as_str() {
             "Stop" => {

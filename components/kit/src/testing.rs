@@ -15,8 +15,8 @@ use crate::screen::{ScreenRule, rows_of};
 use crate::usage::ChunkedTally;
 use crate::{
     Adapter, CanonicalEvent, Conversation, Fault, FaultKind, HookEvent, HookInstall, HookStatus,
-    LaunchRequest, Profile, PromptKind, Screen, ScreenReading, SeatState, TurnOutput, TurnResult,
-    Usage, UsageEntry, UsageReport,
+    LaunchRequest, Profile, PromptKind, Screen, ScreenReading, SeatState, TurnOutcome, TurnOutput,
+    TurnResult, Usage, UsageEntry, UsageReport,
 };
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
@@ -275,6 +275,17 @@ pub fn hook_lines(log: &str) -> Vec<(String, Value)> {
             )
         })
         .collect()
+}
+
+/// Asserts that a turn failed with the CLI's `sentence` as its error, no
+/// reply, and `conversation` as its conversation id. A failure is reported
+/// at the caller's line.
+#[track_caller]
+pub fn assert_failed(r: &TurnResult, conversation: Option<&str>, sentence: &str) {
+    assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
+    assert_eq!(r.reply, None, "{sentence}");
+    assert_eq!(r.conversation_id.as_deref(), conversation, "{sentence}");
+    assert_eq!(r.error.as_deref(), Some(sentence));
 }
 
 /// `A`'s parse-hook over a payload as the recorder logged it; it must parse.

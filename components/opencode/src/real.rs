@@ -13,7 +13,7 @@
 use drover_kit::Adapter;
 use drover_kit::screen::rows_of as rows;
 use drover_kit::testing::{
-    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, total,
+    Evidence, Run, assert_failed, assert_pane_faults, assert_readings, calls, hook_lines, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
@@ -139,10 +139,7 @@ fn every_error_mode_fails_with_the_clis_message() {
         // Errors are a stdout event only; stderr stays empty.
         assert_eq!((run.exit_code(), run.stderr), (Some(1), ""), "{message}");
         let r = parse(&run);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{message}");
-        assert_eq!(r.reply, None, "{message}");
-        assert_eq!(r.conversation_id.as_deref(), Some(session));
-        assert_eq!(r.error.as_deref(), Some(message));
+        assert_failed(&r, Some(session), message);
         assert_eq!(r.usage, None, "{message}");
     }
 }

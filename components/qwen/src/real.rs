@@ -13,8 +13,8 @@
 
 use drover_kit::Adapter;
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_pane_faults,
-    assert_readings, calls, hook_names, hook_request_for, only_entry, total,
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, calls, hook_names, hook_request_for, only_entry, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, LocationContext, PromptKind, SeatState, TurnOutcome, TurnResult,
@@ -157,10 +157,7 @@ fn error_runs() -> Vec<(Run, Option<&'static str>, &'static str, Option<FaultKin
 fn every_error_mode_fails_with_the_clis_sentence() {
     for (run, session, sentence, _) in error_runs() {
         let r = parse(&run, None);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
-        assert_eq!(r.reply, None, "{sentence}");
-        assert_eq!(r.conversation_id.as_deref(), session, "{sentence}");
-        assert_eq!(r.error.as_deref(), Some(sentence));
+        assert_failed(&r, session, sentence);
         // No call succeeded: zero tokens and no request, or no usage at all.
         let usage = r.usage.map(|u| u.total()).unwrap_or(Usage::ZERO);
         assert_eq!(usage, Usage::ZERO, "{sentence}");
