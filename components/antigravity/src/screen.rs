@@ -66,13 +66,9 @@ mod tests {
             SeatState::Idle
         );
         let working = include_str!("../fixtures/screen-working.txt");
-        assert_eq!(
-            state(working),
-            (
-                SeatState::Working,
-                None,
-                "antigravity/v1/spinner".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(working, SeatState::Working, None, "antigravity/v1/spinner")],
         );
         assert_eq!(
             state(include_str!("../fixtures/screen-permission.txt")).1,

@@ -5,25 +5,8 @@
 //! `error` kind (`server_error`, `rate_limit`, `authentication_failed`);
 //! Notification a `message` and, in 2.x, a `notification_type`.
 
-use drover_kit::payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
-
-fn native_kind(native: &str) -> CanonicalEvent {
-    match native {
-        "SessionStart" => CanonicalEvent::SessionStart,
-        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
-        "Stop" => CanonicalEvent::Stop,
-        "StopFailure" => CanonicalEvent::StopFailure,
-        "SubagentStop" => CanonicalEvent::SubagentStop,
-        "SessionEnd" => CanonicalEvent::SessionEnd,
-        "PreCompact" => CanonicalEvent::PreCompact,
-        "Notification" => CanonicalEvent::Notification,
-        "PermissionRequest" => CanonicalEvent::PermissionRequest,
-        "PreToolUse" => CanonicalEvent::ToolStart,
-        "PostToolUse" | "PostToolUseFailure" => CanonicalEvent::ToolEnd,
-        _ => CanonicalEvent::Other,
-    }
-}
+use drover_kit::claude_hooks::{self, Dialect};
+use drover_kit::{AdapterError, HookEvent, Profile, PromptKind};
 
 /// What a Notification asks of the user. `idle_prompt` only says the seat
 /// has been idle a while: not blocked.
@@ -44,47 +27,22 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
     }
 }
 
+/// Where Claude Code departs from Claude Code's hook contract.
+const DIALECT: Dialect = Dialect {
+    stop_failure_reason: &["error", "error_type"],
+    notification_prompt,
+    pre_compact_trigger: false,
+};
+
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
-    let kind = event.kind;
-    event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
-    match kind {
-        CanonicalEvent::Stop | CanonicalEvent::SubagentStop => {
-            event.last_message = payload.string(&["last_assistant_message"]);
-        }
-        CanonicalEvent::StopFailure => {
-            event.reason = payload.string(&["error", "error_type"]);
-            event.last_message = payload.string(&["last_assistant_message"]);
-        }
-        CanonicalEvent::SessionEnd => {
-            event.reason = payload.string(&["reason"]);
-        }
-        CanonicalEvent::Notification => {
-            let kind = payload.string(&["notification_type"]);
-            let message = payload.string(&["message"]);
-            event.prompt_kind = notification_prompt(kind.as_deref(), message.as_deref());
-            event.reason = kind.or(message);
-        }
-        CanonicalEvent::PermissionRequest => {
-            event.prompt_kind = Some(PromptKind::Permission);
-            event.reason = payload.string(&["tool_name"]);
-        }
-        CanonicalEvent::SessionStart => {
-            event.reason = payload.string(&["source"]);
-        }
-        CanonicalEvent::ToolStart | CanonicalEvent::ToolEnd => {
-            event.reason = payload.string(&["tool_name"]);
-        }
-        _ => {}
-    }
-    event.fields_found = payload.fields_found();
-    Ok(event)
+    claude_hooks::parse(profile, native, bytes, &DIALECT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::CanonicalEvent;
 
     // Payload shapes observed from Claude Code 2.1.332 (docs/adapters/claude.md).
     const STOP: &str = r#"{"session_id":"5f0c","transcript_path":"/h/.claude/projects/-w/5f0c.jsonl","cwd":"/w","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"TMUXOK","background_tasks":[],"session_crons":[],"effort":"high","permission_mode":"auto","prompt_id":"p1"}"#;

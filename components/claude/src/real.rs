@@ -10,14 +10,15 @@
 use drover_kit::Adapter;
 use drover_kit::screen::rows_of as lines;
 use drover_kit::testing::{
-    Evidence, Run, assert_pane_faults, assert_readings, hook_lines, screen, total,
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, hook_lines, hook_request, only_entry, parse_payload,
+    parsed_hooks, screen, total,
 };
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
     CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
     UsageReport,
 };
-use serde_json::Value;
 
 use crate::tests_support::profile;
 use crate::{Claude, PARSER};
@@ -26,22 +27,15 @@ use crate::{Claude, PARSER};
 drover_kit::testing::real_captures!("claude");
 
 /// parse-turn over a captured run.
-trait Parse {
-    fn parse(&self, prior: Option<Usage>) -> TurnResult;
-    /// For a run whose profile asked for text (`[turn] output = "text"`).
-    fn parse_text(&self) -> TurnResult;
+fn parse(run: &Run, prior: Option<Usage>) -> TurnResult {
+    run.parse_with::<Claude>(&profile(), prior)
 }
 
-impl Parse for Run {
-    fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Claude::parse_turn(&profile(), &self.output(prior)).expect("parses")
-    }
-
-    fn parse_text(&self) -> TurnResult {
-        let mut text = profile();
-        text.turn_output = "text".to_string();
-        Claude::parse_turn(&text, &self.output(None)).expect("parses")
-    }
+/// For a run whose profile asked for text (`[turn] output = "text"`).
+fn parse_text(run: &Run) -> TurnResult {
+    let mut text = profile();
+    text.turn_output = "text".to_string();
+    run.parse_with::<Claude>(&text, None)
 }
 
 /// What the server sent for `calls` successful Anthropic calls.
@@ -61,7 +55,7 @@ const MODEL: &str = "claude-opus-5-5";
 #[test]
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1: the first turn.
-    let first = run!("headless-success", "json").parse(None);
+    let first = parse(&run!("headless-success", "json"), None);
     assert_eq!(first.outcome, TurnOutcome::Success);
     assert_eq!(first.reply.as_deref(), Some("OK"));
     assert_eq!(
@@ -79,7 +73,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // as prior usage, which changes nothing for Claude.
     let resumed = run!("headless-resume", "json");
     for prior in [None, Some(anthropic(1))] {
-        let r = resumed.parse(prior);
+        let r = parse(&resumed, prior);
         assert_eq!(r.outcome, TurnOutcome::Success);
         assert_eq!(r.reply.as_deref(), Some("SECOND"));
         assert_eq!(
@@ -90,7 +84,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     }
 
     // seq 4.
-    let stream = run!("headless-stream-json", "jsonl").parse(None);
+    let stream = parse(&run!("headless-stream-json", "jsonl"), None);
     assert_eq!(stream.outcome, TurnOutcome::Success);
     assert_eq!(stream.reply.as_deref(), Some("STREAM"));
     assert_eq!(
@@ -100,7 +94,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     assert_eq!(total(stream.usage), anthropic(1));
 
     // seq 6 (the tool_use answer) and seq 7.
-    let tool = run!("headless-tool-allowed", "json").parse(None);
+    let tool = parse(&run!("headless-tool-allowed", "json"), None);
     assert_eq!(tool.outcome, TurnOutcome::Success);
     assert_eq!(tool.reply.as_deref(), Some("TOOLDONE"));
     assert_eq!(
@@ -111,7 +105,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 
     // seq 9 and 10: the call was refused (`permission_denials`), the model
     // then answered DENIED.
-    let denied = run!("headless-tool-denied", "json").parse(None);
+    let denied = parse(&run!("headless-tool-denied", "json"), None);
     assert_eq!(
         (denied.outcome, denied.prompt_kind),
         (TurnOutcome::Blocked, Some(PromptKind::Permission))
@@ -122,12 +116,12 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 
 #[test]
 fn text_mode_prints_the_reply_or_the_sentence() {
-    let plain = run!("headless-text", "txt").parse_text();
+    let plain = parse_text(&run!("headless-text", "txt"));
     assert_eq!(plain.outcome, TurnOutcome::Success);
     assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
     assert_eq!((plain.error, plain.usage), (None, None));
 
-    let failed = run!("headless-error-529-text", "txt").parse_text();
+    let failed = parse_text(&run!("headless-error-529-text", "txt"));
     assert_eq!(failed.outcome, TurnOutcome::Failed);
     assert_eq!(failed.reply, None);
     assert_eq!(
@@ -204,11 +198,8 @@ fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
 fn every_error_mode_fails_with_the_clis_sentence_and_no_usage() {
     for (run, session, sentence, _) in error_runs() {
         assert_eq!(run.exit_code(), Some(1), "{sentence}");
-        let r = run.parse(None);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
-        assert_eq!(r.reply, None, "{sentence}");
-        assert_eq!(r.conversation_id.as_deref(), Some(session));
-        assert_eq!(r.error.as_deref(), Some(sentence));
+        let r = parse(&run, None);
+        assert_failed(&r, Some(session), sentence);
         // The server answered with an error body: no tokens, no request.
         assert_eq!(total(r.usage), Usage::ZERO, "{sentence}");
     }
@@ -222,7 +213,7 @@ fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
 fn the_sentences_of_headless_runs_classify() {
     // In -p mode the sentence is the result text, which parse-turn returns.
     for (run, _, sentence, kind) in error_runs() {
-        let error = run.parse(None).error.expect("sentence");
+        let error = parse(&run, None).error.expect("sentence");
         let fault = classify(lines(&error));
         assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
         if let Some(fault) = fault {
@@ -374,20 +365,14 @@ fn every_captured_hook_payload_parses() {
         "PostToolBatch" | "MessageDisplay" => CanonicalEvent::Other,
         other => panic!("a captured event this test does not know: {other}"),
     };
-    let mut seen = 0;
-    for log in all_hook_logs() {
-        for (native, payload) in hook_lines(log) {
-            let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Claude::parse_hook(&profile(), &native, &bytes).expect("parses");
-            let field = |k: &str| payload[k].as_str().map(str::to_string);
-            assert_eq!(e.kind, expected_kind(&native), "{native}");
+    let seen = assert_captured_hooks::<Claude>(
+        &profile(),
+        &all_hook_logs(),
+        "<tmp>/claude/work",
+        expected_kind,
+        |native, e, field| {
             assert_eq!(e.native, native);
-            assert_eq!(e.session_id, field("session_id"), "{native}");
-            assert!(e.session_id.is_some(), "{native}");
-            assert_eq!(e.transcript_path, field("transcript_path"), "{native}");
-            assert_eq!(e.cwd.as_deref(), Some("<tmp>/claude/work"), "{native}");
-            assert!(!e.subagent, "{native}");
-            match native.as_str() {
+            match native {
                 "Stop" => {
                     assert_eq!(e.last_message, field("last_assistant_message"));
                     assert!(e.last_message.is_some());
@@ -404,40 +389,23 @@ fn every_captured_hook_payload_parses() {
                 "SessionStart" => assert_eq!(e.reason, field("source")),
                 _ => {}
             }
-            seen += 1;
-        }
-    }
+        },
+    );
     assert_eq!(seen, 95);
 }
 
 #[test]
 fn hook_payloads_name_the_run_they_belong_to() {
-    let stop = |log: &str| {
-        let (_, payload) = hook_lines(log)
-            .into_iter()
-            .find(|(e, _)| e == "Stop")
-            .expect("a Stop hook");
-        Claude::parse_hook(
-            &profile(),
-            "Stop",
-            &serde_json::to_vec(&payload).expect("serializes"),
-        )
-        .expect("parses")
-    };
+    let stop = |log: &str| parsed_hooks::<Claude>(&profile(), log, "Stop").remove(0);
     let success = run!("headless-success", "json");
     let e = stop(success.hooks);
-    assert_eq!(e.session_id, success.parse(None).conversation_id);
-    let resumed = hook_lines(run!("headless-resume", "json").hooks);
-    let (_, start) = resumed
-        .iter()
-        .find(|(e, _)| e == "SessionStart")
-        .expect("SessionStart");
-    let start = Claude::parse_hook(
+    assert_eq!(e.session_id, parse(&success, None).conversation_id);
+    let start = parsed_hooks::<Claude>(
         &profile(),
+        run!("headless-resume", "json").hooks,
         "SessionStart",
-        &serde_json::to_vec(start).expect("serializes"),
     )
-    .expect("parses");
+    .remove(0);
     assert_eq!(start.reason.as_deref(), Some("resume"));
     assert_eq!(e.last_message.as_deref(), Some("OK"));
     assert_eq!(
@@ -460,12 +428,7 @@ fn hook_payloads_name_the_run_they_belong_to() {
             .into_iter()
             .filter(|(e, _)| e == "StopFailure" || e == "SessionEnd")
             .map(|(native, payload)| {
-                let e = Claude::parse_hook(
-                    &profile(),
-                    &native,
-                    &serde_json::to_vec(&payload).expect("serializes"),
-                )
-                .expect("parses");
+                let e = parse_payload::<Claude>(&profile(), &native, &payload);
                 (e.reason, e.last_message)
             })
             .collect();
@@ -503,18 +466,15 @@ fn transcripts_total_what_the_server_sent() {
     // seq 1 and 2 (success + resume).
     let report =
         tally(&[("da51da84-d800-446b-8724-dba6795b896f.jsonl", TRANSCRIPT)]).expect("usage");
-    assert_eq!(report.rejected_rows, 0);
-    assert_eq!(report.entries.len(), 1);
-    let entry = &report.entries[0];
     assert_eq!(
+        only_entry(&report),
         (
-            entry.session.as_str(),
-            entry.day.as_str(),
-            entry.model.as_str()
-        ),
-        ("da51da84-d800-446b-8724-dba6795b896f", "2026-11-30", MODEL)
+            "da51da84-d800-446b-8724-dba6795b896f",
+            "2026-11-30",
+            MODEL,
+            anthropic(2)
+        )
     );
-    assert_eq!(entry.usage, anthropic(2));
 
     // seq 6 and 7.
     assert_eq!(total(tally(&[("t.jsonl", TRANSCRIPT_TOOL)])), anthropic(2));
@@ -554,30 +514,20 @@ fn install_request() -> HookInstall {
         "Notification",
         "PermissionRequest",
     ];
-    HookInstall {
-        dialect: "claude-settings-json".to_string(),
-        relay_command: "/usr/local/bin/drover hook --cli claude".to_string(),
-        events: events
-            .iter()
-            .map(|e| (e.to_string(), e.to_string()))
-            .collect(),
-        marker: "drover hook --cli".to_string(),
-    }
+    hook_request("claude-settings-json", "claude", &events)
 }
 
 #[test]
 fn hooks_install_into_and_leave_the_real_settings_file() {
     let settings = real!("config.settings.json");
     let request = install_request();
-    let before = Claude::detect_hooks(settings, &request).expect("detects");
-    assert_eq!(before.registered, Vec::<String>::new());
-    assert_eq!(before.missing.len(), 8);
-
-    let installed = Claude::install_hooks(settings, &request).expect("installs");
-    assert!(installed.changed);
-    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
+    let trip = assert_hooks_round_trip::<Claude>(settings, &request);
+    assert_eq!(trip.before.registered, Vec::<String>::new());
+    assert_eq!(trip.before.missing.len(), 8);
     // The recorder still runs first for every event; drover's relay follows.
-    let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
+    let stop = trip.installed["hooks"]["Stop"]
+        .as_array()
+        .expect("Stop list");
     assert!(
         stop[0]["hooks"][0]["command"]
             .as_str()
@@ -588,19 +538,12 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
         "/usr/local/bin/drover hook --cli claude Stop"
     );
     assert_eq!(
-        value["hooks"].as_object().map(|h| h.len()),
+        trip.installed["hooks"].as_object().map(|h| h.len()),
         Some(34),
         "no event added or lost"
     );
-    let after = Claude::detect_hooks(&installed.text, &request).expect("detects");
-    assert_eq!(after.registered.len(), 8);
+    assert_eq!(trip.after.registered.len(), 8);
 
-    let again = Claude::install_hooks(&installed.text, &request).expect("installs");
+    let again = Claude::install_hooks(&trip.text, &request).expect("installs");
     assert!(!again.changed);
-
-    let removed = Claude::remove_hooks(&installed.text, &request).expect("removes");
-    assert!(removed.changed);
-    let original: Value = serde_json::from_str(settings).expect("JSON");
-    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
-    assert_eq!(restored, original);
 }

@@ -93,13 +93,14 @@ mod tests {
     #[test]
     fn reads_each_state() {
         assert_eq!(state(IDLE).0, SeatState::Idle);
-        assert_eq!(
-            state(WORKING),
-            (
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(
+                WORKING,
                 SeatState::Working,
                 None,
-                "claude/v1/esc-to-interrupt".to_string()
-            )
+                "claude/v1/esc-to-interrupt",
+            )],
         );
         assert_eq!(state(PERMISSION).1, Some(PromptKind::Permission));
         assert_eq!(state(TRUST).1, Some(PromptKind::TrustDialog));

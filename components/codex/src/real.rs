@@ -9,12 +9,14 @@
 //! numbers quoted below). A failed call carried no usage.
 
 use drover_kit::Adapter;
-use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
-use drover_kit::{
-    CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
-    UsageReport,
+use drover_kit::testing::{
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, calls, hook_lines, hook_names, hook_request, only_entry,
+    parsed_hooks, total,
 };
-use serde_json::Value;
+use drover_kit::{
+    CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
+};
 
 use crate::tests_support::profile;
 use crate::{Codex, PARSER};
@@ -23,34 +25,20 @@ use crate::{Codex, PARSER};
 drover_kit::testing::real_captures!("codex");
 
 /// parse-turn over a captured run.
-trait Parse {
-    fn parse(&self, prior: Option<Usage>) -> TurnResult;
-    /// For a run whose profile asked for text output.
-    fn parse_text(&self) -> TurnResult;
+fn parse(run: &Run, prior: Option<Usage>) -> TurnResult {
+    run.parse_with::<Codex>(&profile(), prior)
 }
 
-impl Parse for Run {
-    fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Codex::parse_turn(&profile(), &self.output(prior)).expect("parses")
-    }
-
-    fn parse_text(&self) -> TurnResult {
-        let mut text = profile();
-        text.turn_output = "text".to_string();
-        Codex::parse_turn(&text, &self.output(None)).expect("parses")
-    }
+/// For a run whose profile asked for text (`[turn] output = "text"`).
+fn parse_text(run: &Run) -> TurnResult {
+    let mut text = profile();
+    text.turn_output = "text".to_string();
+    run.parse_with::<Codex>(&text, None)
 }
 
-/// What the server sent for `calls` successful Responses calls.
-fn responses(calls: u64) -> Usage {
-    Usage {
-        input: (2101 - 1000) * calls,
-        output: 67 * calls,
-        cache_read: 1000 * calls,
-        cache_write: 0,
-        reasoning: 5 * calls,
-        requests: calls,
-    }
+/// What the server sent for `n` successful Responses calls.
+fn responses(n: u64) -> Usage {
+    calls(2101 - 1000, 1000, 67, 5, n)
 }
 
 const THREAD: &str = "01a22d68-aace-71c2-bb30-4645f8d9bd84";
@@ -58,7 +46,7 @@ const THREAD: &str = "01a22d68-aace-71c2-bb30-4645f8d9bd84";
 #[test]
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1.
-    let first = run!("headless-success", "jsonl").parse(None);
+    let first = parse(&run!("headless-success", "jsonl"), None);
     assert_eq!(first.outcome, TurnOutcome::Success);
     assert_eq!(first.reply.as_deref(), Some("OK"));
     assert_eq!(first.conversation_id.as_deref(), Some(THREAD));
@@ -68,13 +56,13 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 2. `turn.completed.usage` is the thread's total (4202 in); drover
     // passes the first turn's own usage as prior usage.
     let resumed = run!("headless-resume", "jsonl");
-    let r = resumed.parse(Some(total(first.usage)));
+    let r = parse(&resumed, Some(total(first.usage)));
     assert_eq!(r.outcome, TurnOutcome::Success);
     assert_eq!(r.reply.as_deref(), Some("SECOND"));
     assert_eq!(r.conversation_id.as_deref(), Some(THREAD));
     assert_eq!(total(r.usage), responses(1));
     // Without the record, the thread total is all there is.
-    let bare = total(resumed.parse(None).usage);
+    let bare = total(parse(&resumed, None).usage);
     assert_eq!(
         (bare.input, bare.cache_read, bare.output),
         (
@@ -85,7 +73,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     );
 
     // seq 5 (the function call) and seq 6.
-    let tool = run!("headless-tool", "jsonl").parse(None);
+    let tool = parse(&run!("headless-tool", "jsonl"), None);
     assert_eq!(tool.outcome, TurnOutcome::Success);
     assert_eq!(tool.reply.as_deref(), Some("TOOLDONE"));
     assert_eq!(
@@ -98,7 +86,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 #[test]
 fn text_mode_prints_the_reply_and_the_sentence_on_stderr() {
     // seq 3.
-    let plain = run!("headless-text", "txt").parse_text();
+    let plain = parse_text(&run!("headless-text", "txt"));
     assert_eq!(plain.outcome, TurnOutcome::Success);
     assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
     assert_eq!(plain.error, None);
@@ -107,7 +95,7 @@ fn text_mode_prints_the_reply_and_the_sentence_on_stderr() {
         Some("01a22d68-b019-7291-b395-e92c5d35d1d1")
     );
 
-    let failed = run!("headless-error-500-text", "txt").parse_text();
+    let failed = parse_text(&run!("headless-error-500-text", "txt"));
     assert_eq!(failed.outcome, TurnOutcome::Failed);
     assert_eq!(failed.reply, None);
     assert_eq!(
@@ -179,11 +167,8 @@ fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
 #[test]
 fn every_error_mode_fails_with_the_clis_sentence() {
     for (run, thread, sentence, _) in error_runs() {
-        let r = run.parse(None);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
-        assert_eq!(r.reply, None, "{sentence}");
-        assert_eq!(r.conversation_id.as_deref(), Some(thread));
-        assert_eq!(r.error.as_deref(), Some(sentence));
+        let r = parse(&run, None);
+        assert_failed(&r, Some(thread), sentence);
         // No call succeeded and exec reported no usage.
         assert_eq!(r.usage, None, "{sentence}");
     }
@@ -315,49 +300,41 @@ fn every_captured_hook_payload_parses() {
         "PostToolUse" => CanonicalEvent::ToolEnd,
         other => panic!("a captured event this test does not know: {other}"),
     };
-    let mut seen = 0;
-    for log in all_hook_logs() {
-        for (native, payload) in hook_lines(log) {
-            let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Codex::parse_hook(&profile(), &native, &bytes).expect("parses");
-            let field = |k: &str| payload[k].as_str().map(str::to_string);
-            assert_eq!(e.kind, expected_kind(&native), "{native}");
-            assert_eq!(e.session_id, field("session_id"));
-            assert!(e.session_id.is_some());
-            assert_eq!(e.transcript_path, field("transcript_path"));
-            assert!(
-                e.transcript_path
-                    .as_deref()
-                    .is_some_and(|p| p
+    let seen =
+        assert_captured_hooks::<Codex>(
+            &profile(),
+            &all_hook_logs(),
+            "<tmp>/codex/work",
+            expected_kind,
+            |native, e, field| {
+                assert!(
+                    e.transcript_path.as_deref().is_some_and(|p| p
                         .ends_with(&format!("{}.jsonl", e.session_id.as_deref().unwrap_or("-")))),
-                "the rollout of the same thread"
-            );
-            assert_eq!(e.cwd.as_deref(), Some("<tmp>/codex/work"));
-            assert!(!e.subagent);
-            match native.as_str() {
-                "Stop" => {
-                    assert_eq!(e.last_message, field("last_assistant_message"));
-                    assert!(e.last_message.is_some());
+                    "the rollout of the same thread"
+                );
+                match native {
+                    "Stop" => {
+                        assert_eq!(e.last_message, field("last_assistant_message"));
+                        assert!(e.last_message.is_some());
+                    }
+                    "PermissionRequest" => {
+                        assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
+                        assert_eq!(e.reason.as_deref(), Some("Bash"));
+                    }
+                    "SessionStart" => assert_eq!(e.reason, field("source")),
+                    "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("other")),
+                    "PreToolUse" | "PostToolUse" => assert_eq!(e.reason.as_deref(), Some("Bash")),
+                    _ => {}
                 }
-                "PermissionRequest" => {
-                    assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
-                    assert_eq!(e.reason.as_deref(), Some("Bash"));
-                }
-                "SessionStart" => assert_eq!(e.reason, field("source")),
-                "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("other")),
-                "PreToolUse" | "PostToolUse" => assert_eq!(e.reason.as_deref(), Some("Bash")),
-                _ => {}
-            }
-            seen += 1;
-        }
-    }
+            },
+        );
     assert_eq!(seen, 56);
 }
 
 #[test]
 fn failed_turns_fire_session_end_but_no_stop() {
     for (run, thread, sentence, _) in error_runs() {
-        let events: Vec<String> = hook_lines(run.hooks).into_iter().map(|(e, _)| e).collect();
+        let events = hook_names(run.hooks);
         assert!(!events.contains(&"Stop".to_string()), "{sentence}");
         // The closed-port run was killed, so it never ended its session.
         let ended = events.contains(&"SessionEnd".to_string());
@@ -368,17 +345,12 @@ fn failed_turns_fire_session_end_but_no_stop() {
             .expect("SessionStart");
         assert_eq!(start["session_id"].as_str(), Some(thread));
     }
-    let resumed = hook_lines(run!("headless-resume", "jsonl").hooks);
-    let (_, start) = resumed
-        .iter()
-        .find(|(e, _)| e == "SessionStart")
-        .expect("SessionStart");
-    let e = Codex::parse_hook(
+    let starts = parsed_hooks::<Codex>(
         &profile(),
+        run!("headless-resume", "jsonl").hooks,
         "SessionStart",
-        &serde_json::to_vec(start).expect("serializes"),
-    )
-    .expect("parses");
+    );
+    let e = &starts[0];
     assert_eq!(
         (e.reason.as_deref(), e.session_id.as_deref()),
         (Some("resume"), Some(THREAD))
@@ -403,18 +375,10 @@ const ERROR_NAME: &str =
 fn rollouts_total_what_the_server_sent() {
     // seq 1 and 2: the success + resume thread.
     let report = tally(&[(ROLLOUT_NAME, ROLLOUT)]).expect("usage");
-    assert_eq!(report.rejected_rows, 0);
-    assert_eq!(report.entries.len(), 1);
-    let entry = &report.entries[0];
     assert_eq!(
-        (
-            entry.session.as_str(),
-            entry.day.as_str(),
-            entry.model.as_str()
-        ),
-        (THREAD, "2026-11-30", "gpt-5.5")
+        only_entry(&report),
+        (THREAD, "2026-11-30", "gpt-5.5", responses(2))
     );
-    assert_eq!(entry.usage, responses(2));
     // seq 5 and 6.
     assert_eq!(total(tally(&[(TOOL_NAME, ROLLOUT_TOOL)])), responses(2));
     // seq 10 failed: the rollout holds no usage at all.
@@ -441,38 +405,21 @@ fn hooks_install_into_and_leave_the_real_hooks_file() {
         "PermissionRequest",
         "SubagentStop",
     ];
-    let request = HookInstall {
-        dialect: "codex-hooks-json".to_string(),
-        relay_command: "/usr/local/bin/drover hook --cli codex".to_string(),
-        events: events
-            .iter()
-            .map(|e| (e.to_string(), e.to_string()))
-            .collect(),
-        marker: "drover hook --cli".to_string(),
-    };
-    let before = Codex::detect_hooks(hooks, &request).expect("detects");
-    assert_eq!(before.missing.len(), 6);
-    let installed = Codex::install_hooks(hooks, &request).expect("installs");
-    assert!(installed.changed);
-    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
-    let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
+    let request = hook_request("codex-hooks-json", "codex", &events);
+    let trip = assert_hooks_round_trip::<Codex>(hooks, &request);
+    assert_eq!(trip.before.missing.len(), 6);
+    let stop = trip.installed["hooks"]["Stop"]
+        .as_array()
+        .expect("Stop list");
     // The recorder's own timeout is kept; drover's relay follows it.
     assert!(stop[0]["hooks"][0]["timeout"].is_number());
     assert_eq!(
         stop[1]["hooks"][0]["command"],
         "/usr/local/bin/drover hook --cli codex Stop"
     );
-    assert_eq!(value["hooks"].as_object().map(|h| h.len()), Some(12));
     assert_eq!(
-        Codex::detect_hooks(&installed.text, &request)
-            .expect("detects")
-            .registered
-            .len(),
-        6
+        trip.installed["hooks"].as_object().map(|h| h.len()),
+        Some(12)
     );
-    let removed = Codex::remove_hooks(&installed.text, &request).expect("removes");
-    assert!(removed.changed);
-    let original: Value = serde_json::from_str(hooks).expect("JSON");
-    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
-    assert_eq!(restored, original);
+    assert_eq!(trip.after.registered.len(), 6);
 }

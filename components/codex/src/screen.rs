@@ -114,50 +114,47 @@ mod tests {
 
     #[test]
     fn reads_each_state() {
-        assert_eq!(
-            state(IDLE),
-            (SeatState::Idle, None, "codex/v1/prompt".to_string())
-        );
-        assert_eq!(
-            state(WORKING),
-            (
-                SeatState::Working,
-                None,
-                "codex/v1/esc-to-interrupt".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (IDLE, SeatState::Idle, None, "codex/v1/prompt"),
+                (
+                    WORKING,
+                    SeatState::Working,
+                    None,
+                    "codex/v1/esc-to-interrupt",
+                ),
+            ],
         );
         assert_eq!(state(RECONNECTING).0, SeatState::Working);
-        assert_eq!(
-            state(HOOKS),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::HooksReview),
-                "codex/v1/hooks-review".to_string()
-            )
-        );
-        assert_eq!(
-            state(NUDGE),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::ModelNudge),
-                "codex/v1/model-nudge".to_string()
-            )
-        );
-        assert_eq!(
-            state(TRUST),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::TrustDialog),
-                "codex/v1/trust".to_string()
-            )
-        );
-        assert_eq!(
-            state(APPROVAL),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::Permission),
-                "codex/v1/permission".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (
+                    HOOKS,
+                    SeatState::Blocked,
+                    Some(PromptKind::HooksReview),
+                    "codex/v1/hooks-review",
+                ),
+                (
+                    NUDGE,
+                    SeatState::Blocked,
+                    Some(PromptKind::ModelNudge),
+                    "codex/v1/model-nudge",
+                ),
+                (
+                    TRUST,
+                    SeatState::Blocked,
+                    Some(PromptKind::TrustDialog),
+                    "codex/v1/trust",
+                ),
+                (
+                    APPROVAL,
+                    SeatState::Blocked,
+                    Some(PromptKind::Permission),
+                    "codex/v1/permission",
+                ),
+            ],
         );
     }
 
@@ -175,9 +172,9 @@ mod tests {
     #[test]
     fn other_placeholders_and_drafts_still_read_idle_by_the_footer() {
         let draft = "• TMUXOK\n\n› half-typed draft\n\n  ? for shortcuts                        100% context left\n";
-        assert_eq!(
-            state(draft),
-            (SeatState::Idle, None, "codex/v1/footer".to_string())
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(draft, SeatState::Idle, None, "codex/v1/footer")],
         );
     }
 
@@ -192,13 +189,14 @@ mod tests {
     #[test]
     fn unknown_dialogs_block_and_nothing_is_unknown() {
         let update = "  ✨ Update available! 0.171.0 -> 0.172.0\n\n› 1. Update now\n  2. Skip\n  3. Skip until next version\n\n  Press enter to continue\n";
-        assert_eq!(
-            state(update),
-            (
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(
+                update,
                 SeatState::Blocked,
                 Some(PromptKind::Other),
-                "codex/v1/dialog".to_string()
-            )
+                "codex/v1/dialog",
+            )],
         );
         assert_eq!(state("$ \n").0, SeatState::Unknown);
     }

@@ -11,7 +11,9 @@
 //! four answers (seq 54 TMUXOK, 57 the tool call, 58 TOOLDONE, 61 AFTER401
 //! after a retried 401; the 500s answered nothing).
 
-use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
+use drover_kit::testing::{
+    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, parse_payload, total,
+};
 use drover_kit::{Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, Usage};
 
 use crate::tests_support::profile;
@@ -20,15 +22,8 @@ use crate::{Copilot, PARSER};
 // real!(file) and run!(case, ext) over tests/fixtures/real/copilot/.
 drover_kit::testing::real_captures!("copilot");
 
-fn chat(calls: u64) -> Usage {
-    Usage {
-        input: (3101 - 300) * calls,
-        output: 77 * calls,
-        cache_read: 300 * calls,
-        cache_write: 0,
-        reasoning: 0,
-        requests: calls,
-    }
+fn chat(n: u64) -> Usage {
+    calls(3101 - 300, 300, 77, 0, n)
 }
 
 fn events_usage(name: &str, text: &str) -> Usage {
@@ -135,7 +130,7 @@ fn error_runs() -> Vec<(Run, &'static str, Option<FaultKind>)> {
 #[test]
 fn every_error_mode_fails_with_the_clis_sentence_and_classifies() {
     for (run, sentence, kind) in error_runs() {
-        let r = Copilot::parse_turn(&profile(), &run.output(None)).expect("parses");
+        let r = run.parse_with::<Copilot>(&profile(), None);
         assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
         let error = r.error.clone().unwrap_or_default();
         assert!(error.starts_with(sentence), "{error:?} vs {sentence:?}");
@@ -165,8 +160,7 @@ fn real_hook_payloads_parse() {
     let lines = hook_lines(real!("interactive.hooks.jsonl"));
     let mut stops = 0;
     for (event, payload) in &lines {
-        let bytes = serde_json::to_vec(payload).expect("json");
-        let parsed = Copilot::parse_hook(&profile(), event, &bytes).expect("parses");
+        let parsed = parse_payload::<Copilot>(&profile(), event, payload);
         match event.as_str() {
             "agentStop" => {
                 stops += 1;

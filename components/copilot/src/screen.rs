@@ -101,17 +101,17 @@ mod tests {
 
     #[test]
     fn reads_each_state() {
-        assert_eq!(
-            state(IDLE),
-            (SeatState::Idle, None, "copilot/v1/prompt-hint".to_string())
-        );
-        assert_eq!(
-            state(WORKING),
-            (
-                SeatState::Working,
-                None,
-                "copilot/v1/esc-to-cancel".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (IDLE, SeatState::Idle, None, "copilot/v1/prompt-hint"),
+                (
+                    WORKING,
+                    SeatState::Working,
+                    None,
+                    "copilot/v1/esc-to-cancel",
+                ),
+            ],
         );
         assert_eq!(state(PERMISSION).1, Some(PromptKind::Permission));
         assert_eq!(state(TRUST).1, Some(PromptKind::TrustDialog));

@@ -9,12 +9,14 @@
 //! numbers quoted below). A failed call carried no usage.
 
 use drover_kit::Adapter;
-use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
-use drover_kit::{
-    CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
-    UsageReport,
+use drover_kit::testing::{
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, calls, hook_lines, hook_names, hook_request_for,
+    only_entry, parse_payload, total,
 };
-use serde_json::Value;
+use drover_kit::{
+    CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
+};
 
 use crate::tests_support::profile;
 use crate::{Gemini, PARSER};
@@ -23,27 +25,13 @@ use crate::{Gemini, PARSER};
 drover_kit::testing::real_captures!("gemini");
 
 /// parse-turn over a captured run.
-trait Parse {
-    fn parse(&self) -> TurnResult;
+fn parse(run: &Run) -> TurnResult {
+    run.parse_with::<Gemini>(&profile(), None)
 }
 
-impl Parse for Run {
-    fn parse(&self) -> TurnResult {
-        // Stats are per process; a prior record changes nothing.
-        Gemini::parse_turn(&profile(), &self.output(Some(gemini(1)))).expect("parses")
-    }
-}
-
-/// What the server sent for `calls` successful Gemini calls.
-fn gemini(calls: u64) -> Usage {
-    Usage {
-        input: (4101 - 400) * calls,
-        output: (87 + 9) * calls,
-        cache_read: 400 * calls,
-        cache_write: 0,
-        reasoning: 9 * calls,
-        requests: calls,
-    }
+/// What the server sent for `n` successful Gemini calls.
+fn gemini(n: u64) -> Usage {
+    calls(4101 - 400, 400, 87 + 9, 9, n)
 }
 
 /// (model, usage) per entry.
@@ -61,7 +49,7 @@ const SESSION: &str = "904d5261-b039-49db-a6b9-e1ff57feb76f";
 #[test]
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1 (the model router, structured answer) and seq 2 (main model).
-    let first = run!("headless-success", "json").parse();
+    let first = parse(&run!("headless-success", "json"));
     assert_eq!(first.outcome, TurnOutcome::Success);
     assert_eq!(first.reply.as_deref(), Some("OK"));
     assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
@@ -74,7 +62,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
         ]
     );
     // seq 3 and 4: the resumed process reports only its own calls.
-    let resumed = run!("headless-resume", "json").parse();
+    let resumed = parse(&run!("headless-resume", "json"));
     assert_eq!(
         (resumed.outcome, resumed.reply.as_deref()),
         (TurnOutcome::Success, Some("SECOND"))
@@ -82,14 +70,14 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     assert_eq!(resumed.conversation_id.as_deref(), Some(SESSION));
     assert_eq!(total(resumed.usage), gemini(2));
     // seq 5: `-m` skips the router.
-    let pinned = run!("headless-pinned-model", "json").parse();
+    let pinned = parse(&run!("headless-pinned-model", "json"));
     assert_eq!(pinned.reply.as_deref(), Some("PINNED"));
     assert_eq!(
         per_model(pinned.usage),
         [("gemini-2.5-pro".to_string(), gemini(1))]
     );
     // seq 9 (the function call) and seq 10.
-    let tool = run!("headless-tool", "json").parse();
+    let tool = parse(&run!("headless-tool", "json"));
     assert_eq!(
         (tool.outcome, tool.reply.as_deref()),
         (TurnOutcome::Success, Some("TOOLDONE"))
@@ -104,12 +92,12 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 #[test]
 fn text_and_stream_json_modes() {
     // seq 6.
-    let plain = run!("headless-text", "txt").parse();
+    let plain = parse(&run!("headless-text", "txt"));
     assert_eq!(plain.outcome, TurnOutcome::Success);
     assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
     assert_eq!((plain.error, plain.usage), (None, None));
     // seq 7.
-    let stream = run!("headless-stream-json", "jsonl").parse();
+    let stream = parse(&run!("headless-stream-json", "jsonl"));
     assert_eq!(stream.outcome, TurnOutcome::Success);
     assert_eq!(stream.reply.as_deref(), Some("STREAM"));
     assert_eq!(
@@ -123,7 +111,7 @@ fn text_and_stream_json_modes() {
     );
     // Text mode's failure: rc 1 and the catch-all last line; the sentence is
     // the report line before it.
-    let failed = run!("headless-error-500-text", "txt").parse();
+    let failed = parse(&run!("headless-error-500-text", "txt"));
     assert_eq!(failed.outcome, TurnOutcome::Failed);
     assert_eq!(failed.reply, None);
     assert!(
@@ -205,11 +193,8 @@ fn every_error_mode_fails_with_the_clis_message() {
         // The exit code is the HTTP status mod 256; stdout stays empty.
         assert_eq!(run.exit_code(), Some(exit), "{message}");
         assert_eq!(run.stdout, "", "{message}");
-        let r = run.parse();
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{message}");
-        assert_eq!(r.reply, None, "{message}");
-        assert_eq!(r.conversation_id.as_deref(), Some(session));
-        assert_eq!(r.error.as_deref(), Some(message));
+        let r = parse(&run);
+        assert_failed(&r, Some(session), message);
         assert_eq!(r.usage, None, "{message}");
     }
 }
@@ -328,38 +313,29 @@ fn every_captured_hook_payload_parses() {
         "BeforeModel" | "AfterModel" | "BeforeToolSelection" => CanonicalEvent::Other,
         other => panic!("a captured event this test does not know: {other}"),
     };
-    let mut seen = 0;
-    for log in all_hook_logs() {
-        for (native, payload) in hook_lines(log) {
-            let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Gemini::parse_hook(&profile(), &native, &bytes).expect("parses");
-            let field = |k: &str| payload[k].as_str().map(str::to_string);
-            assert_eq!(e.kind, expected_kind(&native), "{native}");
-            assert_eq!(e.session_id, field("session_id"));
-            assert!(e.session_id.is_some());
-            assert_eq!(e.transcript_path, field("transcript_path"));
-            assert_eq!(e.cwd.as_deref(), Some("<tmp>/gemini/work"));
-            assert!(!e.subagent);
-            match native.as_str() {
-                "AfterAgent" => {
-                    assert_eq!(e.last_message, field("prompt_response"));
-                    assert!(e.last_message.is_some());
-                }
-                "Notification" => {
-                    assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
-                    assert_eq!(e.reason.as_deref(), Some("ToolPermission"));
-                }
-                "SessionStart" => assert_eq!(e.reason, field("source")),
-                "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("exit")),
-                "PreCompress" => assert_eq!(e.reason.as_deref(), Some("auto")),
-                "BeforeTool" | "AfterTool" => {
-                    assert_eq!(e.reason.as_deref(), Some("run_shell_command"))
-                }
-                _ => {}
+    let seen = assert_captured_hooks::<Gemini>(
+        &profile(),
+        &all_hook_logs(),
+        "<tmp>/gemini/work",
+        expected_kind,
+        |native, e, field| match native {
+            "AfterAgent" => {
+                assert_eq!(e.last_message, field("prompt_response"));
+                assert!(e.last_message.is_some());
             }
-            seen += 1;
-        }
-    }
+            "Notification" => {
+                assert_eq!(e.prompt_kind, Some(PromptKind::Permission));
+                assert_eq!(e.reason.as_deref(), Some("ToolPermission"));
+            }
+            "SessionStart" => assert_eq!(e.reason, field("source")),
+            "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("exit")),
+            "PreCompress" => assert_eq!(e.reason.as_deref(), Some("auto")),
+            "BeforeTool" | "AfterTool" => {
+                assert_eq!(e.reason.as_deref(), Some("run_shell_command"))
+            }
+            _ => {}
+        },
+    );
     assert_eq!(seen, 370);
 }
 
@@ -370,12 +346,7 @@ fn hooks_tie_to_their_runs_and_failures_fire_no_end() {
             .into_iter()
             .filter(|(e, _)| e == "AfterAgent")
             .map(|(native, payload)| {
-                let e = Gemini::parse_hook(
-                    &profile(),
-                    &native,
-                    &serde_json::to_vec(&payload).expect("serializes"),
-                )
-                .expect("parses");
+                let e = parse_payload::<Gemini>(&profile(), &native, &payload);
                 (e.session_id, e.last_message)
             })
             .collect()
@@ -392,7 +363,7 @@ fn hooks_tie_to_their_runs_and_failures_fire_no_end() {
         )]
     );
     for (run, _, _, message, _) in error_runs() {
-        let events: Vec<String> = hook_lines(run.hooks).into_iter().map(|(e, _)| e).collect();
+        let events = hook_names(run.hooks);
         assert!(
             !events
                 .iter()
@@ -416,18 +387,10 @@ fn chats_total_the_main_model_calls() {
     // seq 2 and 4. The router calls (seq 1, 3) are real requests but the
     // chat does not record them; parse-turn's stats do.
     let report = tally(&[(CHAT_NAME, CHAT)]).expect("usage");
-    assert_eq!(report.rejected_rows, 0);
-    assert_eq!(report.entries.len(), 1);
-    let entry = &report.entries[0];
     assert_eq!(
-        (
-            entry.session.as_str(),
-            entry.day.as_str(),
-            entry.model.as_str()
-        ),
-        (SESSION, "2026-11-30", "gemini-3.1-pro-preview")
+        only_entry(&report),
+        (SESSION, "2026-11-30", "gemini-3.1-pro-preview", gemini(2))
     );
-    assert_eq!(entry.usage, gemini(2));
     // seq 9 and 10; the first message id is written twice.
     let tool = tally(&[(TOOL_NAME, CHAT_TOOL)]).expect("usage");
     assert_eq!(tool.total(), gemini(2));
@@ -445,22 +408,10 @@ fn chats_total_the_main_model_calls() {
 #[test]
 fn hooks_install_into_and_leave_the_real_settings_file() {
     let settings = real!("config.settings.json");
-    let request = HookInstall {
-        dialect: "gemini-settings-json".to_string(),
-        relay_command: "/usr/local/bin/drover hook --cli gemini".to_string(),
-        events: profile().hook_events,
-        marker: "drover hook --cli".to_string(),
-    };
-    assert_eq!(
-        Gemini::detect_hooks(settings, &request)
-            .expect("detects")
-            .missing
-            .len(),
-        5
-    );
-    let installed = Gemini::install_hooks(settings, &request).expect("installs");
-    assert!(installed.changed);
-    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
+    let request = hook_request_for("gemini-settings-json", "gemini", profile().hook_events);
+    let trip = assert_hooks_round_trip::<Gemini>(settings, &request);
+    assert_eq!(trip.before.missing.len(), 5);
+    let value = &trip.installed;
     let after = value["hooks"]["AfterAgent"].as_array().expect("list");
     assert_eq!(after[0]["hooks"][0]["name"], "rec-AfterAgent");
     assert_eq!(
@@ -469,15 +420,5 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
     );
     assert_eq!(value["general"]["maxAttempts"], 1);
     assert_eq!(value["hooks"].as_object().map(|h| h.len()), Some(11));
-    assert_eq!(
-        Gemini::detect_hooks(&installed.text, &request)
-            .expect("detects")
-            .registered
-            .len(),
-        5
-    );
-    let removed = Gemini::remove_hooks(&installed.text, &request).expect("removes");
-    let original: Value = serde_json::from_str(settings).expect("JSON");
-    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
-    assert_eq!(restored, original);
+    assert_eq!(trip.after.registered.len(), 5);
 }

@@ -133,63 +133,50 @@ mod tests {
 
     #[test]
     fn reads_each_state() {
-        assert_eq!(
-            state(IDLE),
-            (SeatState::Idle, None, "gemini/v1/prompt".to_string())
-        );
-        assert_eq!(
-            state(WORKING),
-            (
-                SeatState::Working,
-                None,
-                "gemini/v1/esc-to-cancel".to_string()
-            )
-        );
-        assert_eq!(
-            state(HOOKS),
-            (
-                SeatState::Working,
-                None,
-                "gemini/v1/executing-hooks".to_string()
-            )
-        );
-        assert_eq!(
-            state(PERMISSION),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::Permission),
-                "gemini/v1/permission".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (IDLE, SeatState::Idle, None, "gemini/v1/prompt"),
+                (WORKING, SeatState::Working, None, "gemini/v1/esc-to-cancel"),
+                (HOOKS, SeatState::Working, None, "gemini/v1/executing-hooks"),
+                (
+                    PERMISSION,
+                    SeatState::Blocked,
+                    Some(PromptKind::Permission),
+                    "gemini/v1/permission",
+                ),
+            ],
         );
         assert_eq!(state(PERMISSION_OLD).1, Some(PromptKind::Permission));
-        assert_eq!(
-            state(TRUST),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::TrustDialog),
-                "gemini/v1/trust-title".to_string()
-            )
-        );
-        assert_eq!(
-            state(AUTH),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::Other),
-                "gemini/v1/auth".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (
+                    TRUST,
+                    SeatState::Blocked,
+                    Some(PromptKind::TrustDialog),
+                    "gemini/v1/trust-title",
+                ),
+                (
+                    AUTH,
+                    SeatState::Blocked,
+                    Some(PromptKind::Other),
+                    "gemini/v1/auth",
+                ),
+            ],
         );
         assert_eq!(state(MODEL_NUDGE).1, Some(PromptKind::ModelNudge));
-        assert_eq!(
-            state(QUESTION),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::Question),
-                "gemini/v1/question".to_string()
-            )
-        );
-        assert_eq!(
-            state(TYPED),
-            (SeatState::Idle, None, "gemini/v1/typed-input".to_string())
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (
+                    QUESTION,
+                    SeatState::Blocked,
+                    Some(PromptKind::Question),
+                    "gemini/v1/question",
+                ),
+                (TYPED, SeatState::Idle, None, "gemini/v1/typed-input"),
+            ],
         );
     }
 
@@ -200,9 +187,9 @@ mod tests {
             assert_eq!(state(busy).0, SeatState::Working);
         }
         let spinner_only = "⠼ Working...\n────\n >   Type your message or @path/to/file\n────\n";
-        assert_eq!(
-            state(spinner_only),
-            (SeatState::Working, None, "gemini/v1/spinner".to_string())
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(spinner_only, SeatState::Working, None, "gemini/v1/spinner")],
         );
         let one_hook = "⠙ Executing Hook: drover\n >   Type your message or @path/to/file\n";
         assert_eq!(state(one_hook).0, SeatState::Working);
@@ -212,13 +199,14 @@ mod tests {
     fn a_still_spinner_beside_a_confirmation_is_blocked_not_working() {
         let waiting =
             "⠏ Waiting for user confirmation...\n────\n >   Type your message or @path/to/file\n";
-        assert_eq!(
-            state(waiting),
-            (
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(
+                waiting,
                 SeatState::Blocked,
                 Some(PromptKind::Permission),
-                "gemini/v1/waiting-confirmation".to_string()
-            )
+                "gemini/v1/waiting-confirmation",
+            )],
         );
         let auth = "⠙ Waiting for authentication... (Press Esc or CTRL+C to cancel)\n";
         assert_eq!(state(auth).1, Some(PromptKind::Other));
@@ -226,9 +214,9 @@ mod tests {
 
     #[test]
     fn questions_and_options_in_prose_are_not_prompts() {
-        assert_eq!(
-            state(PROSE),
-            (SeatState::Idle, None, "gemini/v1/prompt".to_string())
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(PROSE, SeatState::Idle, None, "gemini/v1/prompt")],
         );
         let prose_then_working = format!("{PROSE}\n⠋ Thinking... (esc to cancel, 1s)\n");
         assert_eq!(state(&prose_then_working).0, SeatState::Working);
@@ -237,6 +225,9 @@ mod tests {
     #[test]
     fn nothing_known_is_unknown() {
         let shell = "$ gemini --resume 7c0e\nTo resume this session: gemini --resume 7c0e5d2a\n$ ";
-        assert_eq!(state(shell), (SeatState::Unknown, None, "none".to_string()));
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(shell, SeatState::Unknown, None, "none")],
+        );
     }
 }

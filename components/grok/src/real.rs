@@ -11,7 +11,9 @@
 //! 6, 8, 11–12 (tool call, TOOLDONE), 15 (the unapproved tool call), and in
 //! the tmux session 45 (TMUXOK), 48–49 (tool call, TOOLDONE).
 
-use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
+use drover_kit::testing::{
+    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, parse_payload, total,
+};
 use drover_kit::{
     Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
 };
@@ -23,19 +25,12 @@ use crate::usage::{LOG_PARSER, UPDATES_PARSER};
 // real!(file) and run!(case, ext) over tests/fixtures/real/grok/.
 drover_kit::testing::real_captures!("grok");
 
-fn chat(calls: u64) -> Usage {
-    Usage {
-        input: (3101 - 300) * calls,
-        output: 77 * calls,
-        cache_read: 300 * calls,
-        cache_write: 0,
-        reasoning: 0,
-        requests: calls,
-    }
+fn chat(n: u64) -> Usage {
+    calls(3101 - 300, 300, 77, 0, n)
 }
 
 fn parse(run: &Run) -> TurnResult {
-    Grok::parse_turn(&profile(), &run.output(None)).expect("parses")
+    run.parse_with::<Grok>(&profile(), None)
 }
 
 const SESSION: &str = "01a232b4-758f-7130-a8e5-21646eb750e3";
@@ -193,8 +188,7 @@ fn real_hook_payloads_parse() {
     let mut stops = Vec::new();
     let mut failures = 0;
     for (event, payload) in hook_lines(real!("interactive.hooks.jsonl")) {
-        let bytes = serde_json::to_vec(&payload).expect("json");
-        let parsed = Grok::parse_hook(&profile(), &event, &bytes).expect("parses");
+        let parsed = parse_payload::<Grok>(&profile(), &event, &payload);
         assert_eq!(parsed.session_id.as_deref(), Some(session), "{event}");
         match event.as_str() {
             "Stop" => {

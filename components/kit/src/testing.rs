@@ -14,8 +14,9 @@ use serde_json::Value;
 use crate::screen::{ScreenRule, rows_of};
 use crate::usage::ChunkedTally;
 use crate::{
-    Adapter, Conversation, Fault, FaultKind, LaunchRequest, PromptKind, Screen, ScreenReading,
-    SeatState, TurnOutput, Usage, UsageReport,
+    Adapter, CanonicalEvent, Conversation, Fault, FaultKind, HookEvent, HookInstall, HookStatus,
+    LaunchRequest, Profile, PromptKind, Screen, ScreenReading, SeatState, TurnOutcome, TurnOutput,
+    TurnResult, Usage, UsageEntry, UsageReport,
 };
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
@@ -161,6 +162,11 @@ impl Run {
         }
     }
 
+    /// `A`'s parse-turn over this run; it must parse.
+    pub fn parse_with<A: Adapter>(&self, profile: &Profile, prior: Option<Usage>) -> TurnResult {
+        A::parse_turn(profile, &self.output(prior)).expect("parses")
+    }
+
     /// stdout's lines, then stderr's.
     pub fn lines(&self) -> Vec<String> {
         self.stdout
@@ -193,6 +199,19 @@ pub fn screen(text: &str) -> Screen {
 pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>, String) {
     let r = crate::screen::read(rules, &screen(text));
     (r.state, r.prompt_kind, r.rule)
+}
+
+/// Asserts that `state` (a crate's [`state`] over its rules) reads each
+/// pane as (state, prompt kind, rule id). A failure is reported at the
+/// caller's line.
+#[track_caller]
+pub fn assert_rule_states(
+    state: impl Fn(&str) -> (SeatState, Option<PromptKind>, String),
+    cases: &[(&str, SeatState, Option<PromptKind>, &str)],
+) {
+    for (n, (pane, seat, kind, rule)) in cases.iter().enumerate() {
+        assert_eq!(state(pane), (*seat, *kind, rule.to_string()), "case {n}");
+    }
 }
 
 /// Asserts that `read` reads each (pane, state, prompt kind) case as given.
@@ -256,6 +275,154 @@ pub fn hook_lines(log: &str) -> Vec<(String, Value)> {
             )
         })
         .collect()
+}
+
+/// Asserts that a turn failed with the CLI's `sentence` as its error, no
+/// reply, and `conversation` as its conversation id. A failure is reported
+/// at the caller's line.
+#[track_caller]
+pub fn assert_failed(r: &TurnResult, conversation: Option<&str>, sentence: &str) {
+    assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
+    assert_eq!(r.reply, None, "{sentence}");
+    assert_eq!(r.conversation_id.as_deref(), conversation, "{sentence}");
+    assert_eq!(r.error.as_deref(), Some(sentence));
+}
+
+/// `A`'s parse-hook over a payload as the recorder logged it; it must parse.
+pub fn parse_payload<A: Adapter>(profile: &Profile, native: &str, payload: &Value) -> HookEvent {
+    let bytes = serde_json::to_vec(payload).expect("serializes");
+    A::parse_hook(profile, native, &bytes).expect("parses")
+}
+
+/// Every hook of a recorder log named `native`, parsed by `A`.
+pub fn parsed_hooks<A: Adapter>(profile: &Profile, log: &str, native: &str) -> Vec<HookEvent> {
+    hook_lines(log)
+        .into_iter()
+        .filter(|(event, _)| event == native)
+        .map(|(event, payload)| parse_payload::<A>(profile, &event, &payload))
+        .collect()
+}
+
+/// The native event names of a recorder log, in order.
+pub fn hook_names(log: &str) -> Vec<String> {
+    hook_lines(log)
+        .into_iter()
+        .map(|(event, _)| event)
+        .collect()
+}
+
+/// Parses every payload of `logs` with `A` and asserts what each must
+/// carry: the kind `kind` expects for its native name, the payload's own
+/// `session_id` (there must be one) and `transcript_path`, the working
+/// directory `cwd`, and no subagent flag. `each` then checks what is
+/// particular to the event; it gets the native name, the event and a
+/// lookup of the payload's string fields. Returns how many payloads there
+/// were, for the test to compare with the count it expects.
+#[track_caller]
+pub fn assert_captured_hooks<A: Adapter>(
+    profile: &Profile,
+    logs: &[&str],
+    cwd: &str,
+    kind: impl Fn(&str) -> CanonicalEvent,
+    each: impl Fn(&str, &HookEvent, &dyn Fn(&str) -> Option<String>),
+) -> usize {
+    let mut seen = 0;
+    for log in logs {
+        for (native, payload) in hook_lines(log) {
+            let e = parse_payload::<A>(profile, &native, &payload);
+            let field = |k: &str| payload[k].as_str().map(str::to_string);
+            assert_eq!(e.kind, kind(&native), "{native}");
+            assert_eq!(e.session_id, field("session_id"), "{native}");
+            assert!(e.session_id.is_some(), "{native}");
+            assert_eq!(e.transcript_path, field("transcript_path"), "{native}");
+            assert_eq!(e.cwd.as_deref(), Some(cwd), "{native}");
+            assert!(!e.subagent, "{native}");
+            each(&native, &e, &field);
+            seen += 1;
+        }
+    }
+    seen
+}
+
+/// The hook-install request the engine sends: drover's relay for `cli`,
+/// its marker, and `events` each under its own name.
+pub fn hook_request(dialect: &str, cli: &str, events: &[&str]) -> HookInstall {
+    let events = events
+        .iter()
+        .map(|e| (e.to_string(), e.to_string()))
+        .collect();
+    hook_request_for(dialect, cli, events)
+}
+
+/// [`hook_request`] for (canonical, native) event pairs, such as a
+/// profile's `hook_events`.
+pub fn hook_request_for(dialect: &str, cli: &str, events: Vec<(String, String)>) -> HookInstall {
+    HookInstall {
+        dialect: dialect.to_string(),
+        relay_command: format!("/usr/local/bin/drover hook --cli {cli}"),
+        events,
+        marker: "drover hook --cli".to_string(),
+    }
+}
+
+/// What installing hooks into a real JSON config gave.
+pub struct HooksRoundTrip {
+    /// detect-hooks on the config as it was.
+    pub before: HookStatus,
+    /// The config with drover's hooks in, as written and as JSON.
+    pub text: String,
+    pub installed: Value,
+    /// detect-hooks on that.
+    pub after: HookStatus,
+}
+
+/// Installs `request` into the JSON config `text` with `A`, and asserts
+/// that the install changed it and that removing the hooks again gives
+/// back the same JSON. The test checks what the install wrote.
+#[track_caller]
+pub fn assert_hooks_round_trip<A: Adapter>(text: &str, request: &HookInstall) -> HooksRoundTrip {
+    let before = A::detect_hooks(text, request).expect("detects");
+    let installed = A::install_hooks(text, request).expect("installs");
+    assert!(installed.changed);
+    let after = A::detect_hooks(&installed.text, request).expect("detects");
+    let removed = A::remove_hooks(&installed.text, request).expect("removes");
+    let original: Value = serde_json::from_str(text).expect("JSON");
+    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
+    assert_eq!(restored, original);
+    HooksRoundTrip {
+        before,
+        installed: serde_json::from_str(&installed.text).expect("JSON"),
+        text: installed.text,
+        after,
+    }
+}
+
+/// `n` calls that each carried `input` uncached input tokens, `cache_read`
+/// cached ones, `output` output tokens and `reasoning` of those reasoning.
+pub fn calls(input: u64, cache_read: u64, output: u64, reasoning: u64, n: u64) -> Usage {
+    Usage {
+        input: input * n,
+        output: output * n,
+        cache_read: cache_read * n,
+        cache_write: 0,
+        reasoning: reasoning * n,
+        requests: n,
+    }
+}
+
+/// The one entry of a report with no rejected rows: (session, day, model,
+/// usage).
+#[track_caller]
+pub fn only_entry(report: &UsageReport) -> (&str, &str, &str, Usage) {
+    assert_eq!(report.rejected_rows, 0);
+    assert_eq!(report.entries.len(), 1);
+    let UsageEntry {
+        session,
+        day,
+        model,
+        usage,
+    } = &report.entries[0];
+    (session, day, model, *usage)
 }
 
 /// Tallies `files` (name, text) with `A`'s `parser`, fed in `chunk`-byte

@@ -12,7 +12,9 @@
 
 use drover_kit::Adapter;
 use drover_kit::screen::rows_of as rows;
-use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
+use drover_kit::testing::{
+    Evidence, Run, assert_failed, assert_pane_faults, assert_readings, calls, hook_lines, total,
+};
 use drover_kit::{
     CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
     UsageReport,
@@ -27,27 +29,13 @@ use crate::usage::{DB, JSON};
 drover_kit::testing::real_captures!("opencode");
 
 /// parse-turn over a captured run.
-trait Parse {
-    fn parse(&self) -> TurnResult;
+fn parse(run: &Run) -> TurnResult {
+    run.parse_with::<Opencode>(&profile(), None)
 }
 
-impl Parse for Run {
-    fn parse(&self) -> TurnResult {
-        // Step counts are per run; a prior record changes nothing.
-        Opencode::parse_turn(&profile(), &self.output(Some(chat(1)))).expect("parses")
-    }
-}
-
-/// What the server sent for `calls` successful Chat Completions calls.
-fn chat(calls: u64) -> Usage {
-    Usage {
-        input: (3101 - 300) * calls,
-        output: 77 * calls,
-        cache_read: 300 * calls,
-        cache_write: 0,
-        reasoning: 0,
-        requests: calls,
-    }
+/// What the server sent for `n` successful Chat Completions calls.
+fn chat(n: u64) -> Usage {
+    calls(3101 - 300, 300, 77, 0, n)
 }
 
 const SESSION: &str = "ses_dd2a43f32ffe3bHPlnw0TS47j2";
@@ -55,14 +43,14 @@ const SESSION: &str = "ses_dd2a43f32ffe3bHPlnw0TS47j2";
 #[test]
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 2 (seq 1 is the title).
-    let first = run!("headless-success", "jsonl").parse();
+    let first = parse(&run!("headless-success", "jsonl"));
     assert_eq!(first.outcome, TurnOutcome::Success);
     assert_eq!(first.reply.as_deref(), Some("OK"));
     assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
     assert_eq!(first.error, None);
     assert_eq!(total(first.usage), chat(1));
     // seq 3: the resumed session gets no new title.
-    let resumed = run!("headless-resume", "jsonl").parse();
+    let resumed = parse(&run!("headless-resume", "jsonl"));
     assert_eq!(
         (resumed.outcome, resumed.reply.as_deref()),
         (TurnOutcome::Success, Some("SECOND"))
@@ -70,7 +58,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     assert_eq!(resumed.conversation_id.as_deref(), Some(SESSION));
     assert_eq!(total(resumed.usage), chat(1));
     // seq 8 (tool call) and 9.
-    let tool = run!("headless-tool", "jsonl").parse();
+    let tool = parse(&run!("headless-tool", "jsonl"));
     assert_eq!(
         (tool.outcome, tool.reply.as_deref()),
         (TurnOutcome::Success, Some("TOOLDONE"))
@@ -91,7 +79,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 #[test]
 fn text_mode_prints_the_reply() {
     // seq 5; the stderr is the colored `> build · fake-model` banner.
-    let plain = run!("headless-text", "txt").parse();
+    let plain = parse(&run!("headless-text", "txt"));
     assert_eq!(plain.outcome, TurnOutcome::Success);
     assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
     assert_eq!((plain.error, plain.usage), (None, None));
@@ -150,11 +138,8 @@ fn every_error_mode_fails_with_the_clis_message() {
     for (run, session, message, _) in error_runs() {
         // Errors are a stdout event only; stderr stays empty.
         assert_eq!((run.exit_code(), run.stderr), (Some(1), ""), "{message}");
-        let r = run.parse();
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{message}");
-        assert_eq!(r.reply, None, "{message}");
-        assert_eq!(r.conversation_id.as_deref(), Some(session));
-        assert_eq!(r.error.as_deref(), Some(message));
+        let r = parse(&run);
+        assert_failed(&r, Some(session), message);
         assert_eq!(r.usage, None, "{message}");
     }
 }

@@ -71,33 +71,29 @@ mod tests {
 
     #[test]
     fn reads_each_state() {
-        assert_eq!(
-            state(IDLE),
-            (SeatState::Idle, None, "opencode/v1/prompt".to_string())
-        );
-        assert_eq!(
-            state(WORKING),
-            (
-                SeatState::Working,
-                None,
-                "opencode/v1/esc-interrupt".to_string()
-            )
-        );
-        assert_eq!(
-            state(PERMISSION),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::Permission),
-                "opencode/v1/permission".to_string()
-            )
-        );
-        assert_eq!(
-            state(QUESTION),
-            (
-                SeatState::Blocked,
-                Some(PromptKind::Question),
-                "opencode/v1/question".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (IDLE, SeatState::Idle, None, "opencode/v1/prompt"),
+                (
+                    WORKING,
+                    SeatState::Working,
+                    None,
+                    "opencode/v1/esc-interrupt",
+                ),
+                (
+                    PERMISSION,
+                    SeatState::Blocked,
+                    Some(PromptKind::Permission),
+                    "opencode/v1/permission",
+                ),
+                (
+                    QUESTION,
+                    SeatState::Blocked,
+                    Some(PromptKind::Question),
+                    "opencode/v1/question",
+                ),
+            ],
         );
     }
 

@@ -12,10 +12,13 @@
 //! own.
 
 use drover_kit::Adapter;
-use drover_kit::testing::{Evidence, Run, assert_pane_faults, assert_readings, hook_lines, total};
+use drover_kit::testing::{
+    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
+    assert_pane_faults, assert_readings, calls, hook_names, hook_request_for, only_entry, total,
+};
 use drover_kit::{
-    CanonicalEvent, FaultKind, HookInstall, LocationContext, PromptKind, SeatState, TurnOutcome,
-    TurnResult, Usage, UsageReport,
+    CanonicalEvent, FaultKind, LocationContext, PromptKind, SeatState, TurnOutcome, TurnResult,
+    Usage, UsageReport,
 };
 use serde_json::Value;
 
@@ -27,26 +30,13 @@ use crate::{PARSER, Qwen};
 drover_kit::testing::real_captures!("qwen");
 
 /// parse-turn over a captured run.
-trait Parse {
-    fn parse(&self, prior: Option<Usage>) -> TurnResult;
+fn parse(run: &Run, prior: Option<Usage>) -> TurnResult {
+    run.parse_with::<Qwen>(&profile(), prior)
 }
 
-impl Parse for Run {
-    fn parse(&self, prior: Option<Usage>) -> TurnResult {
-        Qwen::parse_turn(&profile(), &self.output(prior)).expect("parses")
-    }
-}
-
-/// What the server sent for `calls` successful Chat Completions calls.
-fn chat(calls: u64) -> Usage {
-    Usage {
-        input: (3101 - 300) * calls,
-        output: 77 * calls,
-        cache_read: 300 * calls,
-        cache_write: 0,
-        reasoning: 0,
-        requests: calls,
-    }
+/// What the server sent for `n` successful Chat Completions calls.
+fn chat(n: u64) -> Usage {
+    calls(3101 - 300, 300, 77, 0, n)
 }
 
 const SESSION: &str = "04d7f44c-3f1b-4b60-b153-bbb52597cdfd";
@@ -54,7 +44,7 @@ const SESSION: &str = "04d7f44c-3f1b-4b60-b153-bbb52597cdfd";
 #[test]
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1 (OK) and seq 2 (the memory extractor).
-    let first = run!("headless-success", "json").parse(None);
+    let first = parse(&run!("headless-success", "json"), None);
     assert_eq!(first.outcome, TurnOutcome::Success);
     assert_eq!(first.reply.as_deref(), Some("OK"));
     assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
@@ -67,15 +57,15 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 3 and 4. The result's figures are the conversation's (four calls);
     // drover passes the first turn's own usage as prior usage.
     let resumed = run!("headless-resume", "json");
-    let r = resumed.parse(Some(total(first.usage)));
+    let r = parse(&resumed, Some(total(first.usage)));
     assert_eq!(r.outcome, TurnOutcome::Success);
     assert_eq!(r.reply.as_deref(), Some("SECOND"));
     assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
     assert_eq!(total(r.usage), chat(2));
-    assert_eq!(total(resumed.parse(None).usage), chat(4));
+    assert_eq!(total(parse(&resumed, None).usage), chat(4));
 
     // seq 7 and 8; stream-json carries no stats.
-    let stream = run!("headless-stream-json", "jsonl").parse(None);
+    let stream = parse(&run!("headless-stream-json", "jsonl"), None);
     assert_eq!(
         (stream.outcome, stream.reply.as_deref()),
         (TurnOutcome::Success, Some("STREAM"))
@@ -87,7 +77,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     assert_eq!(total(stream.usage), chat(2));
 
     // seq 10 (the tool call) and 11; no memory call after a yolo tool run.
-    let tool = run!("headless-tool", "json").parse(None);
+    let tool = parse(&run!("headless-tool", "json"), None);
     assert_eq!(
         (tool.outcome, tool.reply.as_deref()),
         (TurnOutcome::Success, Some("TOOLDONE"))
@@ -101,11 +91,11 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 
 #[test]
 fn text_mode_prints_the_reply_or_the_sentence() {
-    let plain = run!("headless-text", "txt").parse(None);
+    let plain = parse(&run!("headless-text", "txt"), None);
     assert_eq!(plain.outcome, TurnOutcome::Success);
     assert_eq!(plain.reply.as_deref(), Some("PLAIN"));
     assert_eq!((plain.error, plain.usage), (None, None));
-    let failed = run!("headless-error-500-text", "txt").parse(None);
+    let failed = parse(&run!("headless-error-500-text", "txt"), None);
     assert_eq!(failed.outcome, TurnOutcome::Failed);
     assert_eq!(
         failed.error.as_deref(),
@@ -166,11 +156,8 @@ fn error_runs() -> Vec<(Run, Option<&'static str>, &'static str, Option<FaultKin
 #[test]
 fn every_error_mode_fails_with_the_clis_sentence() {
     for (run, session, sentence, _) in error_runs() {
-        let r = run.parse(None);
-        assert_eq!(r.outcome, TurnOutcome::Failed, "{sentence}");
-        assert_eq!(r.reply, None, "{sentence}");
-        assert_eq!(r.conversation_id.as_deref(), session, "{sentence}");
-        assert_eq!(r.error.as_deref(), Some(sentence));
+        let r = parse(&run, None);
+        assert_failed(&r, session, sentence);
         // No call succeeded: zero tokens and no request, or no usage at all.
         let usage = r.usage.map(|u| u.total()).unwrap_or(Usage::ZERO);
         assert_eq!(usage, Usage::ZERO, "{sentence}");
@@ -188,7 +175,7 @@ fn error_output_classifies() {
         let fault = classify(run.lines());
         assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
         // … and parse-turn's sentence.
-        let error = run.parse(None).error.expect("sentence");
+        let error = parse(&run, None).error.expect("sentence");
         let lines = error.lines().map(str::to_string).collect();
         assert_eq!(classify(lines).map(|f| f.kind), kind, "{sentence}");
     }
@@ -296,19 +283,13 @@ fn every_captured_hook_payload_parses() {
         "PostToolBatch" | "MessageDisplay" | "InstructionsLoaded" => CanonicalEvent::Other,
         other => panic!("a captured event this test does not know: {other}"),
     };
-    let mut seen = 0;
-    for log in all_hook_logs() {
-        for (native, payload) in hook_lines(log) {
-            let bytes = serde_json::to_vec(&payload).expect("serializes");
-            let e = Qwen::parse_hook(&profile(), &native, &bytes).expect("parses");
-            let field = |k: &str| payload[k].as_str().map(str::to_string);
-            assert_eq!(e.kind, expected_kind(&native), "{native}");
-            assert_eq!(e.session_id, field("session_id"));
-            assert!(e.session_id.is_some());
-            assert_eq!(e.transcript_path, field("transcript_path"));
-            assert_eq!(e.cwd.as_deref(), Some("<tmp>/qwen/work"));
-            assert!(!e.subagent);
-            match native.as_str() {
+    let seen = assert_captured_hooks::<Qwen>(
+        &profile(),
+        &all_hook_logs(),
+        "<tmp>/qwen/work",
+        expected_kind,
+        |native, e, field| {
+            match native {
                 "Stop" => {
                     assert_eq!(e.last_message, field("last_assistant_message"));
                     assert!(e.last_message.is_some());
@@ -338,16 +319,15 @@ fn every_captured_hook_payload_parses() {
                 "SessionEnd" => assert_eq!(e.reason.as_deref(), Some("prompt_input_exit")),
                 _ => {}
             }
-            seen += 1;
-        }
-    }
+        },
+    );
     assert_eq!(seen, 95);
 }
 
 #[test]
 fn headless_failures_fire_no_turn_end() {
     for (run, _, sentence, _) in error_runs() {
-        let events: Vec<String> = hook_lines(run.hooks).into_iter().map(|(e, _)| e).collect();
+        let events = hook_names(run.hooks);
         for end in ["Stop", "StopFailure", "SessionEnd"] {
             assert!(!events.iter().any(|e| e == end), "{sentence}: {end}");
         }
@@ -367,18 +347,10 @@ const RECORDS: &str = real!("usage_record.jsonl");
 fn chats_hold_only_the_calls_they_record() {
     // seq 1 and 3: the memory extractor's calls (seq 2, 4) are not in it.
     let report = tally(PARSER, &[(&format!("chats/{SESSION}.jsonl"), CHAT)]).expect("usage");
-    assert_eq!(report.rejected_rows, 0);
-    assert_eq!(report.entries.len(), 1);
-    let entry = &report.entries[0];
     assert_eq!(
-        (
-            entry.session.as_str(),
-            entry.day.as_str(),
-            entry.model.as_str()
-        ),
-        (SESSION, "2026-11-30", "fake-model")
+        only_entry(&report),
+        (SESSION, "2026-11-30", "fake-model", chat(2))
     );
-    assert_eq!(entry.usage, chat(2));
     // seq 10 and 11.
     assert_eq!(total(tally(PARSER, &[("t.jsonl", CHAT_TOOL)])), chat(2));
     // The last interactive run: TMUXOK (seq 2), the tool (5, 6), AFTER500
@@ -439,15 +411,9 @@ fn the_profiles_parser_picks_the_files() {
 #[test]
 fn hooks_install_into_and_leave_the_real_settings_file() {
     let settings = real!("config.settings.json");
-    let request = HookInstall {
-        dialect: "claude-settings-json".to_string(),
-        relay_command: "/usr/local/bin/drover hook --cli qwen".to_string(),
-        events: profile().hook_events,
-        marker: "drover hook --cli".to_string(),
-    };
-    let installed = Qwen::install_hooks(settings, &request).expect("installs");
-    assert!(installed.changed);
-    let value: Value = serde_json::from_str(&installed.text).expect("JSON");
+    let request = hook_request_for("claude-settings-json", "qwen", profile().hook_events);
+    let trip = assert_hooks_round_trip::<Qwen>(settings, &request);
+    let value = &trip.installed;
     assert_eq!(value["$version"], 4);
     assert_eq!(value["model"]["generationConfig"]["maxRetries"], 0);
     let stop = value["hooks"]["Stop"].as_array().expect("Stop list");
@@ -455,15 +421,5 @@ fn hooks_install_into_and_leave_the_real_settings_file() {
         stop.last().map(|e| e["hooks"][0]["command"].clone()),
         Some(Value::from("/usr/local/bin/drover hook --cli qwen Stop"))
     );
-    assert_eq!(
-        Qwen::detect_hooks(&installed.text, &request)
-            .expect("detects")
-            .registered
-            .len(),
-        8
-    );
-    let removed = Qwen::remove_hooks(&installed.text, &request).expect("removes");
-    let original: Value = serde_json::from_str(settings).expect("JSON");
-    let restored: Value = serde_json::from_str(&removed.text).expect("JSON");
-    assert_eq!(restored, original);
+    assert_eq!(trip.after.registered.len(), 8);
 }

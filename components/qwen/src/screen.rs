@@ -101,17 +101,12 @@ mod tests {
 
     #[test]
     fn reads_each_state() {
-        assert_eq!(
-            state(IDLE),
-            (SeatState::Idle, None, "qwen/v1/prompt".to_string())
-        );
-        assert_eq!(
-            state(WORKING),
-            (
-                SeatState::Working,
-                None,
-                "qwen/v1/esc-to-cancel".to_string()
-            )
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[
+                (IDLE, SeatState::Idle, None, "qwen/v1/prompt"),
+                (WORKING, SeatState::Working, None, "qwen/v1/esc-to-cancel"),
+            ],
         );
         assert_eq!(state(PERMISSION).0, SeatState::Blocked);
         assert_eq!(state(PERMISSION).1, Some(PromptKind::Permission));
@@ -121,9 +116,9 @@ mod tests {
     #[test]
     fn a_spinner_without_the_hint_is_still_working_even_above_the_prompt() {
         let s = "◆ Reading files\n\n  ⠼ Reticulating splines\n\n╭────────────────────────────────────╮\n│ >   Type your message or @path/to/file │\n╰────────────────────────────────────╯\n";
-        assert_eq!(
-            state(s),
-            (SeatState::Working, None, "qwen/v1/spinner".to_string())
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(s, SeatState::Working, None, "qwen/v1/spinner")],
         );
         let retry = "✕ [API Error: 429 Rate limit reached for requests]\nRetrying in 60s (attempt 1/10)\n╭──╮\n│ >   Type your message or @path/to/file │\n╰──╯\n";
         assert_eq!(state(retry).0, SeatState::Working);
@@ -138,13 +133,14 @@ mod tests {
     #[test]
     fn a_frozen_confirmation_spinner_is_not_work() {
         let s = "╭──────────────────────────────╮\n│ ?  Shell rm -rf build         │\n│ Allow execution of: 'rm'?     │\n│ ● 1. Yes, allow once          │\n│   2. Always allow in this project │\n│   3. No, suggest changes (esc) │\n╰──────────────────────────────╯\n  ⠏ Waiting for user confirmation...\n";
-        assert_eq!(
-            state(s),
-            (
+        drover_kit::testing::assert_rule_states(
+            state,
+            &[(
+                s,
                 SeatState::Blocked,
                 Some(PromptKind::Permission),
-                "qwen/v1/permission-options".to_string()
-            )
+                "qwen/v1/permission-options",
+            )],
         );
         assert_eq!(
             state("  ⠏ Waiting for user confirmation...\n").1,
