@@ -49,6 +49,10 @@ pub enum Decision {
 }
 
 impl Decision {
+    fn allows(self) -> bool {
+        matches!(self, Decision::Allow | Decision::AllowAlways)
+    }
+
     fn parse(text: &str) -> Option<Decision> {
         match text {
             "ask" => Some(Decision::Ask),
@@ -192,14 +196,39 @@ pub enum PolicyError {
 
 impl Policy {
     /// The project's policy; no `[policy]` table means "ask".
+    ///
+    /// The project's file comes with the checkout, so its `allow` decisions
+    /// (rules, or an `allow` default) count only once the user trusts the
+    /// project (`drover trust`); until then they are set aside and those
+    /// questions go to a person. Its `reject` and `ask` decisions always
+    /// apply: they can only make a run more careful.
     pub fn load(project: &Path) -> Result<Policy, PolicyError> {
-        match ConfigFile::read(
-            &crate::config::project_path(project),
-            crate::config::Scope::Project,
-        )? {
-            Some(file) => Policy::from_file(&file),
-            None => Ok(Policy::default()),
+        let path = crate::config::project_path(project);
+        let Some(file) = ConfigFile::read(&path, crate::config::Scope::Project)? else {
+            return Ok(Policy::default());
+        };
+        let mut policy = Policy::from_file(&file)?;
+        if policy.allows_anything() && !project_trusted(project, &path) {
+            tracing::warn!(
+                "{}: the project's [policy] allows without asking, and the project is not trusted: its allow decisions are set aside (drover trust --show)",
+                path.display()
+            );
+            policy = policy.without_allows();
         }
+        Ok(policy)
+    }
+
+    /// The policy with its allow decisions turned into "ask a person".
+    fn without_allows(mut self) -> Policy {
+        self.rules.retain(|r| !r.decision.allows());
+        if self.default.allows() {
+            self.default = Decision::Ask;
+        }
+        self
+    }
+
+    fn allows_anything(&self) -> bool {
+        self.default.allows() || self.rules.iter().any(|r| r.decision.allows())
     }
 
     pub fn from_file(file: &ConfigFile) -> Result<Policy, PolicyError> {
@@ -383,6 +412,14 @@ pub const KINDS: &[&str] = &[
     "other",
 ];
 
+/// Whether the user trusts the project's config file as it is now.
+fn project_trusted(project: &Path, config: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(config) else {
+        return false;
+    };
+    crate::trust::Trust::load(project).is_ok_and(|t| t.trusts(config, &bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,6 +492,20 @@ decision = "allow-always"
 
     fn picked(p: &Policy, q: &Question) -> Option<(String, Value)> {
         p.decide(q).map(|v| (v.option, v.rule["at"].clone()))
+    }
+
+    #[test]
+    fn an_untrusted_policy_keeps_its_rejections_and_asks_instead_of_allowing() {
+        let p = policy(&EXAMPLE.replace("default = \"ask\"", "default = \"allow\""))
+            .expect("valid policy")
+            .without_allows();
+        let rejected = p
+            .decide(&ask("Bash", "execute", "rm -rf /"))
+            .expect("decided");
+        assert_eq!(rejected.decision, Decision::Reject);
+        assert_eq!(p.decide(&ask("Bash", "execute", "cargo test")), None);
+        assert_eq!(p.decide(&ask("Read", "read", "src/main.rs")), None);
+        assert_eq!(p.decide(&ask("Other", "other", "anything")), None);
     }
 
     #[test]

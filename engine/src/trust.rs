@@ -262,9 +262,41 @@ pub fn wants(profile: &Profile) -> Vec<String> {
     out
 }
 
-/// What a settings file would run: its `[[notify]]` commands and webhooks,
-/// one line each.
+/// What a settings file would run or allow: its `[[notify]]` commands and
+/// webhooks, and its `[policy]` decisions that allow without asking, one
+/// line each.
 pub fn config_wants(file: &crate::config::ConfigFile) -> Vec<String> {
+    let mut wants = notify_wants(file);
+    wants.extend(policy_wants(file));
+    wants
+}
+
+fn policy_wants(file: &crate::config::ConfigFile) -> Vec<String> {
+    let Some(policy) = file.table().get("policy").and_then(toml::Value::as_table) else {
+        return Vec::new();
+    };
+    let allows = |v: Option<&toml::Value>| {
+        matches!(
+            v.and_then(toml::Value::as_str),
+            Some("allow" | "allow-always")
+        )
+    };
+    let mut wants = Vec::new();
+    if allows(policy.get("default")) {
+        wants.push("[policy] default = allow".to_string());
+    }
+    if let Some(toml::Value::Array(rules)) = policy.get("rule") {
+        for rule in rules.iter().filter_map(toml::Value::as_table) {
+            if allows(rule.get("decision")) {
+                let fields: Vec<String> = rule.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                wants.push(format!("[[policy.rule]] {}", fields.join(", ")));
+            }
+        }
+    }
+    wants
+}
+
+fn notify_wants(file: &crate::config::ConfigFile) -> Vec<String> {
     let Some(toml::Value::Array(items)) = file.table().get("notify") else {
         return Vec::new();
     };

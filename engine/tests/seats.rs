@@ -319,6 +319,9 @@ fn an_acp_seat_that_cannot_start_is_not_recorded() {
             .replace("scripted-cli --acp", "scripted-cli --no-such-flag"),
     )
     .expect("profile");
+    // A project's own profile runs only once the user trusts it.
+    let trusted = p.drover().arg("trust").output().expect("drover trust");
+    assert!(trusted.status.success(), "{trusted:?}");
     let out = p
         .drover()
         .args(["up", "bad", "--cli", "refused", "--workspace", "acp"])

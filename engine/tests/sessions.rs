@@ -779,6 +779,14 @@ fn acp_permission_question_is_data_answered_by_a_person_or_the_policy() {
         "{answer:#}"
     );
     assert_eq!(answer["detail"]["answered"]["rule"]["input"], "*hi2.txt");
+    // An allow rule from the checkout counts once the user trusts it.
+    let show = p.output(&["trust", "--show"]);
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        shown.contains("[[policy.rule]]") && shown.contains("hi3.txt"),
+        "{shown}"
+    );
+    assert!(p.output(&["trust"]).status.success());
     let (doc, _) = acp_run(&p, &[], "Reply with exactly: YES @blocked @write=hi3.txt");
     assert_eq!(status(&doc), "completed", "{doc:#}");
     assert!(
