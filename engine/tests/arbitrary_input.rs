@@ -41,6 +41,9 @@ fn built_in_components_survive_arbitrary_input() {
             .profiles()
             .iter()
             .find(|p| matches!(&p.component, drover::profile::ComponentRef::Builtin(n) if n == builtin.name))
+            // No built-in profile names the generic adapter (it serves
+            // profile-only CLIs); feed it a Claude-dialect profile.
+            .or_else(|| (builtin.name == "generic").then(|| catalog.find("claude")).flatten())
             .map(|p| p.to_wit())
             .expect("a profile uses every built-in component");
         let (adapter, _) = sandbox

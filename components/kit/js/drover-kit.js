@@ -74,6 +74,7 @@ export function adapter(spec) {
     renderPrompt: declined("render-prompt"),
     interactiveCommand: declined("interactive-command"),
     headlessCommand: declined("headless-command"),
+    acpCommand: declined("acp-command"),
     parseTurn: declined("parse-turn"),
     installHooks: declined("install-hooks"),
     removeHooks: declined("remove-hooks"),

@@ -98,6 +98,9 @@ class Adapter(exports.Cli):
     def headless_command(self, profile: Profile, request: LaunchRequest) -> Command:
         raise self._declined("headless-command")
 
+    def acp_command(self, profile: Profile, request: LaunchRequest) -> Command:
+        raise self._declined("acp-command")
+
     def parse_turn(self, profile: Profile, output: TurnOutput) -> TurnResult:
         raise self._declined("parse-turn")
 

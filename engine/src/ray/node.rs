@@ -54,6 +54,10 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     let sandbox = Sandbox::new(CompileCache::default_location())?;
     let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
     let state = state_dir(&project);
+    // The node's turns keep their run directories in a project of their
+    // own below this one's state: create it first, confined to the project.
+    crate::state::create_dir_all(&state)
+        .with_context(|| format!("creating {}", state.display()))?;
     let run = RunDir::create(&state, &turn.submission_id).with_context(|| {
         format!(
             "creating the turn's run directory under {}",

@@ -422,7 +422,7 @@ pub fn turn(
         if !exchange.reply.is_empty() {
             reply = Some(exchange.reply.clone());
         }
-        let turn_usage = usage_of_turn(ctx, spec, &agent.session, hooks.transcript.as_deref());
+        let turn_usage = usage_of_turn(ctx, &agent.session, hooks.transcript.as_deref());
         if let Some(u) = &turn_usage {
             match usage.as_mut() {
                 Some(total) => total.add(u),
@@ -966,31 +966,19 @@ fn question_of(params: &Value, known: &HashMap<String, String>) -> Question {
     }
 }
 
-/// This turn's usage: the conversation's total from its transcript (the one
-/// a hook named, else the conversation's own where the CLI keeps them), minus
-/// what drover recorded for its earlier turns.
-fn usage_of_turn(
-    ctx: &Context,
-    spec: &SessionSpec,
-    conversation: &str,
-    transcript: Option<&str>,
-) -> Option<Spent> {
-    let path = match transcript {
-        Some(path) => std::path::PathBuf::from(path),
-        None => super::usage::transcript_of(
+/// This turn's usage: the conversation's total from its transcript (the
+/// one a hook named, else found among the CLI's transcripts by conversation
+/// id), minus what drover recorded for its earlier turns.
+fn usage_of_turn(ctx: &Context, conversation: &str, transcript: Option<&str>) -> Option<Spent> {
+    let whole = match transcript {
+        Some(path) => super::usage::read_with_grace(
             &ctx.adapter,
-            &ctx.profile,
-            &spec.cwd,
-            &|name| super::headless::cli_env(ctx, spec, name),
-            conversation,
-        )?,
-    };
-    let whole = super::usage::read_with_grace(
-        &ctx.adapter,
-        &ctx.profile.usage_parser,
-        &path,
-        ctx.profile.usage_grace,
-    )?;
+            &ctx.profile.usage_parser,
+            std::path::Path::new(path),
+            ctx.profile.usage_grace,
+        ),
+        None => super::usage::of_conversation(ctx, conversation),
+    }?;
     let prior = conversations::prior_usage(&ctx.project, &ctx.profile.name, conversation);
     Some(prior.map_or(whole, |p| whole.minus(&p)))
 }

@@ -503,7 +503,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
 
 /// A variable of the CLI's environment: the seat's, else the profile's,
 /// else drover's own (which the CLI inherits).
-pub(super) fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
+fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
     let seat = spec
         .env
         .iter()

@@ -127,6 +127,37 @@ pub fn read_with_grace(
     }
 }
 
+/// A conversation's usage so far, found among the CLI's transcripts (the
+/// adapter's transcript locations, read as `drover usage` reads them), for
+/// sessions that learned no transcript path from hooks. `None` when no
+/// transcript carries that conversation.
+pub fn of_conversation(ctx: &super::Context, conversation: &str) -> Option<Spent> {
+    if ctx.profile.usage_parser == "none" || conversation.is_empty() {
+        return None;
+    }
+    let request = crate::usage::Request {
+        clis: vec![ctx.profile.name.clone()],
+        ..crate::usage::Request::default()
+    };
+    let report = crate::usage::run(&ctx.project, &request, &crate::usage::Quiet)
+        .map_err(|e| tracing::debug!("usage of {conversation}: {e}"))
+        .ok()?;
+    let row = report.sessions.iter().find(|row| {
+        matches!(&row.label, crate::usage::Label::Session { session, .. } if session == conversation)
+    })?;
+    Some(Spent {
+        tokens: Tokens {
+            input: row.usage.input,
+            output: row.usage.output,
+            cache_read: row.usage.cache_read,
+            cache_write: row.usage.cache_write,
+            reasoning: row.usage.reasoning,
+            requests: row.usage.requests,
+        },
+        cost_usd: row.cost_usd,
+    })
+}
+
 /// The transcript of `conversation`: among the files the adapter's
 /// `transcript-locations` name for the profile's parser, the newest whose
 /// path has a directory or file stem equal to the conversation id (Copilot:

@@ -311,10 +311,14 @@ impl Drop for ModelServer {
     }
 }
 
-/// A port on 127.0.0.1 that had no listener a moment ago.
+/// A port on 127.0.0.1 with no listener. Chosen below Linux's ephemeral
+/// range (32768 and up), where the tests' own servers, which bind port 0,
+/// never land: a port freed from that range could be handed to a model
+/// server of a test running alongside, and the "closed" CLI would reach it.
 pub fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind a free port");
-    listener.local_addr().expect("local addr").port()
+    (20_000..21_000)
+        .find(|&port| std::net::TcpStream::connect(("127.0.0.1", port)).is_err())
+        .expect("a closed port between 20000 and 21000")
 }
 
 // ------------------------------------------------------------- the project
