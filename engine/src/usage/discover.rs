@@ -89,31 +89,12 @@ pub fn plan(
     }
     let mut selected: Vec<&Profile> = Vec::new();
     if clis.is_empty() {
-        // Profiles that share a component, parser and settings read the same
-        // transcripts (the `scripted` stand-in uses claude's): keep one, the
-        // one named after the component when there is one, so nothing is
-        // counted twice or called ambiguous.
-        let same = |a: &Profile, b: &Profile| {
-            a.component == b.component
-                && a.usage_parser == b.usage_parser
-                && a.component_settings == b.component_settings
-        };
-        let named_after_component = |p: &Profile| p.component.to_string() == p.name;
-        for profile in catalog
-            .profiles()
-            .iter()
-            .filter(|p| p.usage_parser != "none")
-        {
-            match selected.iter().position(|kept| same(kept, profile)) {
-                Some(at)
-                    if named_after_component(profile) && !named_after_component(selected[at]) =>
-                {
-                    selected[at] = profile;
-                }
-                Some(_) => {}
-                None => selected.push(profile),
-            }
-        }
+        selected.extend(
+            catalog
+                .profiles()
+                .iter()
+                .filter(|p| p.usage_parser != "none"),
+        );
     } else {
         for name in clis {
             let Some(profile) = catalog.find(name) else {
@@ -147,6 +128,9 @@ pub fn plan(
         }
     }
     let context = Context::new(project);
+    if clis.is_empty() {
+        components = one_per_transcript_set(components, &context);
+    }
     let picks = if paths.is_empty() {
         discover(&components, &context, explain, &mut warnings, &mut notes)
     } else {
@@ -166,6 +150,46 @@ pub fn plan(
         warnings,
         skipped: notes,
     })
+}
+
+/// Profiles whose components read the same transcripts with the same parser
+/// (the `scripted` stand-in drives the claude component) would count every
+/// file twice or call it ambiguous: keep one of each set, the one named after
+/// its component when there is one. What a profile reads is what its
+/// component answers, so settings that do not move transcripts (an ACP
+/// command, say) do not split a set.
+fn one_per_transcript_set(components: Vec<Loaded>, context: &Context) -> Vec<Loaded> {
+    type Reads = (String, String, Vec<(String, String, String, String)>);
+    let reads = |loaded: &Loaded| -> Reads {
+        let mut scratch = Vec::new();
+        let mut globs: Vec<_> = [true, false]
+            .into_iter()
+            .flat_map(|with_env| locations(loaded, context, with_env, &mut scratch))
+            .map(|g| (format!("{:?}", g.base), g.pattern, g.format, g.parser))
+            .collect();
+        globs.sort();
+        (
+            loaded.profile.component.to_string(),
+            loaded.profile.usage_parser.clone(),
+            globs,
+        )
+    };
+    let named_after_component = |p: &Profile| p.component.to_string() == p.name;
+    let mut kept: Vec<(Reads, Loaded)> = Vec::new();
+    for loaded in components {
+        let key = reads(&loaded);
+        match kept.iter().position(|(k, _)| *k == key) {
+            Some(at)
+                if named_after_component(&loaded.profile)
+                    && !named_after_component(&kept[at].1.profile) =>
+            {
+                kept[at] = (key, loaded);
+            }
+            Some(_) => {}
+            None => kept.push((key, loaded)),
+        }
+    }
+    kept.into_iter().map(|(_, loaded)| loaded).collect()
 }
 
 fn load(sandbox: &Sandbox, profile: &Profile, project: &Path) -> Result<Loaded, String> {
