@@ -6,16 +6,35 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use drover::relay::DropParser;
+use drover::run::{EventWatcher, HookRecord};
+use drover::sandbox::CompileCache;
+use drover::sandbox::wit::CanonicalEvent;
 use serde_json::Value;
 use support::{Project, drover_exe, shared_cache, tmux_required};
 
-/// Starts a relay the way a CLI's hook config does.
-fn relay(p: &Project, run_dir: &std::path::Path, task: &str, payload: &str) -> std::process::Child {
-    let mut child = Command::new(drover_exe())
-        .args(["hook", "--cli", "scripted", "Stop"])
+/// Starts a relay the way a CLI's hook config does: `drover-relay`
+/// (what `hooks install` registers) or `drover hook` (older configs).
+fn start(
+    relay: Relay,
+    p: &Project,
+    run_dir: &std::path::Path,
+    task: &str,
+    payload: &str,
+) -> std::process::Child {
+    let mut command = match relay {
+        Relay::Fast => Command::new(env!("CARGO_BIN_EXE_drover-relay")),
+        Relay::Drover => {
+            let mut c = Command::new(drover_exe());
+            c.arg("hook");
+            c
+        }
+    };
+    let mut child = command
+        .args(["--cli", "scripted", "Stop"])
         .env("DROVER_RUN_DIR", run_dir)
         .env("DROVER_TASK_ID", task)
-        .env("DROVER_CACHE_DIR", shared_cache())
+        .env("DROVER_CACHE_DIR", p.home.join("cache"))
         .env("HOME", &p.home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -28,88 +47,116 @@ fn relay(p: &Project, run_dir: &std::path::Path, task: &str, payload: &str) -> s
     child
 }
 
+#[derive(Clone, Copy, Debug)]
+enum Relay {
+    Fast,
+    Drover,
+}
+
+/// The run's events, read as a session reads them.
+fn read_events(run_dir: &std::path::Path) -> Vec<HookRecord> {
+    let parser = DropParser::for_run(run_dir).with_compile_cache(CompileCache::at(shared_cache()));
+    EventWatcher::new(run_dir.join("events"), parser).poll()
+}
+
 #[test]
-fn a_thousand_concurrent_relays_lose_no_event() {
-    let p = Project::new();
-    let run_dir = p.path().join(".drover/runs/burst");
-    std::fs::create_dir_all(run_dir.join("events")).expect("run dir");
-    // Warm the compile cache so the burst measures the relay, not a compile.
-    let warm = relay(&p, &run_dir, "warm", r#"{"session_id":"warm"}"#)
-        .wait_with_output()
-        .expect("warm");
-    assert!(warm.status.success());
-    let children: Vec<_> = (0..1000)
-        .map(|i| relay(&p, &run_dir, "burst", &format!(r#"{{"session_id":"s{i}","transcript_path":"/t/{i}.jsonl","hook_event_name":"Stop"}}"#)))
-        .collect();
-    for child in children {
-        let out = child.wait_with_output().expect("relay ends");
-        assert!(out.status.success(), "a relay exited non-zero");
-        assert!(
-            out.stdout.is_empty(),
-            "a relay printed to stdout: {:?}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-    let mut sessions = std::collections::BTreeSet::new();
-    for entry in std::fs::read_dir(run_dir.join("events"))
-        .expect("events")
-        .filter_map(Result::ok)
-    {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        assert!(
-            !name.starts_with('.'),
-            "a temporary file was left behind: {name}"
-        );
-        let record: Value =
-            serde_json::from_str(&std::fs::read_to_string(entry.path()).expect("read"))
-                .expect("whole JSON");
-        if record["task"] == "burst" {
-            assert_eq!(record["kind"], "stop");
-            sessions.insert(
-                record["session_id"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
+fn a_thousand_concurrent_relays_lose_no_event_and_compile_nothing() {
+    for relay in [Relay::Fast, Relay::Drover] {
+        let p = Project::new();
+        let run_dir = p.path().join(".drover/runs/burst");
+        std::fs::create_dir_all(run_dir.join("events")).expect("run dir");
+        // The compile cache is empty, as after an upgrade or in a new HOME:
+        // a relay must not fill it (each one compiling took a minute for
+        // a burst).
+        let children: Vec<_> = (0..1000)
+            .map(|i| start(relay, &p, &run_dir, "burst", &format!(r#"{{"session_id":"s{i}","transcript_path":"/t/{i}.jsonl","hook_event_name":"Stop"}}"#)))
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().expect("relay ends");
+            assert!(out.status.success(), "a {relay:?} relay exited non-zero");
+            assert!(
+                out.stdout.is_empty(),
+                "a relay printed to stdout: {:?}",
+                String::from_utf8_lossy(&out.stdout)
             );
         }
+        assert!(
+            !p.home.join("cache").exists(),
+            "a {relay:?} relay compiled a component"
+        );
+        let leftovers: Vec<String> = std::fs::read_dir(run_dir.join("events"))
+            .expect("events")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+        let records = read_events(&run_dir);
+        let mut sessions = std::collections::BTreeSet::new();
+        for record in &records {
+            assert_eq!(record.kind, CanonicalEvent::Stop, "{record:?}");
+            assert_eq!(record.error, None, "{record:?}");
+            let session = record.session_id.clone().unwrap_or_default();
+            let n = session.trim_start_matches('s');
+            assert_eq!(
+                record.transcript_path.as_deref(),
+                Some(format!("/t/{n}.jsonl").as_str()),
+                "a payload was corrupted"
+            );
+            sessions.insert(session);
+        }
+        assert_eq!(records.len(), 1000, "{relay:?}: events were lost");
+        assert_eq!(sessions.len(), 1000, "{relay:?}: events were lost");
     }
-    assert_eq!(sessions.len(), 1000, "events were lost");
 }
 
 #[test]
 fn the_relay_is_inert_outside_a_session_and_never_fails() {
-    let p = Project::new();
-    let out = Command::new(drover_exe())
-        .args(["hook", "--cli", "scripted", "Stop"])
-        .env_remove("DROVER_RUN_DIR")
-        .env_remove("DROVER_TASK_ID")
-        .stdin(Stdio::null())
-        .output()
-        .expect("relay");
-    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
-    // Garbage arguments, a missing run dir, a symlinked events dir: exit 0, nothing written.
-    let run_dir = p.path().join(".drover/runs/r");
-    std::fs::create_dir_all(&run_dir).expect("run dir");
-    let outside = p.path().join("outside");
-    std::fs::create_dir_all(&outside).expect("outside");
-    std::os::unix::fs::symlink(&outside, run_dir.join("events")).expect("symlink");
-    let out = relay(&p, &run_dir, "t", "{}")
-        .wait_with_output()
-        .expect("relay");
-    assert!(out.status.success());
-    assert_eq!(
-        std::fs::read_dir(&outside).expect("outside").count(),
-        0,
-        "the relay followed a symlinked events dir"
-    );
-    let out = Command::new(drover_exe())
-        .args(["hook", "--bogus"])
-        .env("DROVER_RUN_DIR", "/nonexistent")
-        .env("DROVER_TASK_ID", "t")
-        .stdin(Stdio::null())
-        .output()
-        .expect("relay");
-    assert!(out.status.success());
+    for relay in [Relay::Fast, Relay::Drover] {
+        let p = Project::new();
+        let command = || match relay {
+            Relay::Fast => Command::new(env!("CARGO_BIN_EXE_drover-relay")),
+            Relay::Drover => {
+                let mut c = Command::new(drover_exe());
+                c.arg("hook");
+                c
+            }
+        };
+        let out = command()
+            .args(["--cli", "scripted", "Stop"])
+            .env_remove("DROVER_RUN_DIR")
+            .env_remove("DROVER_TASK_ID")
+            .stdin(Stdio::null())
+            .output()
+            .expect("relay");
+        assert!(
+            out.status.success() && out.stdout.is_empty() && out.stderr.is_empty(),
+            "{relay:?}"
+        );
+        // Garbage arguments, a missing run dir, a symlinked events dir: exit 0, nothing written.
+        let run_dir = p.path().join(".drover/runs/r");
+        std::fs::create_dir_all(&run_dir).expect("run dir");
+        let outside = p.path().join("outside");
+        std::fs::create_dir_all(&outside).expect("outside");
+        std::os::unix::fs::symlink(&outside, run_dir.join("events")).expect("symlink");
+        let out = start(relay, &p, &run_dir, "t", "{}")
+            .wait_with_output()
+            .expect("relay");
+        assert!(out.status.success());
+        assert_eq!(
+            std::fs::read_dir(&outside).expect("outside").count(),
+            0,
+            "the {relay:?} relay followed a symlinked events dir"
+        );
+        let out = command()
+            .args(["--bogus"])
+            .env("DROVER_RUN_DIR", "/nonexistent")
+            .env("DROVER_TASK_ID", "t")
+            .stdin(Stdio::null())
+            .output()
+            .expect("relay");
+        assert!(out.status.success(), "{relay:?}");
+    }
 }
 
 #[test]
@@ -117,7 +164,7 @@ fn unreadable_payloads_still_publish_the_mapped_event() {
     let p = Project::new();
     let run_dir = p.path().join(".drover/runs/r");
     std::fs::create_dir_all(run_dir.join("events")).expect("run dir");
-    let out = relay(&p, &run_dir, "t", "this is not json")
+    let out = start(Relay::Fast, &p, &run_dir, "t", "this is not json")
         .wait_with_output()
         .expect("relay");
     assert!(out.status.success());
@@ -126,17 +173,34 @@ fn unreadable_payloads_still_publish_the_mapped_event() {
         .filter_map(Result::ok)
         .next()
         .expect("one event");
-    let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(file.path()).expect("read")).expect("json");
-    assert_eq!(record["kind"], "stop", "the profile maps Stop -> Stop");
-    assert_eq!(record["payload"], "this is not json");
-    assert!(
-        record["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("not valid JSON")),
-        "{record}"
-    );
     use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        file.metadata().expect("meta").permissions().mode() & 0o777,
+        0o600
+    );
+    let records = read_events(&run_dir);
+    assert_eq!(records.len(), 1, "{records:?}");
+    let record = &records[0];
+    assert_eq!(
+        record.kind,
+        CanonicalEvent::Stop,
+        "the profile maps Stop -> Stop"
+    );
+    assert_eq!(record.payload.as_deref(), Some("this is not json"));
+    assert!(
+        record
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("not valid JSON")),
+        "{record:?}"
+    );
+    // The parsed record replaced the drop, with the same mode.
+    let file = std::fs::read_dir(run_dir.join("events"))
+        .expect("events")
+        .filter_map(Result::ok)
+        .next()
+        .expect("one event");
+    assert!(file.file_name().to_string_lossy().ends_with(".json"));
     assert_eq!(
         file.metadata().expect("meta").permissions().mode() & 0o777,
         0o600
