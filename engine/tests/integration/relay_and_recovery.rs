@@ -1,6 +1,6 @@
 //! The relay under load, and a run surviving the death of its drover.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
