@@ -153,7 +153,9 @@ impl DropParser {
                         .events
                         .iter()
                         .find(|(native, _)| *native == drop.header.native)
-                        .and_then(|(_, canonical)| canonical_kind(canonical))
+                        .and_then(|(_, canonical)| {
+                            wit::CanonicalEvent::from_profile_name(canonical)
+                        })
                 })
         });
         HookRecord {
@@ -201,25 +203,6 @@ fn profile(project: &Path, cli: &str) -> Result<Profile, String> {
         .find(cli)
         .cloned()
         .ok_or_else(|| format!("unknown CLI profile '{cli}'"))
-}
-
-/// A profile's canonical event name as the WIT enum.
-fn canonical_kind(name: &str) -> Option<wit::CanonicalEvent> {
-    use wit::CanonicalEvent as E;
-    Some(match name {
-        "SessionStart" => E::SessionStart,
-        "UserPromptSubmit" => E::PromptSubmit,
-        "Stop" => E::Stop,
-        "StopFailure" => E::StopFailure,
-        "SubagentStop" => E::SubagentStop,
-        "SessionEnd" => E::SessionEnd,
-        "PreCompact" => E::PreCompact,
-        "Notification" => E::Notification,
-        "PermissionRequest" => E::PermissionRequest,
-        "PreToolUse" => E::ToolStart,
-        "PostToolUse" => E::ToolEnd,
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
