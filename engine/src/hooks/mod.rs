@@ -140,12 +140,18 @@ pub fn shell_quote(word: &str) -> String {
 /// The install request for the relay to register, and the one for the
 /// other relay form (entries an earlier drover wrote).
 fn requests(profile: &Profile) -> Result<(wit::HookInstall, wit::HookInstall), HookError> {
+    requests_for(profile, relay(profile)?)
+}
+
+fn requests_for(
+    profile: &Profile,
+    (current, other): (Relay, Relay),
+) -> Result<(wit::HookInstall, wit::HookInstall), HookError> {
     if profile.hookless() {
         return Err(HookError::Hookless {
             profile: profile.name.clone(),
         });
     }
-    let (current, other) = relay(profile)?;
     let request = |relay: Relay| wit::HookInstall {
         dialect: profile.hooks.dialect.clone(),
         relay_command: relay.command,
@@ -240,7 +246,15 @@ fn adapter_error(config: &ConfigFile, error: wit::AdapterError) -> HookError {
 /// Adds drover's relay entries. The edit is checked first (it may only add
 /// relay entries); the user's original bytes are kept before the first write.
 pub fn install(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Change, HookError> {
-    let (request, other) = requests(profile)?;
+    install_with(adapter, profile, project, requests(profile)?)
+}
+
+fn install_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Change, HookError> {
     let config = ConfigFile::open(project, profile)?;
     let existing = config.read()?;
     let before = existing.as_deref().unwrap_or("");
@@ -279,7 +293,15 @@ pub fn install(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<C
 /// whichever drover version installed them); otherwise the component's
 /// removal is checked (it may only take away drover's entries) and written.
 pub fn remove(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Change, HookError> {
-    let (request, other) = requests(profile)?;
+    remove_with(adapter, profile, project, requests(profile)?)
+}
+
+fn remove_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Change, HookError> {
     let config = ConfigFile::open(project, profile)?;
     let Some(existing) = config.read()? else {
         return Ok(Change::Unchanged);
@@ -424,7 +446,15 @@ fn reference_edit(
 
 /// Which mapped events carry the relay.
 pub fn status(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Status, HookError> {
-    let (request, other) = requests(profile)?;
+    status_with(adapter, profile, project, requests(profile)?)
+}
+
+fn status_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Status, HookError> {
     let config = ConfigFile::open(project, profile)?;
     let existing = config.read()?;
     let text = existing.as_deref().unwrap_or("");
@@ -463,6 +493,47 @@ mod tests {
             "'/home/me/my tools/'drover hook --cli claude"
         );
         assert!(relay.command.contains(&relay.marker));
+    }
+
+    #[test]
+    fn an_install_replaces_the_other_relays_entries_and_remove_restores_the_bytes() {
+        let cache = CompileCache::at(std::env::temp_dir().join("drover-lib-tests-cache"));
+        let sandbox = Sandbox::new(cache).expect("sandbox");
+        let catalog = crate::profile::Catalog::load(Path::new("/nonexistent"));
+        let profile = catalog.find("claude").expect("claude");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (adapter, _, _) = crate::registry::load(&sandbox, profile, dir.path()).expect("loads");
+        let path = dir.path().join(&profile.hooks.config_path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        let original = "{\n  \"model\": \"x\"\n}\n";
+        std::fs::write(&path, original).expect("write");
+        let drover = Path::new("/opt/drover/bin/drover");
+        let (legacy, fast) = relays_for(drover, "claude");
+        let older = requests_for(profile, (legacy.clone(), fast.clone())).expect("requests");
+        let newer = requests_for(profile, (fast.clone(), legacy.clone())).expect("requests");
+        // An older drover registered `drover hook`.
+        install_with(&adapter, profile, dir.path(), older.clone()).expect("install");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(
+            text.contains(&legacy.marker) && !text.contains(&fast.marker),
+            "{text}"
+        );
+        // This one registers drover-relay in their place, not beside them.
+        let change = install_with(&adapter, profile, dir.path(), newer.clone()).expect("install");
+        assert_eq!(change, Change::Written);
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains(&legacy.marker), "old entries left: {text}");
+        let events = profile.hooks.events.len();
+        assert_eq!(text.matches(&fast.marker).count(), events, "{text}");
+        let status = status_with(&adapter, profile, dir.path(), newer.clone()).expect("status");
+        assert!(status.missing.is_empty(), "{status:?}");
+        assert_eq!(
+            install_with(&adapter, profile, dir.path(), newer.clone()).expect("again"),
+            Change::Unchanged
+        );
+        let removed = remove_with(&adapter, profile, dir.path(), newer).expect("remove");
+        assert_eq!(removed, Change::Restored);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), original);
     }
 
     #[test]
