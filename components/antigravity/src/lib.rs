@@ -117,28 +117,15 @@ drover_kit::export!(Antigravity);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in antigravity profile (profiles/antigravity.toml), as the
     /// engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "antigravity".to_string(),
-            binary: "agy".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec!["-i".to_string()],
-            bypass_args: vec!["--dangerously-skip-permissions".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "antigravity-hooks-json".to_string(),
-            hook_events: vec![("Stop".to_string(), "Stop".to_string())],
-            usage_parser: "none".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("antigravity", "agy", "antigravity-hooks-json", "none")
+            .launch("-i")
+            .bypass("--dangerously-skip-permissions")
+            .hooks("Stop")
     }
 }
 

@@ -141,37 +141,12 @@ drover_kit::export!(Claude);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in claude profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "claude".to_string(),
-            binary: "claude".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec![
-                "--permission-mode".to_string(),
-                "bypassPermissions".to_string(),
-            ],
-            model_flag: "--model".to_string(),
-            dialect: "claude-settings-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("SessionEnd", "SessionEnd"),
-                ("PreCompact", "PreCompact"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "claude-jsonl".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("claude", "claude", "claude-settings-json", "claude-jsonl")
+            .bypass("--permission-mode bypassPermissions")
+            .hooks("SessionStart Stop SessionEnd PreCompact")
     }
 }

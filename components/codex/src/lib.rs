@@ -142,44 +142,15 @@ drover_kit::export!(Codex);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in codex profile (`profiles/codex.toml`), as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "codex".to_string(),
-            binary: "codex".to_string(),
-            prompt_template: "Use the ${skill} skill now, and use subagents as needed: {args}"
-                .to_string(),
-            launch_args: vec![
-                "-c".to_string(),
-                "features.daemon_auto_start=false".to_string(),
-            ],
-            bypass_args: vec![
-                "--dangerously-bypass-approvals-and-sandbox".to_string(),
-                "--dangerously-bypass-hook-trust".to_string(),
-            ],
-            model_flag: "--model".to_string(),
-            dialect: "codex-hooks-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("SessionEnd", "SessionEnd"),
-                ("PreCompact", "PreCompact"),
-                ("PermissionRequest", "PermissionRequest"),
-                ("SubagentStop", "SubagentStop"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "codex-rollout".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("codex", "codex", "codex-hooks-json", "codex-rollout")
+            .template("Use the ${skill} skill now, and use subagents as needed: {args}")
+            .launch("-c features.daemon_auto_start=false")
+            .bypass("--dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust")
+            .hooks("SessionStart Stop SessionEnd PreCompact PermissionRequest SubagentStop")
     }
 }
 

@@ -133,41 +133,17 @@ drover_kit::export!(Copilot);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-
-    fn strings(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
-    }
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in copilot profile (profiles/copilot.toml), as the engine
     /// passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "copilot".to_string(),
-            binary: "copilot".to_string(),
-            prompt_template: "LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: {args}".to_string(),
-            launch_args: strings(&["-i"]),
-            bypass_args: strings(&["--allow-all-tools", "--allow-all-paths"]),
-            model_flag: "--model".to_string(),
-            dialect: "copilot-settings-json".to_string(),
-            hook_events: [
-                ("agentStop", "Stop"),
-                ("sessionStart", "SessionStart"),
-                ("sessionEnd", "SessionEnd"),
-                ("errorOccurred", "StopFailure"),
-                ("notification", "Notification"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "copilot-events".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: strings(&["--no-ask-user"]),
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("copilot", "copilot", "copilot-settings-json", "copilot-events")
+            .template("LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: {args}")
+            .launch("-i")
+            .bypass("--allow-all-tools --allow-all-paths")
+            .hooks("agentStop=Stop sessionStart=SessionStart sessionEnd=SessionEnd errorOccurred=StopFailure notification=Notification")
+            .turn("--no-ask-user")
     }
 }
 

@@ -116,31 +116,15 @@ drover_kit::export!(Cursor);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in cursor profile (profiles/cursor.toml), as the engine
     /// passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "cursor".to_string(),
-            binary: "cursor-agent".to_string(),
-            prompt_template: "LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly: {args}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec!["--force".to_string(), "--trust".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "cursor-hooks-json".to_string(),
-            hook_events: [("stop", "Stop"), ("sessionStart", "SessionStart"), ("sessionEnd", "SessionEnd")]
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-            usage_parser: "none".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("cursor", "cursor-agent", "cursor-hooks-json", "none")
+            .template("LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly: {args}")
+            .bypass("--force --trust")
+            .hooks("stop=Stop sessionStart=SessionStart sessionEnd=SessionEnd")
     }
 }
 

@@ -131,36 +131,14 @@ drover_kit::export!(Gemini);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in gemini profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "gemini".to_string(),
-            binary: "gemini".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec!["-i".to_string()],
-            bypass_args: vec!["--approval-mode=yolo".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "gemini-settings-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("AfterAgent", "Stop"),
-                ("SessionEnd", "SessionEnd"),
-                ("Notification", "Notification"),
-                ("PreCompress", "PreCompact"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "gemini-chat".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("gemini", "gemini", "gemini-settings-json", "gemini-chat")
+            .launch("-i")
+            .bypass("--approval-mode=yolo")
+            .hooks("SessionStart AfterAgent=Stop SessionEnd Notification PreCompress=PreCompact")
     }
 }
 

@@ -166,42 +166,13 @@ drover_kit::export!(Grok);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-
-    fn strings(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in grok profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "grok".to_string(),
-            binary: "grok".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec![],
-            bypass_args: strings(&["--always-approve", "--trust"]),
-            model_flag: "--model".to_string(),
-            dialect: crate::DIALECT.to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("StopFailure", "StopFailure"),
-                ("SubagentStop", "SubagentStop"),
-                ("SessionEnd", "SessionEnd"),
-                ("PreCompact", "PreCompact"),
-                ("Notification", "Notification"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: crate::usage::UPDATES_PARSER.to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("grok", "grok", crate::DIALECT, crate::usage::UPDATES_PARSER)
+            .bypass("--always-approve --trust")
+            .hooks("SessionStart Stop StopFailure SubagentStop SessionEnd PreCompact Notification")
     }
 }
 

@@ -177,6 +177,79 @@ impl Run {
     }
 }
 
+/// A profile as the engine passes a built-in one: `{prompt}` as the
+/// template, `--model` as the model flag and every list empty. Chain the
+/// [`ProfileParts`] setters for what the CLI's profile adds.
+pub fn profile(name: &str, binary: &str, dialect: &str, usage_parser: &str) -> Profile {
+    Profile {
+        name: name.to_string(),
+        binary: binary.to_string(),
+        prompt_template: "{prompt}".to_string(),
+        launch_args: Vec::new(),
+        bypass_args: Vec::new(),
+        model_flag: "--model".to_string(),
+        dialect: dialect.to_string(),
+        hook_events: Vec::new(),
+        usage_parser: usage_parser.to_string(),
+        env_fault_patterns: Vec::new(),
+        turn_args: Vec::new(),
+        settings: Vec::new(),
+        turn_argv: Vec::new(),
+        turn_resume: Vec::new(),
+        turn_session_id: Vec::new(),
+        turn_output: String::new(),
+    }
+}
+
+/// Setters for the parts of a test [`profile`] that differ per CLI. The
+/// argument lists are written as one string of whitespace-separated words.
+pub trait ProfileParts {
+    fn template(self, template: &str) -> Self;
+    fn launch(self, args: &str) -> Self;
+    fn bypass(self, args: &str) -> Self;
+    fn turn(self, args: &str) -> Self;
+    /// `[hooks.events]` as words `native=Canonical`; a word without `=`
+    /// maps a native event to the canonical one of the same name.
+    fn hooks(self, map: &str) -> Self;
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+impl ProfileParts for Profile {
+    fn template(mut self, template: &str) -> Self {
+        self.prompt_template = template.to_string();
+        self
+    }
+
+    fn launch(mut self, args: &str) -> Self {
+        self.launch_args = words(args);
+        self
+    }
+
+    fn bypass(mut self, args: &str) -> Self {
+        self.bypass_args = words(args);
+        self
+    }
+
+    fn turn(mut self, args: &str) -> Self {
+        self.turn_args = words(args);
+        self
+    }
+
+    fn hooks(mut self, map: &str) -> Self {
+        self.hook_events = map
+            .split_whitespace()
+            .map(|word| {
+                let (native, canonical) = word.split_once('=').unwrap_or((word, word));
+                (native.to_string(), canonical.to_string())
+            })
+            .collect();
+        self
+    }
+}
+
 /// A launch request for `prompt` in `conversation`, without model or extra args.
 pub fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
     LaunchRequest {

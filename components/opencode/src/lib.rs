@@ -125,36 +125,14 @@ drover_kit::export!(Opencode);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in opencode profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "opencode".to_string(),
-            binary: "opencode".to_string(),
-            prompt_template: "Use the {skill} skill now: {args}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec!["--auto".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "opencode-plugin".to_string(),
-            hook_events: [
-                ("session.idle", "Stop"),
-                ("session.error", "StopFailure"),
-                ("session.created", "SessionStart"),
-                ("permission.updated", "PermissionRequest"),
-                ("permission.asked", "PermissionRequest"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "opencode-db".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("opencode", "opencode", "opencode-plugin", "opencode-db")
+            .template("Use the {skill} skill now: {args}")
+            .bypass("--auto")
+            .hooks("session.idle=Stop session.error=StopFailure session.created=SessionStart permission.updated=PermissionRequest permission.asked=PermissionRequest")
     }
 }
 

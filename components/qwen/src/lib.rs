@@ -162,39 +162,13 @@ drover_kit::export!(Qwen);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::{ProfileParts, profile as builtin};
 
     /// The built-in qwen profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "qwen".to_string(),
-            binary: "qwen".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec!["--approval-mode".to_string(), "yolo".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "claude-settings-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("StopFailure", "StopFailure"),
-                ("SessionEnd", "SessionEnd"),
-                ("Notification", "Notification"),
-                ("PermissionRequest", "PermissionRequest"),
-                ("SubagentStop", "SubagentStop"),
-                ("PreCompact", "PreCompact"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "qwen-chat".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        builtin("qwen", "qwen", "claude-settings-json", "qwen-chat")
+            .bypass("--approval-mode yolo")
+            .hooks("SessionStart Stop StopFailure SessionEnd Notification PermissionRequest SubagentStop PreCompact")
     }
 }
 
