@@ -13,26 +13,15 @@ use drover_kit::{
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     match conversation {
         Conversation::Fresh => Ok(Vec::new()),
-        Conversation::Resume(id) => Ok(vec![
-            "--conversation".to_string(),
-            checked_id(id)?.to_string(),
-        ]),
+        Conversation::Resume(id) => Ok(vec!["--conversation".to_string(), checked_id(id)?]),
         Conversation::Preset(id) => Err(invalid(format!(
             "agy cannot start a conversation with a chosen id ('{id}'); start fresh and read the id from the init event"
         ))),
     }
 }
 
-fn checked_id(id: &str) -> Result<&str, AdapterError> {
-    if id.is_empty()
-        || id.starts_with('-')
-        || id.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not an agy conversation id"
-        )));
-    }
-    Ok(id)
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    launch::printable_word_id(id, "an agy conversation id")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {

@@ -24,22 +24,12 @@ fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, Adapter
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Claude session id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Claude session id")
 }
 
 /// `--session-id` only accepts a UUID.
 fn checked_uuid(id: &str) -> Result<String, AdapterError> {
-    if !launch::uuid_shaped(id) {
-        return Err(invalid(format!(
-            "claude --session-id needs a UUID, got '{id}'"
-        )));
-    }
-    Ok(id.to_string())
+    launch::uuid_id(id, "claude")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {

@@ -6,7 +6,7 @@
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
+    launch, plain_command, prompt,
 };
 
 /// Renders a canonical prompt. Codex's template wraps a skill invocation
@@ -38,12 +38,7 @@ fn resume_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError>
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Codex thread id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Codex thread id")
 }
 
 /// Appends the prompt and the flags. A prompt that starts with `-` would be

@@ -7,8 +7,8 @@
 //! chosen id.
 
 use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    launch, plain_command, prompt,
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, launch,
+    plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
@@ -19,26 +19,13 @@ fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, Adapter
     })
 }
 
-fn checked_id(id: &str) -> Result<&str, AdapterError> {
-    if id.is_empty()
-        || id.starts_with('-')
-        || id.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Copilot session id"
-        )));
-    }
-    Ok(id)
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    launch::printable_word_id(id, "a Copilot session id")
 }
 
 /// `--session-id` only accepts a UUID.
-fn checked_uuid(id: &str) -> Result<&str, AdapterError> {
-    if !launch::uuid_shaped(id) {
-        return Err(invalid(format!(
-            "copilot --session-id needs a UUID, got '{id}'"
-        )));
-    }
-    Ok(id)
+fn checked_uuid(id: &str) -> Result<String, AdapterError> {
+    launch::uuid_id(id, "copilot")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {

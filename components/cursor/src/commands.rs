@@ -9,23 +9,15 @@ use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, in
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     match conversation {
         Conversation::Fresh => Ok(Vec::new()),
-        Conversation::Resume(id) => Ok(vec!["--resume".to_string(), checked_id(id)?.to_string()]),
+        Conversation::Resume(id) => Ok(vec!["--resume".to_string(), checked_id(id)?]),
         Conversation::Preset(id) => Err(invalid(format!(
             "cursor-agent cannot start a chat with a chosen id ('{id}'); start fresh and read session_id from the result"
         ))),
     }
 }
 
-fn checked_id(id: &str) -> Result<&str, AdapterError> {
-    if id.is_empty()
-        || id.starts_with('-')
-        || id.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Cursor chat id"
-        )));
-    }
-    Ok(id)
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    launch::printable_word_id(id, "a Cursor chat id")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {

@@ -7,7 +7,7 @@
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, acp_launch, common_launch_tail,
-    invalid, plain_command, prompt,
+    invalid, launch, plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
@@ -18,14 +18,8 @@ fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, Adapter
     })
 }
 
-/// `--resume` takes a session id, `latest` or an index: any single word.
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Gemini session id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Gemini session id")
 }
 
 /// `--session-id` refuses anything but letters, digits, `-` and `_`.

@@ -70,6 +70,35 @@ pub fn launch_args(profile: &Profile, has_prompt: bool, prompt_flags: &[&str]) -
     args
 }
 
+/// A conversation id the CLI takes as one argument: not empty, not
+/// starting with `-` (it would read as a flag) and without whitespace.
+/// `what` names such ids in the error, e.g. "a Claude session id".
+pub fn word_id(id: &str, what: &str) -> Result<String, AdapterError> {
+    checked_word(id, what, char::is_whitespace)
+}
+
+/// [`word_id`] that refuses control characters too.
+pub fn printable_word_id(id: &str, what: &str) -> Result<String, AdapterError> {
+    checked_word(id, what, |c| c.is_whitespace() || c.is_control())
+}
+
+fn checked_word(id: &str, what: &str, refused: fn(char) -> bool) -> Result<String, AdapterError> {
+    if id.is_empty() || id.starts_with('-') || id.chars().any(refused) {
+        return Err(invalid(format!("conversation id '{id}' is not {what}")));
+    }
+    Ok(id.to_string())
+}
+
+/// An id for a `--session-id`-style flag of `cli` that only accepts a UUID.
+pub fn uuid_id(id: &str, cli: &str) -> Result<String, AdapterError> {
+    if !uuid_shaped(id) {
+        return Err(invalid(format!(
+            "{cli} --session-id needs a UUID, got '{id}'"
+        )));
+    }
+    Ok(id.to_string())
+}
+
 /// Whether `id` has a UUID's shape: five groups of 8-4-4-4-12 hex digits.
 pub fn uuid_shaped(id: &str) -> bool {
     let groups: Vec<&str> = id.split('-').collect();

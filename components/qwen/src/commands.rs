@@ -14,12 +14,7 @@ fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, Adapter
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Qwen session id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Qwen session id")
 }
 
 /// `--session-id` accepts only an RFC 4122 UUID (version 1-5, variant
