@@ -165,14 +165,7 @@ mod tests {
     const DOC: &str = include_str!("../../../docs/adapters/codex.md");
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
-        LocationContext {
-            home: "/home/u".to_string(),
-            cwd: "/w".to_string(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        drover_kit::testing::location_context("/w", env)
     }
 
     fn patterns(globs: &[TranscriptGlob]) -> Vec<(GlobBase, &str)> {

@@ -156,15 +156,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::turn_output as output;
 
     // Third-party capture of Copilot CLI 1.0.36 `--output-format json`
     // (fixtures/README.md): reply "pong", session 8a216c49-….

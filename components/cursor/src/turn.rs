@@ -142,15 +142,7 @@ fn without_result(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::turn_output as output;
 
     #[test]
     fn success_gives_reply_session_and_usage() {

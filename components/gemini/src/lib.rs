@@ -149,14 +149,7 @@ mod tests {
     use drover_kit::HookInstall;
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
-        LocationContext {
-            home: "/home/u".to_string(),
-            cwd: "/work".to_string(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        drover_kit::testing::location_context("/work", env)
     }
 
     #[test]

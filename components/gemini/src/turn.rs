@@ -352,15 +352,7 @@ fn usage_of(stats: &Value, session: &str) -> Option<UsageReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/turn-success-router.json");
     const NOISE: &str = include_str!("../fixtures/turn-success.stderr");

@@ -217,12 +217,7 @@ mod tests {
     use super::*;
 
     fn output(stdout: &str, stderr: &str, exit: i32) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: Some(exit),
-            prior_usage: None,
-        }
+        drover_kit::testing::turn_output(stdout, stderr, Some(exit))
     }
 
     #[test]

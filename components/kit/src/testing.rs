@@ -11,12 +11,13 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::faults::FaultRule;
 use crate::screen::{ScreenRule, rows_of};
 use crate::usage::ChunkedTally;
 use crate::{
     Adapter, CanonicalEvent, Conversation, Fault, FaultKind, HookEvent, HookInstall, HookStatus,
-    LaunchRequest, Profile, PromptKind, Screen, ScreenReading, SeatState, TurnOutcome, TurnOutput,
-    TurnResult, Usage, UsageEntry, UsageReport,
+    LaunchRequest, LocationContext, Profile, PromptKind, Screen, ScreenReading, SeatState,
+    TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport,
 };
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
@@ -247,6 +248,53 @@ impl ProfileParts for Profile {
             })
             .collect();
         self
+    }
+}
+
+/// The (kind, rule id) `rules` classify one line as, without profile
+/// patterns.
+pub fn fault_of(rules: &[FaultRule], line: &str) -> Option<(FaultKind, String)> {
+    crate::faults::classify(rules, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
+}
+
+/// Asserts that `rules` classify each line as the kind beside it. A
+/// failure names the line and is reported at the caller's line.
+#[track_caller]
+pub fn assert_fault_kinds(rules: &[FaultRule], cases: &[(&str, FaultKind)]) {
+    for (line, kind) in cases {
+        assert_eq!(fault_of(rules, line).map(|(k, _)| k), Some(*kind), "{line}");
+    }
+}
+
+/// Asserts that `rules` classify none of `lines` (prose that only quotes
+/// an error). A failure names the line.
+#[track_caller]
+pub fn assert_no_faults(rules: &[FaultRule], lines: &[&str]) {
+    for line in lines {
+        assert_eq!(fault_of(rules, line), None, "{line}");
+    }
+}
+
+/// The output of a headless turn with no usage from before it.
+pub fn turn_output(stdout: &str, stderr: &str, exit_code: Option<i32>) -> TurnOutput {
+    TurnOutput {
+        stdout: stdout.to_string(),
+        stderr: stderr.to_string(),
+        exit_code,
+        prior_usage: None,
+    }
+}
+
+/// A `transcript-locations` context with home `/home/u`, working directory
+/// `cwd` and the environment `env`.
+pub fn location_context(cwd: &str, env: &[(&str, &str)]) -> LocationContext {
+    LocationContext {
+        home: "/home/u".to_string(),
+        cwd: cwd.to_string(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
     }
 }
 

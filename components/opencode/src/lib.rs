@@ -144,14 +144,7 @@ mod tests {
     use drover_kit::{HookInstall, Screen};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
-        LocationContext {
-            home: "/home/u".to_string(),
-            cwd: "/home/p".to_string(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        drover_kit::testing::location_context("/home/p", env)
     }
 
     #[test]

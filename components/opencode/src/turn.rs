@@ -252,15 +252,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/run-success.jsonl");
     const SESSION: &str = "ses_3a1f0c2b7ffeAbCdEfGhIjKlMn";

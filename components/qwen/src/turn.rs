@@ -382,15 +382,7 @@ fn stats_entries(result: &Map<String, Value>, session: &str) -> Option<Vec<(Usag
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/headless-success.json");
     const SESSION: &str = "4f1c2a9e-0000-4000-8000-00000000a001";
