@@ -15,11 +15,9 @@ mod turn;
 pub mod usage;
 
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, Capability, Command, Fault, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, Profile, TranscriptGlob, TurnOutput, TurnResult,
-    hookcfg, prompt,
+    Adapter, Capability, Fault, Functions, GlobBase, HookEditor, LocationContext, Metadata,
+    Profile, TranscriptGlob, hookcfg, prompt,
 };
 
 pub struct Antigravity;
@@ -53,36 +51,15 @@ impl Adapter for Antigravity {
     };
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs()
@@ -90,10 +67,6 @@ impl Adapter for Antigravity {
 
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
         faults::classify(&profile.env_fault_patterns, lines)
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 
@@ -224,12 +197,7 @@ mod tests {
                     title: text.to_string(),
                 },
             );
-            let _ = turn::parse(&TurnOutput {
-                stdout: text.to_string(),
-                stderr: text.to_string(),
-                exit_code: Some(0),
-                prior_usage: None,
-            });
+            let _ = turn::parse(&drover_kit::testing::turn_output(&text, &text, Some(0)));
         }
     }
 }

@@ -19,11 +19,10 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, GlobBase, HookEditor,
-    HookEvent, LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob,
-    TurnOutput, TurnResult, hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, Functions, GlobBase,
+    HookEditor, LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob,
+    hookcfg, prompt,
 };
 
 pub struct Grok;
@@ -60,39 +59,18 @@ impl Adapter for Grok {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
         Ok(commands::acp(profile, request))
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
     }
 
     fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
@@ -117,10 +95,6 @@ impl Adapter for Grok {
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
         let lines = faults::sentences(lines);
         drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 

@@ -18,11 +18,10 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, acp_launch, hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Functions, GlobBase, HookEditor,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, acp_launch,
+    hookcfg, prompt,
 };
 
 pub struct Qwen;
@@ -61,39 +60,18 @@ impl Adapter for Qwen {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
         Ok(acp_launch(profile, request, &["--acp"]))
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
     }
 
     fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
@@ -110,10 +88,6 @@ impl Adapter for Qwen {
             format: "jsonl".to_string(),
             parser: parser.to_string(),
         }]
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 
@@ -343,12 +317,7 @@ mod tests {
             title: text.to_string(),
         };
         let _ = Qwen::read_screen(&profile, &screen);
-        let turn = TurnOutput {
-            stdout: text.to_string(),
-            stderr: text.to_string(),
-            exit_code: Some(1),
-            prior_usage: None,
-        };
+        let turn = drover_kit::testing::turn_output(&text, &text, Some(1));
         let _ = Qwen::parse_turn(&profile, &turn);
         let _ = Qwen::classify_fault(
             &profile,
