@@ -20,9 +20,8 @@ pub mod usage;
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, Functions, GlobBase,
-    HookEditor, LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob,
-    hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, Functions, HookEditor,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, hookcfg, prompt,
 };
 
 pub struct Grok;
@@ -74,7 +73,7 @@ impl Adapter for Grok {
     }
 
     fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
-        let (base, prefix) = grok_home(context);
+        let (base, prefix) = drover_kit::locations::data_dir(context, &["GROK_HOME"], ".grok/");
         // The two parsers describe the same calls: offer one set of files.
         let (pattern, parser) = if profile.usage_parser == usage::LOG_PARSER {
             (format!("{prefix}logs/unified*.jsonl"), usage::LOG_PARSER)
@@ -98,41 +97,6 @@ impl Adapter for Grok {
     }
 }
 
-/// Where Grok keeps its data: `$GROK_HOME` read the way a shell would hand
-/// it over (`~` and `~/…` home-relative, a relative path under the working
-/// directory), else `~/.grok`. The prefix is empty or ends in `/`.
-fn grok_home(context: &LocationContext) -> (GlobBase, String) {
-    let value = context
-        .env
-        .iter()
-        .find(|(k, v)| k == "GROK_HOME" && !v.trim().is_empty())
-        .map(|(_, v)| v.trim().to_string());
-    let Some(value) = value else {
-        return (GlobBase::Home, ".grok/".to_string());
-    };
-    let dir = |path: &str| {
-        let path = path.trim_end_matches('/');
-        if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}/")
-        }
-    };
-    if value == "~" {
-        return (GlobBase::Home, String::new());
-    }
-    if let Some(rest) = value.strip_prefix("~/") {
-        return (GlobBase::Home, dir(rest));
-    }
-    if value.starts_with('/') {
-        return (
-            GlobBase::Absolute,
-            format!("/{}", dir(value.trim_start_matches('/'))),
-        );
-    }
-    (GlobBase::Cwd, dir(value.trim_start_matches("./")))
-}
-
 // The generic adapter links this crate for its logic, without the exports.
 #[cfg(feature = "export")]
 drover_kit::export!(Grok);
@@ -153,6 +117,7 @@ mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::GlobBase;
     use drover_kit::HookInstall;
 
     fn globs(env: &[(&str, &str)], parser: &str) -> Vec<(GlobBase, String, String)> {

@@ -27,6 +27,7 @@ pub mod claude_hooks;
 pub mod faults;
 pub mod hookcfg;
 pub mod launch;
+pub mod locations;
 pub mod patterns;
 pub mod payload;
 pub mod prompt;

@@ -19,9 +19,8 @@ pub mod usage;
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Functions, GlobBase, HookEditor,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, acp_launch,
-    hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Functions, HookEditor, LaunchRequest,
+    LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, acp_launch, hookcfg, prompt,
 };
 
 pub struct Qwen;
@@ -75,7 +74,7 @@ impl Adapter for Qwen {
     }
 
     fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
-        let (base, prefix) = data_root(context);
+        let (base, prefix) = drover_kit::locations::data_dir(context, LOCATION_ENV, ".qwen/");
         // The two parsers describe the same calls: offer one set of files.
         let (pattern, parser) = if profile.usage_parser == usage::RECORD_PARSER {
             (format!("{prefix}usage_record.jsonl"), usage::RECORD_PARSER)
@@ -89,44 +88,6 @@ impl Adapter for Qwen {
             parser: parser.to_string(),
         }]
     }
-}
-
-/// Where Qwen keeps `projects/`: the first non-empty location variable, read
-/// the way Qwen reads it (`~` and `~/…` are home-relative, a relative path is
-/// relative to the working directory), else `~/.qwen`. The prefix is empty
-/// or ends in `/`.
-fn data_root(context: &LocationContext) -> (GlobBase, String) {
-    let value = LOCATION_ENV.iter().find_map(|name| {
-        context
-            .env
-            .iter()
-            .find(|(k, v)| k == name && !v.trim().is_empty())
-            .map(|(_, v)| v.trim().to_string())
-    });
-    let Some(value) = value else {
-        return (GlobBase::Home, ".qwen/".to_string());
-    };
-    let dir = |path: &str| {
-        let path = path.trim_end_matches('/');
-        if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}/")
-        }
-    };
-    if value == "~" {
-        return (GlobBase::Home, String::new());
-    }
-    if let Some(rest) = value.strip_prefix("~/") {
-        return (GlobBase::Home, dir(rest));
-    }
-    if value.starts_with('/') {
-        return (
-            GlobBase::Absolute,
-            format!("/{}", dir(value.trim_start_matches('/'))),
-        );
-    }
-    (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
 // The generic adapter links this crate for its logic, without the exports.
@@ -149,6 +110,7 @@ mod tests_support {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::GlobBase;
     use drover_kit::testing::{Xorshift64Star, cuts};
     use drover_kit::{CanonicalEvent, HookInstall, Screen};
 
