@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+use drover_kit::output::last_line;
 use drover_kit::usage::Count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
 use serde::Deserialize;
@@ -127,23 +128,10 @@ impl Stream {
     }
 }
 
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
-}
-
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let mut stream = Stream::default();
-    for line in output.stdout.lines() {
-        let line = line.trim();
-        if !line.starts_with('{') {
-            continue;
-        }
-        if let Ok(event) = serde_json::from_str::<Value>(line) {
-            stream.fold(&event);
-        }
+    for event in drover_kit::output::json_lines(&output.stdout) {
+        stream.fold(&event);
     }
     let Some(result) = stream.result.take() else {
         return without_result(output, stream);

@@ -16,6 +16,7 @@
 //! code 1. When drover asked for JSON, a turn that printed no result object
 //! did not say how it ended, whatever it printed instead.
 
+use drover_kit::output::last_line;
 use drover_kit::usage::Count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
 use serde::Deserialize;
@@ -64,24 +65,9 @@ struct ModelUsage {
 /// The result object: the last stdout line that parses as one (stream-json
 /// output ends with it too).
 fn result_object(stdout: &str) -> Option<ResultObject> {
-    if let Ok(whole) = serde_json::from_str::<ResultObject>(stdout.trim())
-        && whole.kind.as_deref() == Some("result")
-    {
-        return Some(whole);
-    }
-    stdout
-        .lines()
-        .rev()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .filter_map(|l| serde_json::from_str::<ResultObject>(l).ok())
-        .find(|r| r.kind.as_deref() == Some("result"))
-}
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
+    drover_kit::output::result_object(stdout, |r: &ResultObject| {
+        r.kind.as_deref() == Some("result")
+    })
 }
 
 /// A text-mode turn: the reply itself on success.
@@ -92,14 +78,7 @@ pub fn parse_text(output: &TurnOutput) -> TurnResult {
         && !text.is_empty()
         && !text.starts_with('{')
     {
-        return TurnResult {
-            outcome: TurnOutcome::Success,
-            reply: Some(text.to_string()),
-            conversation_id: None,
-            error: None,
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::replied(text.to_string(), None);
     }
     parse(output)
 }

@@ -200,14 +200,7 @@ fn per_turn(reported: Usage, prior: Option<&Usage>) -> Usage {
 pub fn parse_text(output: &TurnOutput) -> TurnResult {
     let text = output.stdout.trim();
     if !read_events(&output.stdout).saw_event && output.exit_code == Some(0) && !text.is_empty() {
-        return TurnResult {
-            outcome: TurnOutcome::Success,
-            reply: Some(text.to_string()),
-            conversation_id: banner_session(&output.stderr),
-            error: None,
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::replied(text.to_string(), banner_session(&output.stderr));
     }
     parse(output)
 }

@@ -8,6 +8,7 @@
 //! `copilot-events` tally reads. The process is reported to exit 0 even when
 //! the agent failed, so `exitCode` on the result line decides.
 
+use drover_kit::output::last_line;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult};
 use serde_json::Value;
 
@@ -91,23 +92,10 @@ impl Stream {
     }
 }
 
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
-}
-
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let mut stream = Stream::default();
-    for line in output.stdout.lines() {
-        let line = line.trim();
-        if !line.starts_with('{') {
-            continue;
-        }
-        if let Ok(event) = serde_json::from_str::<Value>(line) {
-            stream.fold(&event);
-        }
+    for event in drover_kit::output::json_lines(&output.stdout) {
+        stream.fold(&event);
     }
     let process_failed = output.exit_code.is_some_and(|c| c != 0);
     let failed = if stream.saw_result {

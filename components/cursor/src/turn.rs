@@ -56,17 +56,9 @@ const TRUST_NOTICE: &str = "Workspace Trust Required";
 
 /// The result object: the whole stdout, or the last line that is one.
 fn result_object(stdout: &str) -> Option<ResultObject> {
-    if let Ok(whole) = serde_json::from_str::<ResultObject>(stdout.trim())
-        && whole.kind.as_deref() == Some("result")
-    {
-        return Some(whole);
-    }
-    stdout
-        .lines()
-        .rev()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .filter_map(|l| serde_json::from_str::<ResultObject>(l).ok())
-        .find(|r| r.kind.as_deref() == Some("result"))
+    drover_kit::output::result_object(stdout, |r: &ResultObject| {
+        r.kind.as_deref() == Some("result")
+    })
 }
 
 /// The CLI's own sentence: its first `Error:` line, else the last line.

@@ -25,6 +25,7 @@
 //! count (it is `total_tokens − input_tokens − output_tokens`) and no request
 //! count (one call per model, plus one per tool call for the main model).
 
+use drover_kit::output::last_line;
 use drover_kit::usage::count;
 use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
 use serde_json::{Map, Value};
@@ -102,13 +103,6 @@ fn error_sentence(stderr: &str) -> Option<String> {
         .or_else(|| meaningful.last())
         .or_else(|| lines.last())
         .map(|l| l.to_string())
-}
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
 }
 
 /// A `stream-json` run: `None` when stdout holds no stream events.
@@ -253,27 +247,13 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         // Text mode: the reply itself on success.
         let text = output.stdout.trim();
         if output.exit_code == Some(0) && !text.is_empty() && !text.starts_with('{') {
-            return TurnResult {
-                outcome: TurnOutcome::Success,
-                reply: Some(text.to_string()),
-                conversation_id: None,
-                error: None,
-                usage: None,
-                prompt_kind: None,
-            };
+            return TurnResult::replied(text.to_string(), None);
         }
-        return TurnResult {
-            outcome: if output.exit_code == Some(0) {
-                TurnOutcome::Unknown
-            } else {
-                TurnOutcome::Failed
-            },
-            reply: None,
-            conversation_id: None,
-            error: error_sentence(&output.stderr).or_else(|| last_line(&output.stdout)),
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::no_result(
+            output.exit_code,
+            None,
+            error_sentence(&output.stderr).or_else(|| last_line(&output.stdout)),
+        );
     };
     let text = |v: Option<&Value>| {
         v.and_then(Value::as_str)

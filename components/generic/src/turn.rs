@@ -15,13 +15,7 @@ use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
 use serde_json::{Map, Value};
 
 use crate::family::Family;
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
-}
+use drover_kit::output::last_line;
 
 fn result(outcome: TurnOutcome) -> TurnResult {
     TurnResult {

@@ -28,6 +28,7 @@ pub mod faults;
 pub mod hookcfg;
 pub mod launch;
 pub mod locations;
+pub mod output;
 pub mod patterns;
 pub mod payload;
 pub mod prompt;
@@ -165,6 +166,41 @@ impl UsageReport {
                 usage,
             }],
             rejected_rows: 0,
+        }
+    }
+}
+
+impl TurnResult {
+    /// A turn that succeeded with `reply`.
+    pub fn replied(reply: String, conversation_id: Option<String>) -> TurnResult {
+        TurnResult {
+            outcome: TurnOutcome::Success,
+            reply: Some(reply),
+            conversation_id,
+            error: None,
+            usage: None,
+            prompt_kind: None,
+        }
+    }
+
+    /// A turn whose output did not say how it ended: `unknown` when the
+    /// process exited 0, `failed` otherwise, with the CLI's `error` sentence.
+    pub fn no_result(
+        exit_code: Option<i32>,
+        conversation_id: Option<String>,
+        error: Option<String>,
+    ) -> TurnResult {
+        TurnResult {
+            outcome: if exit_code == Some(0) {
+                TurnOutcome::Unknown
+            } else {
+                TurnOutcome::Failed
+            },
+            reply: None,
+            conversation_id,
+            error,
+            usage: None,
+            prompt_kind: None,
         }
     }
 }

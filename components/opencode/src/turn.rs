@@ -23,6 +23,7 @@ use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageRe
 use serde_json::Value;
 
 use crate::usage::Tokens;
+use drover_kit::output::strip_ansi;
 
 struct Events {
     session: Option<String>,
@@ -140,36 +141,6 @@ fn reply(texts: &[(String, String)]) -> Option<String> {
     Some(parts.join("\n"))
 }
 
-/// Removes CSI and OSC escape sequences (stderr is colored).
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 fn clean_lines(text: &str) -> Vec<String> {
     text.lines()
         .map(|l| strip_ansi(l).trim().to_string())
@@ -214,14 +185,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         (TurnOutcome::Success, None)
     } else if let Some(text) = text_reply(&output.stdout) {
         // Text mode: stdout is the reply.
-        return TurnResult {
-            outcome: TurnOutcome::Success,
-            reply: Some(text),
-            conversation_id: None,
-            error: None,
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::replied(text, None);
     } else {
         (TurnOutcome::Unknown, None)
     };
