@@ -220,6 +220,7 @@ fn without_result(output: &TurnOutput, stream: Stream) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
     use drover_kit::testing::turn_output as output;
 
     #[test]
@@ -231,12 +232,7 @@ mod tests {
             "",
             Some(0),
         ));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("pong"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d")
-        );
+        assert_replied(&r, "pong", "7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d");
         let report = r.usage.expect("usage");
         let u = report.total();
         assert_eq!(

@@ -216,6 +216,7 @@ fn usage_of(result: &ResultObject, requests: u64) -> Option<UsageReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
 
     fn output(stdout: &str, stderr: &str, exit: i32) -> TurnOutput {
         drover_kit::testing::turn_output(stdout, stderr, Some(exit))
@@ -228,12 +229,7 @@ mod tests {
     #[test]
     fn success_gives_reply_id_and_usage() {
         let r = parse(&output(SUCCESS, "", 0));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("5f0c1d2e-0000-4000-8000-000000000001")
-        );
+        assert_replied(&r, "OK", "5f0c1d2e-0000-4000-8000-000000000001");
         let usage = r.usage.expect("usage").total();
         assert_eq!(
             (

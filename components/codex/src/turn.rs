@@ -261,6 +261,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
 
     fn output(stdout: &str, stderr: &str, exit: Option<i32>, prior: Option<Usage>) -> TurnOutput {
         TurnOutput {
@@ -292,9 +293,7 @@ mod tests {
     #[test]
     fn success_gives_reply_thread_and_usage() {
         let r = parse(&output(SUCCESS, STDERR, Some(0), None));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(r.conversation_id.as_deref(), Some(THREAD));
+        assert_replied(&r, "OK", THREAD);
         assert_eq!(r.error, None);
         let report = r.usage.expect("usage");
         assert_eq!(report.entries[0].session, THREAD);

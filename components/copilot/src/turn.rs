@@ -144,6 +144,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
     use drover_kit::testing::turn_output as output;
 
     // Third-party capture of Copilot CLI 1.0.36 `--output-format json`
@@ -153,12 +154,7 @@ mod tests {
     #[test]
     fn success_gives_reply_and_session_but_no_usage() {
         let r = parse(&output(PONG, "", Some(0)));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("pong"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("8a216c49-e51c-4eef-9405-bf83298fced2")
-        );
+        assert_replied(&r, "pong", "8a216c49-e51c-4eef-9405-bf83298fced2");
         assert_eq!((r.error, r.usage, r.prompt_kind), (None, None, None));
     }
 

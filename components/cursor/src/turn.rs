@@ -134,6 +134,7 @@ fn without_result(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
     use drover_kit::testing::turn_output as output;
 
     #[test]
@@ -163,11 +164,10 @@ mod tests {
             "",
             Some(0),
         ));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("result result result"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
+        assert_replied(
+            &r,
+            "result result result",
+            "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
         );
         assert_eq!(r.usage, None);
     }

@@ -332,6 +332,7 @@ fn usage_of(stats: &Value, session: &str) -> Option<UsageReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
     use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/turn-success-router.json");
@@ -340,12 +341,7 @@ mod tests {
     #[test]
     fn success_gives_reply_id_and_per_model_usage() {
         let r = parse(&output(SUCCESS, NOISE, Some(0)));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69")
-        );
+        assert_replied(&r, "OK", "7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69");
         assert_eq!(r.error, None);
         let report = r.usage.expect("usage");
         // The scripted server answers every Gemini call with prompt 4101,

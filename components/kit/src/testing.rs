@@ -409,6 +409,15 @@ pub fn assert_failed(r: &TurnResult, conversation: Option<&str>, sentence: &str)
     assert_eq!(r.error.as_deref(), Some(sentence));
 }
 
+/// Asserts that a turn succeeded with `reply` in `conversation`. A failure
+/// is reported at the caller's line.
+#[track_caller]
+pub fn assert_replied(r: &TurnResult, reply: &str, conversation: &str) {
+    assert_eq!(r.outcome, TurnOutcome::Success, "{reply}");
+    assert_eq!(r.reply.as_deref(), Some(reply));
+    assert_eq!(r.conversation_id.as_deref(), Some(conversation), "{reply}");
+}
+
 /// `A`'s parse-hook over a payload as the recorder logged it; it must parse.
 pub fn parse_payload<A: Adapter>(profile: &Profile, native: &str, payload: &Value) -> HookEvent {
     let bytes = serde_json::to_vec(payload).expect("serializes");

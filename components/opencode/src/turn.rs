@@ -216,6 +216,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
     use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/run-success.jsonl");
@@ -228,9 +229,7 @@ mod tests {
             "\u{1b}[0m> build · fake-model\u{1b}[0m\n",
             Some(0),
         ));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
+        assert_replied(&r, "OK", SESSION);
         assert_eq!(r.error, None);
         let u = r.usage.expect("usage").total();
         // Chat prompt 3101 with 300 cached: opencode reports input 2801 already.

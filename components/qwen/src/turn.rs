@@ -339,6 +339,7 @@ fn stats_entries(result: &Map<String, Value>, session: &str) -> Option<Vec<(Usag
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
     use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/headless-success.json");
@@ -347,9 +348,7 @@ mod tests {
     #[test]
     fn success_gives_reply_id_and_per_model_usage() {
         let r = parse(&output(SUCCESS, "", Some(0)));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
+        assert_replied(&r, "OK", SESSION);
         let report = r.usage.expect("usage");
         assert_eq!(report.entries.len(), 1);
         assert_eq!(report.entries[0].model, "fake-model");
