@@ -5,10 +5,7 @@
 //! since agy 1.1.8; `--conversation` resumes, verified with agy 1.2.5 by a
 //! third party). agy cannot start a conversation under a chosen id.
 
-use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    launch, plain_command, prompt,
-};
+use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, invalid, launch};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     match conversation {
@@ -25,19 +22,12 @@ fn checked_id(id: &str) -> Result<String, AdapterError> {
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    let mut argv = vec![profile.binary.clone()];
-    argv.extend(conversation_args(&request.conversation)?);
-    let has_prompt = !request.prompt.is_empty();
-    argv.extend(launch::launch_args(
+    launch::interactive_after_flag(
         profile,
-        has_prompt,
+        request,
+        conversation_args,
         &["-i", "--interactive"],
-    ));
-    if has_prompt {
-        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
-    }
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    )
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {

@@ -6,10 +6,7 @@
 //! session picker; `--session-id=UUID` (1.0.51+) starts a new session with a
 //! chosen id.
 
-use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, launch,
-    plain_command, prompt,
-};
+use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, launch};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     Ok(match conversation {
@@ -29,19 +26,12 @@ fn checked_uuid(id: &str) -> Result<String, AdapterError> {
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    let mut argv = vec![profile.binary.clone()];
-    argv.extend(conversation_args(&request.conversation)?);
-    let has_prompt = !request.prompt.is_empty();
-    argv.extend(launch::launch_args(
+    launch::interactive_after_flag(
         profile,
-        has_prompt,
+        request,
+        conversation_args,
         &["-i", "--interactive"],
-    ));
-    if has_prompt {
-        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
-    }
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    )
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {

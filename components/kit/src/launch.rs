@@ -55,6 +55,27 @@ pub fn interactive(
     Ok(plain_command(argv))
 }
 
+/// `BINARY <conversation> <launch args> [PROMPT] <bypass or extra args>
+/// [MODEL FLAG MODEL]`, for a CLI whose launch args end in the flag that
+/// takes the prompt (e.g. `-i`): without a prompt, that flag (one of
+/// `prompt_flags`) is left out, as [`launch_args`] does.
+pub fn interactive_after_flag(
+    profile: &Profile,
+    request: &LaunchRequest,
+    conversation: ConversationArgs,
+    prompt_flags: &[&str],
+) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(conversation(&request.conversation)?);
+    let has_prompt = !request.prompt.is_empty();
+    argv.extend(launch_args(profile, has_prompt, prompt_flags));
+    if has_prompt {
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
 /// The profile's launch args, minus a last arg in `prompt_flags` when there
 /// is no prompt: a flag such as `-i` with nothing after it would swallow the
 /// next argument.
