@@ -90,20 +90,7 @@ fn entry(shape: Shape, command: String) -> Value {
 }
 
 fn relay_command(request: &HookInstall, native: &str) -> String {
-    format!("{} {}", request.relay_command, shell_word(native))
-}
-
-/// Quotes a word for a POSIX shell when it needs it.
-fn shell_word(word: &str) -> String {
-    let safe = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
-    if safe {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
+    format!("{} {}", request.relay_command, crate::shell::word(native))
 }
 
 fn is_ours(handler: &Value, marker: &str) -> bool {

@@ -137,22 +137,10 @@ mod tests {
 
     fn profile() -> Profile {
         Profile {
-            name: "p".into(),
-            binary: "cli".into(),
-            prompt_template: "{prompt}".into(),
             launch_args: vec!["--tui".into(), "-i".into()],
             bypass_args: vec!["--yes".into()],
-            model_flag: "--model".into(),
-            dialect: String::new(),
-            hook_events: vec![],
-            usage_parser: String::new(),
-            env_fault_patterns: vec![],
             turn_args: vec!["--quiet".into()],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
+            ..Profile::new("p", "cli", "", "")
         }
     }
 

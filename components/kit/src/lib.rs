@@ -33,6 +33,7 @@ pub mod patterns;
 pub mod payload;
 pub mod prompt;
 pub mod screen;
+pub mod shell;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod usage;
@@ -166,6 +167,31 @@ impl UsageReport {
                 usage,
             }],
             rejected_rows: 0,
+        }
+    }
+}
+
+impl Profile {
+    /// A profile with `{prompt}` as its template, `--model` as its model
+    /// flag and every list empty: what a built-in profile leaves unsaid.
+    pub fn new(name: &str, binary: &str, dialect: &str, usage_parser: &str) -> Profile {
+        Profile {
+            name: name.to_string(),
+            binary: binary.to_string(),
+            prompt_template: "{prompt}".to_string(),
+            launch_args: Vec::new(),
+            bypass_args: Vec::new(),
+            model_flag: "--model".to_string(),
+            dialect: dialect.to_string(),
+            hook_events: Vec::new(),
+            usage_parser: usage_parser.to_string(),
+            env_fault_patterns: Vec::new(),
+            turn_args: Vec::new(),
+            settings: Vec::new(),
+            turn_argv: Vec::new(),
+            turn_resume: Vec::new(),
+            turn_session_id: Vec::new(),
+            turn_output: String::new(),
         }
     }
 }

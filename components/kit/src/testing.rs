@@ -178,28 +178,10 @@ impl Run {
     }
 }
 
-/// A profile as the engine passes a built-in one: `{prompt}` as the
-/// template, `--model` as the model flag and every list empty. Chain the
-/// [`ProfileParts`] setters for what the CLI's profile adds.
+/// A profile as the engine passes a built-in one ([`Profile::new`]); chain
+/// the [`ProfileParts`] setters for what the CLI's profile adds.
 pub fn profile(name: &str, binary: &str, dialect: &str, usage_parser: &str) -> Profile {
-    Profile {
-        name: name.to_string(),
-        binary: binary.to_string(),
-        prompt_template: "{prompt}".to_string(),
-        launch_args: Vec::new(),
-        bypass_args: Vec::new(),
-        model_flag: "--model".to_string(),
-        dialect: dialect.to_string(),
-        hook_events: Vec::new(),
-        usage_parser: usage_parser.to_string(),
-        env_fault_patterns: Vec::new(),
-        turn_args: Vec::new(),
-        settings: Vec::new(),
-        turn_argv: Vec::new(),
-        turn_resume: Vec::new(),
-        turn_session_id: Vec::new(),
-        turn_output: String::new(),
-    }
+    Profile::new(name, binary, dialect, usage_parser)
 }
 
 /// Setters for the parts of a test [`profile`] that differ per CLI. The

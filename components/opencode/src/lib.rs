@@ -13,7 +13,6 @@ mod plugin;
 #[cfg(test)]
 mod real;
 mod screen;
-mod shell;
 mod turn;
 pub mod usage;
 
