@@ -16,11 +16,7 @@ use drover_kit::{
 const ACP_SETTING: &str = "acp_command";
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
-    Ok(match conversation {
-        Conversation::Fresh => Vec::new(),
-        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
-        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_uuid(id)?],
-    })
+    launch::resume_or_session_id(conversation, checked_id, checked_uuid)
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {

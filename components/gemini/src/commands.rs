@@ -11,11 +11,7 @@ use drover_kit::{
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
-    Ok(match conversation {
-        Conversation::Fresh => Vec::new(),
-        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
-        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_session_id(id)?],
-    })
+    launch::resume_or_session_id(conversation, checked_id, checked_session_id)
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {

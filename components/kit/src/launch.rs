@@ -11,6 +11,24 @@ use crate::{
 /// How a CLI spells a conversation on its command line.
 pub type ConversationArgs = fn(&Conversation) -> Result<Vec<String>, AdapterError>;
 
+/// Checks a conversation id and gives it back as the CLI takes it.
+pub type IdCheck = fn(&str) -> Result<String, AdapterError>;
+
+/// The conversation words of a CLI that resumes with `--resume ID` and
+/// starts a conversation under a chosen id with `--session-id ID`, each id
+/// checked first; a fresh conversation adds none.
+pub fn resume_or_session_id(
+    conversation: &Conversation,
+    resume_id: IdCheck,
+    session_id: IdCheck,
+) -> Result<Vec<String>, AdapterError> {
+    Ok(match conversation {
+        Conversation::Fresh => Vec::new(),
+        Conversation::Resume(id) => vec!["--resume".to_string(), resume_id(id)?],
+        Conversation::Preset(id) => vec!["--session-id".to_string(), session_id(id)?],
+    })
+}
+
 /// `BINARY -p PROMPT --output-format FORMAT <conversation> <[turn] args>
 /// <bypass or extra args> [MODEL FLAG MODEL]`.
 pub fn print_mode(
