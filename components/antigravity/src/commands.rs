@@ -38,7 +38,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_matches_the_bmad_loop_launch_shape() {
@@ -94,13 +94,7 @@ mod tests {
             headless(&profile(), &request("hi", Conversation::Preset(id.into()))),
             Err(AdapterError::InvalidInput(m)) if m.contains("chosen id")
         ));
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("-x".into()))
-            )
-            .is_err()
-        );
+        assert_refused(headless, &profile(), &[Conversation::Resume("-x".into())]);
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }
 }

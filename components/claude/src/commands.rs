@@ -67,7 +67,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_matches_the_documented_shape() {
@@ -127,19 +127,13 @@ mod tests {
         )
         .expect("builds");
         assert_eq!(&preset.argv[5..7], ["--session-id", uuid]);
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("nope".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Preset("nope".into()),
+                Conversation::Resume("--evil".into()),
+            ],
         );
         let mut custom = request("hi", Conversation::Fresh);
         custom.extra_args = Some(vec![]);

@@ -95,7 +95,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     const BYPASS: [&str; 2] = [
         "--dangerously-bypass-approvals-and-sandbox",
@@ -188,20 +188,14 @@ mod tests {
             ),
         );
         assert!(matches!(preset, Err(AdapterError::InvalidInput(m)) if m.contains("preset")));
-        assert!(interactive(&profile(), &request("hi", Conversation::Preset("x".into()))).is_err());
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("a b".into()))
-            )
-            .is_err()
+        assert_refused(interactive, &profile(), &[Conversation::Preset("x".into())]);
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Resume("--evil".into()),
+                Conversation::Resume("a b".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

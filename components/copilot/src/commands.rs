@@ -42,7 +42,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     const SKILL_PROMPT: &str = "LOAD the FULL .agents/skills/bmad-dev-auto/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: 1-1-a";
 
@@ -108,19 +108,13 @@ mod tests {
         let preset =
             headless(&profile(), &request("hi", Conversation::Preset(id.into()))).expect("builds");
         assert_eq!(preset.argv[5], format!("--session-id={id}"));
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("not-a-uuid".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Preset("not-a-uuid".into()),
+                Conversation::Resume("--evil".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

@@ -32,7 +32,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_puts_the_prompt_before_the_flags() {
@@ -92,12 +92,10 @@ mod tests {
             headless(&profile(), &request("hi", Conversation::Preset("sess-43".into()))),
             Err(AdapterError::InvalidInput(m)) if m.contains("chosen id")
         ));
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--force".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[Conversation::Resume("--force".into())],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

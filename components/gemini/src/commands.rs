@@ -102,7 +102,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_matches_bmad_loops_shape() {
@@ -196,26 +196,14 @@ mod tests {
         )
         .expect("builds");
         assert_eq!(&preset.argv[5..7], ["--session-id", uuid]);
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("a b".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("x/y".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Preset("a b".into()),
+                Conversation::Preset("x/y".into()),
+                Conversation::Resume("--evil".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

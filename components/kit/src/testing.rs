@@ -280,6 +280,21 @@ pub fn location_context(cwd: &str, env: &[(&str, &str)]) -> LocationContext {
     }
 }
 
+/// Asserts that `build` refuses to launch prompt `hi` in each of
+/// `conversations` (ids the CLI would misread or refuse). A failure names
+/// the conversation and is reported at the caller's line.
+#[track_caller]
+pub fn assert_refused(
+    build: crate::CommandBuilder,
+    profile: &Profile,
+    conversations: &[Conversation],
+) {
+    for conversation in conversations {
+        let result = build(profile, &request("hi", conversation.clone()));
+        assert!(result.is_err(), "{conversation:?}: {result:?}");
+    }
+}
+
 /// A launch request for `prompt` in `conversation`, without model or extra args.
 pub fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
     LaunchRequest {

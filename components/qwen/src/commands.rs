@@ -43,7 +43,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_keeps_the_session_open_with_dash_i() {
@@ -124,19 +124,13 @@ mod tests {
                 "{bad}"
             );
         }
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("a b".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Resume("--evil".into()),
+                Conversation::Resume("a b".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
         let mut custom = request("hi", Conversation::Fresh);
