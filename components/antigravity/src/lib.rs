@@ -90,12 +90,12 @@ drover_kit::export!(Antigravity);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in antigravity profile (profiles/antigravity.toml), as the
     /// engine passes it.
     pub fn profile() -> Profile {
-        builtin("antigravity", "agy", "antigravity-hooks-json", "none")
+        Profile::new("antigravity", "agy", "antigravity-hooks-json", "none")
             .launch("-i")
             .bypass("--dangerously-skip-permissions")
             .hooks("Stop")

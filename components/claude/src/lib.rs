@@ -115,11 +115,11 @@ drover_kit::export!(Claude);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in claude profile, as the engine passes it.
     pub fn profile() -> Profile {
-        builtin("claude", "claude", "claude-settings-json", "claude-jsonl")
+        Profile::new("claude", "claude", "claude-settings-json", "claude-jsonl")
             .bypass("--permission-mode bypassPermissions")
             .hooks("SessionStart Stop SessionEnd PreCompact")
     }

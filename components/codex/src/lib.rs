@@ -118,11 +118,11 @@ drover_kit::export!(Codex);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in codex profile (`profiles/codex.toml`), as the engine passes it.
     pub fn profile() -> Profile {
-        builtin("codex", "codex", "codex-hooks-json", "codex-rollout")
+        Profile::new("codex", "codex", "codex-hooks-json", "codex-rollout")
             .template("Use the ${skill} skill now, and use subagents as needed: {args}")
             .launch("-c features.daemon_auto_start=false")
             .bypass("--dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust")

@@ -106,12 +106,12 @@ drover_kit::export!(Copilot);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in copilot profile (profiles/copilot.toml), as the engine
     /// passes it.
     pub fn profile() -> Profile {
-        builtin("copilot", "copilot", "copilot-settings-json", "copilot-events")
+        Profile::new("copilot", "copilot", "copilot-settings-json", "copilot-events")
             .template("LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: {args}")
             .launch("-i")
             .bypass("--allow-all-tools --allow-all-paths")

@@ -89,12 +89,12 @@ drover_kit::export!(Cursor);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in cursor profile (profiles/cursor.toml), as the engine
     /// passes it.
     pub fn profile() -> Profile {
-        builtin("cursor", "cursor-agent", "cursor-hooks-json", "none")
+        Profile::new("cursor", "cursor-agent", "cursor-hooks-json", "none")
             .template("LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly: {args}")
             .bypass("--force --trust")
             .hooks("stop=Stop sessionStart=SessionStart sessionEnd=SessionEnd")

@@ -100,11 +100,11 @@ drover_kit::export!(Gemini);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in gemini profile, as the engine passes it.
     pub fn profile() -> Profile {
-        builtin("gemini", "gemini", "gemini-settings-json", "gemini-chat")
+        Profile::new("gemini", "gemini", "gemini-settings-json", "gemini-chat")
             .launch("-i")
             .bypass("--approval-mode=yolo")
             .hooks("SessionStart AfterAgent=Stop SessionEnd Notification PreCompress=PreCompact")

@@ -170,7 +170,7 @@ drover_kit::export!(Generic);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// A profile for a CLI no component knows, in bmad-loop's schema plus
     /// drover's `[turn]`.
@@ -182,7 +182,7 @@ mod tests_support {
             turn_resume: strings(&["--resume", "{id}"]),
             turn_session_id: strings(&["--session-id={id}"]),
             turn_output: "claude-json".to_string(),
-            ..builtin("acme", "acme", "claude-settings-json", "claude-jsonl")
+            ..Profile::new("acme", "acme", "claude-settings-json", "claude-jsonl")
                 .launch("-i")
                 .bypass("--yolo")
                 .hooks("Stop")

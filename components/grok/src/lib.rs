@@ -104,11 +104,11 @@ drover_kit::export!(Grok);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in grok profile, as the engine passes it.
     pub fn profile() -> Profile {
-        builtin("grok", "grok", crate::DIALECT, crate::usage::UPDATES_PARSER)
+        Profile::new("grok", "grok", crate::DIALECT, crate::usage::UPDATES_PARSER)
             .bypass("--always-approve --trust")
             .hooks("SessionStart Stop StopFailure SubagentStop SessionEnd PreCompact Notification")
     }

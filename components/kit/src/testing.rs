@@ -178,14 +178,9 @@ impl Run {
     }
 }
 
-/// A profile as the engine passes a built-in one ([`Profile::new`]); chain
-/// the [`ProfileParts`] setters for what the CLI's profile adds.
-pub fn profile(name: &str, binary: &str, dialect: &str, usage_parser: &str) -> Profile {
-    Profile::new(name, binary, dialect, usage_parser)
-}
-
-/// Setters for the parts of a test [`profile`] that differ per CLI. The
-/// argument lists are written as one string of whitespace-separated words.
+/// Setters for the parts of a test profile that differ per CLI, chained on
+/// [`Profile::new`] (what a built-in profile leaves unsaid). The argument
+/// lists are written as one string of whitespace-separated words.
 pub trait ProfileParts {
     fn template(self, template: &str) -> Self;
     fn launch(self, args: &str) -> Self;

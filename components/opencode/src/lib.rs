@@ -93,11 +93,11 @@ drover_kit::export!(Opencode);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in opencode profile, as the engine passes it.
     pub fn profile() -> Profile {
-        builtin("opencode", "opencode", "opencode-plugin", "opencode-db")
+        Profile::new("opencode", "opencode", "opencode-plugin", "opencode-db")
             .template("Use the {skill} skill now: {args}")
             .bypass("--auto")
             .hooks("session.idle=Stop session.error=StopFailure session.created=SessionStart permission.updated=PermissionRequest permission.asked=PermissionRequest")

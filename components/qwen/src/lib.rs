@@ -97,11 +97,11 @@ drover_kit::export!(Qwen);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-    use drover_kit::testing::{ProfileParts, profile as builtin};
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in qwen profile, as the engine passes it.
     pub fn profile() -> Profile {
-        builtin("qwen", "qwen", "claude-settings-json", "qwen-chat")
+        Profile::new("qwen", "qwen", "claude-settings-json", "qwen-chat")
             .bypass("--approval-mode yolo")
             .hooks("SessionStart Stop StopFailure SessionEnd Notification PermissionRequest SubagentStop PreCompact")
     }
