@@ -232,6 +232,19 @@ impl Adapter {
         &self.name
     }
 
+    /// Another handle on the same compiled component with a store of its
+    /// own, for a second caller (the event reader beside a session driver).
+    pub fn twin(&self) -> Adapter {
+        Adapter {
+            name: self.name.clone(),
+            engine: self.engine.clone(),
+            pre: self.pre.clone(),
+            limits: self.limits,
+            live: Mutex::new(None),
+            builtin: self.builtin,
+        }
+    }
+
     pub fn limits(&self) -> Limits {
         self.limits
     }

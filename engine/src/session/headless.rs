@@ -124,7 +124,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         format!("{}\n", spec.prompt).as_bytes(),
     );
     let deadline = Deadline::after(spec.timeout);
-    let mut watcher = EventWatcher::new(ctx.run.events_dir());
+    let mut watcher = EventWatcher::new(
+        ctx.run.events_dir(),
+        crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+    );
     let mut seen = Seen::default();
     let mut budget = Budget::new();
     let result_file = spec
