@@ -5,50 +5,29 @@
 //! since agy 1.1.8; `--conversation` resumes, verified with agy 1.2.5 by a
 //! third party). agy cannot start a conversation under a chosen id.
 
-use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    launch, plain_command, prompt,
-};
+use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, invalid, launch};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     match conversation {
         Conversation::Fresh => Ok(Vec::new()),
-        Conversation::Resume(id) => Ok(vec![
-            "--conversation".to_string(),
-            checked_id(id)?.to_string(),
-        ]),
+        Conversation::Resume(id) => Ok(vec!["--conversation".to_string(), checked_id(id)?]),
         Conversation::Preset(id) => Err(invalid(format!(
             "agy cannot start a conversation with a chosen id ('{id}'); start fresh and read the id from the init event"
         ))),
     }
 }
 
-fn checked_id(id: &str) -> Result<&str, AdapterError> {
-    if id.is_empty()
-        || id.starts_with('-')
-        || id.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not an agy conversation id"
-        )));
-    }
-    Ok(id)
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    launch::printable_word_id(id, "an agy conversation id")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    let mut argv = vec![profile.binary.clone()];
-    argv.extend(conversation_args(&request.conversation)?);
-    let has_prompt = !request.prompt.is_empty();
-    argv.extend(launch::launch_args(
+    launch::interactive_after_flag(
         profile,
-        has_prompt,
+        request,
+        conversation_args,
         &["-i", "--interactive"],
-    ));
-    if has_prompt {
-        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
-    }
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    )
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
@@ -59,7 +38,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_matches_the_bmad_loop_launch_shape() {
@@ -115,13 +94,7 @@ mod tests {
             headless(&profile(), &request("hi", Conversation::Preset(id.into()))),
             Err(AdapterError::InvalidInput(m)) if m.contains("chosen id")
         ));
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("-x".into()))
-            )
-            .is_err()
-        );
+        assert_refused(headless, &profile(), &[Conversation::Resume("-x".into())]);
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }
 }

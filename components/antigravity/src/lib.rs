@@ -15,11 +15,9 @@ mod turn;
 pub mod usage;
 
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, Capability, Command, Fault, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, Profile, TranscriptGlob, TurnOutput, TurnResult,
-    hookcfg, prompt,
+    Adapter, Capability, Fault, Functions, GlobBase, HookEditor, LocationContext, Metadata,
+    Profile, TranscriptGlob, hookcfg, prompt,
 };
 
 pub struct Antigravity;
@@ -53,36 +51,15 @@ impl Adapter for Antigravity {
     };
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs()
@@ -90,10 +67,6 @@ impl Adapter for Antigravity {
 
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
         faults::classify(&profile.env_fault_patterns, lines)
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 
@@ -117,28 +90,15 @@ drover_kit::export!(Antigravity);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in antigravity profile (profiles/antigravity.toml), as the
     /// engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "antigravity".to_string(),
-            binary: "agy".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec!["-i".to_string()],
-            bypass_args: vec!["--dangerously-skip-permissions".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "antigravity-hooks-json".to_string(),
-            hook_events: vec![("Stop".to_string(), "Stop".to_string())],
-            usage_parser: "none".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("antigravity", "agy", "antigravity-hooks-json", "none")
+            .launch("-i")
+            .bypass("--dangerously-skip-permissions")
+            .hooks("Stop")
     }
 }
 
@@ -237,12 +197,7 @@ mod tests {
                     title: text.to_string(),
                 },
             );
-            let _ = turn::parse(&TurnOutput {
-                stdout: text.to_string(),
-                stderr: text.to_string(),
-                exit_code: Some(0),
-                prior_usage: None,
-            });
+            let _ = turn::parse(&drover_kit::testing::turn_output(&text, &text, Some(0)));
         }
     }
 }

@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+use drover_kit::output::last_line;
 use drover_kit::usage::Count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
 use serde::Deserialize;
@@ -127,23 +128,10 @@ impl Stream {
     }
 }
 
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
-}
-
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let mut stream = Stream::default();
-    for line in output.stdout.lines() {
-        let line = line.trim();
-        if !line.starts_with('{') {
-            continue;
-        }
-        if let Ok(event) = serde_json::from_str::<Value>(line) {
-            stream.fold(&event);
-        }
+    for event in drover_kit::output::json_lines(&output.stdout) {
+        stream.fold(&event);
     }
     let Some(result) = stream.result.take() else {
         return without_result(output, stream);
@@ -232,15 +220,8 @@ fn without_result(output: &TurnOutput, stream: Stream) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::assert_replied;
+    use drover_kit::testing::turn_output as output;
 
     #[test]
     fn success_gives_reply_id_and_usage() {
@@ -251,12 +232,7 @@ mod tests {
             "",
             Some(0),
         ));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("pong"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d")
-        );
+        assert_replied(&r, "pong", "7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d");
         let report = r.usage.expect("usage");
         let u = report.total();
         assert_eq!(

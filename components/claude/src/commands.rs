@@ -16,30 +16,16 @@ use drover_kit::{
 const ACP_SETTING: &str = "acp_command";
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
-    Ok(match conversation {
-        Conversation::Fresh => Vec::new(),
-        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
-        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_uuid(id)?],
-    })
+    launch::resume_or_session_id(conversation, checked_id, checked_uuid)
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Claude session id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Claude session id")
 }
 
 /// `--session-id` only accepts a UUID.
 fn checked_uuid(id: &str) -> Result<String, AdapterError> {
-    if !launch::uuid_shaped(id) {
-        return Err(invalid(format!(
-            "claude --session-id needs a UUID, got '{id}'"
-        )));
-    }
-    Ok(id.to_string())
+    launch::uuid_id(id, "claude")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
@@ -81,7 +67,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_matches_the_documented_shape() {
@@ -141,19 +127,13 @@ mod tests {
         )
         .expect("builds");
         assert_eq!(&preset.argv[5..7], ["--session-id", uuid]);
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("nope".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Preset("nope".into()),
+                Conversation::Resume("--evil".into()),
+            ],
         );
         let mut custom = request("hi", Conversation::Fresh);
         custom.extra_args = Some(vec![]);

@@ -114,10 +114,7 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-
-    fn one(line: &str) -> Option<(FaultKind, String)> {
-        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
-    }
+    use drover_kit::testing::{assert_fault_kinds, assert_no_faults, fault_of};
 
     #[test]
     fn every_documented_sentence_classifies() {
@@ -161,17 +158,18 @@ mod tests {
                 FaultKind::Network,
             ),
         ];
-        for (line, kind) in cases {
-            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
-        }
+        assert_fault_kinds(RULES, &cases);
     }
 
     #[test]
     fn the_root_refusal_has_its_own_rule() {
         let line = "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons";
-        assert_eq!(one(line).map(|(_, rule)| rule).as_deref(), Some(ROOT_RULE));
+        assert_eq!(
+            fault_of(RULES, line).map(|(_, rule)| rule).as_deref(),
+            Some(ROOT_RULE)
+        );
         // Quoted in a reply, it is not the CLI refusing.
-        assert_eq!(one(&format!("● The error says: {line}")), None);
+        assert_eq!(fault_of(RULES, &format!("● The error says: {line}")), None);
     }
 
     #[test]
@@ -187,13 +185,14 @@ mod tests {
 
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
-        for line in [
-            "The story tests how we surface an API Error to users",
-            "I handled the case where the API Error: 529 Overloaded. message appears",
-            "  - map `Invalid API key · ` to a friendly message",
-            "env_fault_patterns = ['API Error.*(Unable to connect|Connection ?(error|refused))']",
-        ] {
-            assert_eq!(one(line), None, "{line}");
-        }
+        assert_no_faults(
+            RULES,
+            &[
+                "The story tests how we surface an API Error to users",
+                "I handled the case where the API Error: 529 Overloaded. message appears",
+                "  - map `Invalid API key · ` to a friendly message",
+                "env_fault_patterns = ['API Error.*(Unable to connect|Connection ?(error|refused))']",
+            ],
+        );
     }
 }

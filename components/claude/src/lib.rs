@@ -16,11 +16,10 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Functions, GlobBase, HookEditor,
+    LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput, TurnResult,
+    hookcfg, prompt,
 };
 
 pub struct Claude;
@@ -49,28 +48,15 @@ impl Adapter for Claude {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
-
-    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-        commands::acp(profile, request)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        acp_command: Some(commands::acp),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn parse_turn(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
         Ok(if drover_kit::text_output(profile) {
@@ -80,20 +66,8 @@ impl Adapter for Claude {
         })
     }
 
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
-
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs(context)
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 
@@ -141,37 +115,12 @@ drover_kit::export!(Claude);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in claude profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "claude".to_string(),
-            binary: "claude".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec![
-                "--permission-mode".to_string(),
-                "bypassPermissions".to_string(),
-            ],
-            model_flag: "--model".to_string(),
-            dialect: "claude-settings-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("SessionEnd", "SessionEnd"),
-                ("PreCompact", "PreCompact"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "claude-jsonl".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("claude", "claude", "claude-settings-json", "claude-jsonl")
+            .bypass("--permission-mode bypassPermissions")
+            .hooks("SessionStart Stop SessionEnd PreCompact")
     }
 }

@@ -11,8 +11,8 @@ use drover_kit::Adapter;
 use drover_kit::screen::rows_of as lines;
 use drover_kit::testing::{
     Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, hook_lines, hook_request, only_entry, parse_payload,
-    parsed_hooks, screen, total,
+    assert_pane_faults, assert_readings, assert_replied, hook_lines, hook_request, only_entry,
+    parse_payload, parsed_hooks, screen, total,
 };
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
@@ -56,12 +56,7 @@ const MODEL: &str = "claude-opus-5-5";
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1: the first turn.
     let first = parse(&run!("headless-success", "json"), None);
-    assert_eq!(first.outcome, TurnOutcome::Success);
-    assert_eq!(first.reply.as_deref(), Some("OK"));
-    assert_eq!(
-        first.conversation_id.as_deref(),
-        Some("da51da84-d800-446b-8724-dba6795b896f")
-    );
+    assert_replied(&first, "OK", "da51da84-d800-446b-8724-dba6795b896f");
     assert_eq!(first.error, None);
     let report = first.usage.clone().expect("usage");
     assert_eq!(report.entries.len(), 1);
@@ -74,33 +69,18 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     let resumed = run!("headless-resume", "json");
     for prior in [None, Some(anthropic(1))] {
         let r = parse(&resumed, prior);
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("SECOND"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("da51da84-d800-446b-8724-dba6795b896f")
-        );
+        assert_replied(&r, "SECOND", "da51da84-d800-446b-8724-dba6795b896f");
         assert_eq!(total(r.usage), anthropic(1));
     }
 
     // seq 4.
     let stream = parse(&run!("headless-stream-json", "jsonl"), None);
-    assert_eq!(stream.outcome, TurnOutcome::Success);
-    assert_eq!(stream.reply.as_deref(), Some("STREAM"));
-    assert_eq!(
-        stream.conversation_id.as_deref(),
-        Some("f0f04bcd-e310-4915-95e3-3ea40de05c08")
-    );
+    assert_replied(&stream, "STREAM", "f0f04bcd-e310-4915-95e3-3ea40de05c08");
     assert_eq!(total(stream.usage), anthropic(1));
 
     // seq 6 (the tool_use answer) and seq 7.
     let tool = parse(&run!("headless-tool-allowed", "json"), None);
-    assert_eq!(tool.outcome, TurnOutcome::Success);
-    assert_eq!(tool.reply.as_deref(), Some("TOOLDONE"));
-    assert_eq!(
-        tool.conversation_id.as_deref(),
-        Some("8d7bc014-6561-433d-8839-e6e5d59e9657")
-    );
+    assert_replied(&tool, "TOOLDONE", "8d7bc014-6561-433d-8839-e6e5d59e9657");
     assert_eq!(total(tool.usage), anthropic(2));
 
     // seq 9 and 10: the call was refused (`permission_denials`), the model

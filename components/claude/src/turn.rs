@@ -16,6 +16,7 @@
 //! code 1. When drover asked for JSON, a turn that printed no result object
 //! did not say how it ended, whatever it printed instead.
 
+use drover_kit::output::last_line;
 use drover_kit::usage::Count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
 use serde::Deserialize;
@@ -64,24 +65,9 @@ struct ModelUsage {
 /// The result object: the last stdout line that parses as one (stream-json
 /// output ends with it too).
 fn result_object(stdout: &str) -> Option<ResultObject> {
-    if let Ok(whole) = serde_json::from_str::<ResultObject>(stdout.trim())
-        && whole.kind.as_deref() == Some("result")
-    {
-        return Some(whole);
-    }
-    stdout
-        .lines()
-        .rev()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .filter_map(|l| serde_json::from_str::<ResultObject>(l).ok())
-        .find(|r| r.kind.as_deref() == Some("result"))
-}
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
+    drover_kit::output::result_object(stdout, |r: &ResultObject| {
+        r.kind.as_deref() == Some("result")
+    })
 }
 
 /// A text-mode turn: the reply itself on success.
@@ -92,14 +78,7 @@ pub fn parse_text(output: &TurnOutput) -> TurnResult {
         && !text.is_empty()
         && !text.starts_with('{')
     {
-        return TurnResult {
-            outcome: TurnOutcome::Success,
-            reply: Some(text.to_string()),
-            conversation_id: None,
-            error: None,
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::replied(text.to_string(), None);
     }
     parse(output)
 }
@@ -237,14 +216,10 @@ fn usage_of(result: &ResultObject, requests: u64) -> Option<UsageReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
 
     fn output(stdout: &str, stderr: &str, exit: i32) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: Some(exit),
-            prior_usage: None,
-        }
+        drover_kit::testing::turn_output(stdout, stderr, Some(exit))
     }
 
     // Shape captured from Claude Code 2.1.332 against the scripted server
@@ -254,12 +229,7 @@ mod tests {
     #[test]
     fn success_gives_reply_id_and_usage() {
         let r = parse(&output(SUCCESS, "", 0));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("5f0c1d2e-0000-4000-8000-000000000001")
-        );
+        assert_replied(&r, "OK", "5f0c1d2e-0000-4000-8000-000000000001");
         let usage = r.usage.expect("usage").total();
         assert_eq!(
             (

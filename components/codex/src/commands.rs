@@ -6,7 +6,7 @@
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    plain_command, prompt,
+    launch, plain_command, prompt,
 };
 
 /// Renders a canonical prompt. Codex's template wraps a skill invocation
@@ -38,12 +38,7 @@ fn resume_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError>
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Codex thread id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Codex thread id")
 }
 
 /// Appends the prompt and the flags. A prompt that starts with `-` would be
@@ -100,7 +95,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     const BYPASS: [&str; 2] = [
         "--dangerously-bypass-approvals-and-sandbox",
@@ -193,20 +188,14 @@ mod tests {
             ),
         );
         assert!(matches!(preset, Err(AdapterError::InvalidInput(m)) if m.contains("preset")));
-        assert!(interactive(&profile(), &request("hi", Conversation::Preset("x".into()))).is_err());
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("a b".into()))
-            )
-            .is_err()
+        assert_refused(interactive, &profile(), &[Conversation::Preset("x".into())]);
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Resume("--evil".into()),
+                Conversation::Resume("a b".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

@@ -87,10 +87,7 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-
-    fn one(line: &str) -> Option<(FaultKind, String)> {
-        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
-    }
+    use drover_kit::testing::{assert_fault_kinds, assert_no_faults, fault_of};
 
     /// The sentences of docs/adapters/codex.md (Codex 0.171.0), with their kind.
     const SENTENCES: &[(&str, FaultKind)] = &[
@@ -138,7 +135,11 @@ mod tests {
                 format!("■ {sentence}"),
             ];
             for line in forms {
-                assert_eq!(one(&line).map(|(k, _)| k), Some(*kind), "{line}");
+                assert_eq!(
+                    fault_of(RULES, &line).map(|(k, _)| k),
+                    Some(*kind),
+                    "{line}"
+                );
             }
         }
     }
@@ -179,13 +180,14 @@ mod tests {
                 FaultKind::Quota,
             ),
         ];
-        for (line, kind) in cases {
-            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
-        }
+        assert_fault_kinds(RULES, &cases);
         assert_eq!(
-            one("ERROR: unexpected status 529 <unknown status code>: Overloaded")
-                .map(|(_, r)| r)
-                .as_deref(),
+            fault_of(
+                RULES,
+                "ERROR: unexpected status 529 <unknown status code>: Overloaded"
+            )
+            .map(|(_, r)| r)
+            .as_deref(),
             Some("codex/overload")
         );
     }
@@ -209,16 +211,17 @@ mod tests {
 
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
-        for line in [
-            "The story tests how we surface `ERROR: unexpected status 401` to users",
-            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"ERROR: stream disconnected before completion: error sending request"}}"#,
-            r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"{\"type\":\"error\",\"message\":\"unexpected status 401\"}"}}"#,
-            "• We’re currently experiencing high demand, which may cause temporary errors.",
-            "I saw Reconnecting... waiting for network in the logs",
-            "  - map `unexpected status 529` to Overload",
-            "The trust prompt asks: Do you trust the contents of this directory?",
-        ] {
-            assert_eq!(one(line), None, "{line}");
-        }
+        assert_no_faults(
+            RULES,
+            &[
+                "The story tests how we surface `ERROR: unexpected status 401` to users",
+                r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"ERROR: stream disconnected before completion: error sending request"}}"#,
+                r#"{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"{\"type\":\"error\",\"message\":\"unexpected status 401\"}"}}"#,
+                "• We’re currently experiencing high demand, which may cause temporary errors.",
+                "I saw Reconnecting... waiting for network in the logs",
+                "  - map `unexpected status 529` to Overload",
+                "The trust prompt asks: Do you trust the contents of this directory?",
+            ],
+        );
     }
 }

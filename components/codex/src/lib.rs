@@ -17,11 +17,9 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, hookcfg,
+    Adapter, AdapterError, CLI_CAPABILITIES, Functions, GlobBase, HookEditor, LocationContext,
+    Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput, TurnResult, hookcfg,
 };
 
 pub struct Codex;
@@ -55,24 +53,14 @@ impl Adapter for Codex {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        commands::render(profile, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(commands::render),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn parse_turn(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
         Ok(if drover_kit::text_output(profile) {
@@ -82,20 +70,8 @@ impl Adapter for Codex {
         })
     }
 
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
-
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs(context)
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 
@@ -142,44 +118,15 @@ drover_kit::export!(Codex);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in codex profile (`profiles/codex.toml`), as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "codex".to_string(),
-            binary: "codex".to_string(),
-            prompt_template: "Use the ${skill} skill now, and use subagents as needed: {args}"
-                .to_string(),
-            launch_args: vec![
-                "-c".to_string(),
-                "features.daemon_auto_start=false".to_string(),
-            ],
-            bypass_args: vec![
-                "--dangerously-bypass-approvals-and-sandbox".to_string(),
-                "--dangerously-bypass-hook-trust".to_string(),
-            ],
-            model_flag: "--model".to_string(),
-            dialect: "codex-hooks-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("SessionEnd", "SessionEnd"),
-                ("PreCompact", "PreCompact"),
-                ("PermissionRequest", "PermissionRequest"),
-                ("SubagentStop", "SubagentStop"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "codex-rollout".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("codex", "codex", "codex-hooks-json", "codex-rollout")
+            .template("Use the ${skill} skill now, and use subagents as needed: {args}")
+            .launch("-c features.daemon_auto_start=false")
+            .bypass("--dangerously-bypass-approvals-and-sandbox --dangerously-bypass-hook-trust")
+            .hooks("SessionStart Stop SessionEnd PreCompact PermissionRequest SubagentStop")
     }
 }
 
@@ -194,14 +141,7 @@ mod tests {
     const DOC: &str = include_str!("../../../docs/adapters/codex.md");
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
-        LocationContext {
-            home: "/home/u".to_string(),
-            cwd: "/w".to_string(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        drover_kit::testing::location_context("/w", env)
     }
 
     fn patterns(globs: &[TranscriptGlob]) -> Vec<(GlobBase, &str)> {

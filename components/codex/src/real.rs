@@ -11,8 +11,8 @@
 use drover_kit::Adapter;
 use drover_kit::testing::{
     Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, calls, hook_lines, hook_names, hook_request, only_entry,
-    parsed_hooks, total,
+    assert_pane_faults, assert_readings, assert_replied, calls, hook_lines, hook_names,
+    hook_request, only_entry, parsed_hooks, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
@@ -47,9 +47,7 @@ const THREAD: &str = "01a22d68-aace-71c2-bb30-4645f8d9bd84";
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1.
     let first = parse(&run!("headless-success", "jsonl"), None);
-    assert_eq!(first.outcome, TurnOutcome::Success);
-    assert_eq!(first.reply.as_deref(), Some("OK"));
-    assert_eq!(first.conversation_id.as_deref(), Some(THREAD));
+    assert_replied(&first, "OK", THREAD);
     assert_eq!(first.error, None);
     assert_eq!(total(first.usage.clone()), responses(1));
 
@@ -57,9 +55,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // passes the first turn's own usage as prior usage.
     let resumed = run!("headless-resume", "jsonl");
     let r = parse(&resumed, Some(total(first.usage)));
-    assert_eq!(r.outcome, TurnOutcome::Success);
-    assert_eq!(r.reply.as_deref(), Some("SECOND"));
-    assert_eq!(r.conversation_id.as_deref(), Some(THREAD));
+    assert_replied(&r, "SECOND", THREAD);
     assert_eq!(total(r.usage), responses(1));
     // Without the record, the thread total is all there is.
     let bare = total(parse(&resumed, None).usage);
@@ -74,12 +70,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
 
     // seq 5 (the function call) and seq 6.
     let tool = parse(&run!("headless-tool", "jsonl"), None);
-    assert_eq!(tool.outcome, TurnOutcome::Success);
-    assert_eq!(tool.reply.as_deref(), Some("TOOLDONE"));
-    assert_eq!(
-        tool.conversation_id.as_deref(),
-        Some("01a22d68-b25f-76a1-9c99-f407d1024286")
-    );
+    assert_replied(&tool, "TOOLDONE", "01a22d68-b25f-76a1-9c99-f407d1024286");
     assert_eq!(total(tool.usage), responses(2));
 }
 

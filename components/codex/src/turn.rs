@@ -23,7 +23,7 @@
 //! `ERROR: S` lines. When drover asked for `--json`, a turn that printed no
 //! event did not say how it ended, whatever it printed instead.
 
-use drover_kit::usage::Count;
+use crate::usage::Tokens;
 use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
 use serde::Deserialize;
 
@@ -34,7 +34,7 @@ struct Event {
     thread_id: Option<String>,
     message: Option<String>,
     item: Option<Item>,
-    usage: Option<ExecUsage>,
+    usage: Option<Tokens>,
     error: Option<ErrorBody>,
 }
 
@@ -50,22 +50,6 @@ struct ErrorBody {
     message: Option<String>,
 }
 
-/// Responses API accounting: `input_tokens` includes the cached part and
-/// `output_tokens` includes reasoning.
-#[derive(Deserialize, Default)]
-struct ExecUsage {
-    #[serde(default)]
-    input_tokens: Count,
-    #[serde(default)]
-    cached_input_tokens: Count,
-    #[serde(default)]
-    cache_write_input_tokens: Count,
-    #[serde(default)]
-    output_tokens: Count,
-    #[serde(default)]
-    reasoning_output_tokens: Count,
-}
-
 /// Exec item types that run a tool; the model is called again after each.
 const TOOL_ITEMS: &[&str] = &[
     "command_execution",
@@ -74,24 +58,8 @@ const TOOL_ITEMS: &[&str] = &[
     "web_search",
 ];
 
-impl ExecUsage {
-    fn usage(&self, requests: u64) -> Usage {
-        Usage {
-            input: self
-                .input_tokens
-                .0
-                .saturating_sub(self.cached_input_tokens.0),
-            output: self.output_tokens.0,
-            cache_read: self.cached_input_tokens.0,
-            cache_write: self.cache_write_input_tokens.0,
-            reasoning: self.reasoning_output_tokens.0,
-            requests,
-        }
-    }
-}
-
 enum End {
-    Completed(ExecUsage),
+    Completed(Tokens),
     Failed(Option<String>),
 }
 
@@ -200,14 +168,7 @@ fn per_turn(reported: Usage, prior: Option<&Usage>) -> Usage {
 pub fn parse_text(output: &TurnOutput) -> TurnResult {
     let text = output.stdout.trim();
     if !read_events(&output.stdout).saw_event && output.exit_code == Some(0) && !text.is_empty() {
-        return TurnResult {
-            outcome: TurnOutcome::Success,
-            reply: Some(text.to_string()),
-            conversation_id: banner_session(&output.stderr),
-            error: None,
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::replied(text.to_string(), banner_session(&output.stderr));
     }
     parse(output)
 }
@@ -268,6 +229,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_replied;
 
     fn output(stdout: &str, stderr: &str, exit: Option<i32>, prior: Option<Usage>) -> TurnOutput {
         TurnOutput {
@@ -299,9 +261,7 @@ mod tests {
     #[test]
     fn success_gives_reply_thread_and_usage() {
         let r = parse(&output(SUCCESS, STDERR, Some(0), None));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(r.conversation_id.as_deref(), Some(THREAD));
+        assert_replied(&r, "OK", THREAD);
         assert_eq!(r.error, None);
         let report = r.usage.expect("usage");
         assert_eq!(report.entries[0].session, THREAD);

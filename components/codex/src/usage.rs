@@ -29,8 +29,8 @@
 
 use std::collections::HashMap;
 
-use drover_kit::Request;
 use drover_kit::usage::{Count, Ledger, RowParser, contains};
+use drover_kit::{Request, Usage};
 use serde::{Deserialize, Deserializer};
 
 /// Every row this parser reads contains one of these.
@@ -147,8 +147,10 @@ impl Info {
     }
 }
 
+/// Responses API accounting: `input_tokens` includes the cached part and
+/// `output_tokens` includes reasoning.
 #[derive(Deserialize, Default, Clone, PartialEq, Debug)]
-struct Tokens {
+pub(crate) struct Tokens {
     #[serde(default)]
     input_tokens: Count,
     #[serde(default)]
@@ -162,6 +164,21 @@ struct Tokens {
 }
 
 impl Tokens {
+    /// These tokens as drover counts them, over `requests` calls.
+    pub(crate) fn usage(&self, requests: u64) -> Usage {
+        Usage {
+            input: self
+                .input_tokens
+                .0
+                .saturating_sub(self.cached_input_tokens.0),
+            output: self.output_tokens.0,
+            cache_read: self.cached_input_tokens.0,
+            cache_write: self.cache_write_input_tokens.0,
+            reasoning: self.reasoning_output_tokens.0,
+            requests,
+        }
+    }
+
     fn fields(&self) -> [u64; 5] {
         [
             self.input_tokens.0,

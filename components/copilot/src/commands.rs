@@ -6,10 +6,7 @@
 //! session picker; `--session-id=UUID` (1.0.51+) starts a new session with a
 //! chosen id.
 
-use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    launch, plain_command, prompt,
-};
+use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, launch};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     Ok(match conversation {
@@ -19,42 +16,22 @@ fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, Adapter
     })
 }
 
-fn checked_id(id: &str) -> Result<&str, AdapterError> {
-    if id.is_empty()
-        || id.starts_with('-')
-        || id.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Copilot session id"
-        )));
-    }
-    Ok(id)
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    launch::printable_word_id(id, "a Copilot session id")
 }
 
 /// `--session-id` only accepts a UUID.
-fn checked_uuid(id: &str) -> Result<&str, AdapterError> {
-    if !launch::uuid_shaped(id) {
-        return Err(invalid(format!(
-            "copilot --session-id needs a UUID, got '{id}'"
-        )));
-    }
-    Ok(id)
+fn checked_uuid(id: &str) -> Result<String, AdapterError> {
+    launch::uuid_id(id, "copilot")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-    let mut argv = vec![profile.binary.clone()];
-    argv.extend(conversation_args(&request.conversation)?);
-    let has_prompt = !request.prompt.is_empty();
-    argv.extend(launch::launch_args(
+    launch::interactive_after_flag(
         profile,
-        has_prompt,
+        request,
+        conversation_args,
         &["-i", "--interactive"],
-    ));
-    if has_prompt {
-        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
-    }
-    argv.extend(common_launch_tail(profile, request));
-    Ok(plain_command(argv))
+    )
 }
 
 pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
@@ -65,7 +42,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     const SKILL_PROMPT: &str = "LOAD the FULL .agents/skills/bmad-dev-auto/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: 1-1-a";
 
@@ -131,19 +108,13 @@ mod tests {
         let preset =
             headless(&profile(), &request("hi", Conversation::Preset(id.into()))).expect("builds");
         assert_eq!(preset.argv[5], format!("--session-id={id}"));
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("not-a-uuid".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Preset("not-a-uuid".into()),
+                Conversation::Resume("--evil".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

@@ -158,10 +158,7 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-
-    fn one(line: &str) -> Option<(FaultKind, String)> {
-        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
-    }
+    use drover_kit::testing::{assert_fault_kinds, assert_no_faults, fault_of};
 
     #[test]
     fn every_collected_sentence_classifies() {
@@ -236,9 +233,7 @@ mod tests {
                 FaultKind::TrustDialog,
             ),
         ];
-        for (line, kind) in cases {
-            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
-        }
+        assert_fault_kinds(RULES, &cases);
     }
 
     #[test]
@@ -250,14 +245,15 @@ mod tests {
 
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
-        for line in [
-            "● I saw 'Sorry, you've hit a rate limit that restricts the number of Copilot model requests' in the logs",
-            "The handler maps 402 You have no quota to a banner",
-            "  - retry when Failed to get response from the AI model; retried 5 times appears",
-            "We should explain what Confirm folder trust means in the README",
-        ] {
-            assert_eq!(one(line), None, "{line}");
-        }
+        assert_no_faults(
+            RULES,
+            &[
+                "● I saw 'Sorry, you've hit a rate limit that restricts the number of Copilot model requests' in the logs",
+                "The handler maps 402 You have no quota to a banner",
+                "  - retry when Failed to get response from the AI model; retried 5 times appears",
+                "We should explain what Confirm folder trust means in the README",
+            ],
+        );
     }
 
     #[test]
@@ -296,7 +292,11 @@ mod tests {
             );
         }
         for (line, id) in &samples {
-            assert_eq!(one(line).map(|(_, r)| r), Some(id.to_string()), "{line}");
+            assert_eq!(
+                fault_of(RULES, line).map(|(_, r)| r),
+                Some(id.to_string()),
+                "{line}"
+            );
         }
     }
 }

@@ -19,11 +19,9 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, Fault, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, hookcfg, prompt,
+    Adapter, CLI_CAPABILITIES, Fault, Functions, GlobBase, HookEditor, LocationContext, Metadata,
+    ParserSpec, Profile, TranscriptGlob, hookcfg, prompt,
 };
 
 pub struct Copilot;
@@ -54,36 +52,15 @@ impl Adapter for Copilot {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs(context)
@@ -92,10 +69,6 @@ impl Adapter for Copilot {
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
         let lines = faults::sentences(lines);
         drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 
@@ -133,41 +106,17 @@ drover_kit::export!(Copilot);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-
-    fn strings(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
-    }
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in copilot profile (profiles/copilot.toml), as the engine
     /// passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "copilot".to_string(),
-            binary: "copilot".to_string(),
-            prompt_template: "LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: {args}".to_string(),
-            launch_args: strings(&["-i"]),
-            bypass_args: strings(&["--allow-all-tools", "--allow-all-paths"]),
-            model_flag: "--model".to_string(),
-            dialect: "copilot-settings-json".to_string(),
-            hook_events: [
-                ("agentStop", "Stop"),
-                ("sessionStart", "SessionStart"),
-                ("sessionEnd", "SessionEnd"),
-                ("errorOccurred", "StopFailure"),
-                ("notification", "Notification"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "copilot-events".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: strings(&["--no-ask-user"]),
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("copilot", "copilot", "copilot-settings-json", "copilot-events")
+            .template("LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly, using subagents as needed: {args}")
+            .launch("-i")
+            .bypass("--allow-all-tools --allow-all-paths")
+            .hooks("agentStop=Stop sessionStart=SessionStart sessionEnd=SessionEnd errorOccurred=StopFailure notification=Notification")
+            .turn("--no-ask-user")
     }
 }
 
@@ -246,12 +195,7 @@ mod tests {
                     title: text.to_string(),
                 },
             );
-            let _ = turn::parse(&TurnOutput {
-                stdout: text.to_string(),
-                stderr: String::new(),
-                exit_code: Some(1),
-                prior_usage: None,
-            });
+            let _ = turn::parse(&drover_kit::testing::turn_output(&text, "", Some(1)));
         }
     }
 }

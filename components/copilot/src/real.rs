@@ -12,7 +12,8 @@
 //! after a retried 401; the 500s answered nothing).
 
 use drover_kit::testing::{
-    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, parse_payload, total,
+    Evidence, Run, assert_pane_faults, assert_readings, assert_replied, calls, hook_lines,
+    parse_payload, total,
 };
 use drover_kit::{Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, Usage};
 
@@ -63,9 +64,7 @@ fn headless_turns_report_reply_and_conversation() {
         (run!("headless-resume", "jsonl"), "SECOND"),
     ] {
         let r = Copilot::parse_turn(&profile(), &case.output(None)).expect("parses");
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some(reply));
-        assert_eq!(r.conversation_id.as_deref(), Some(session));
+        assert_replied(&r, reply, session);
         // The output has no token counts: usage comes from events.jsonl.
         assert_eq!(r.usage, None);
     }

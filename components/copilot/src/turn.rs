@@ -8,6 +8,7 @@
 //! `copilot-events` tally reads. The process is reported to exit 0 even when
 //! the agent failed, so `exitCode` on the result line decides.
 
+use drover_kit::output::last_line;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult};
 use serde_json::Value;
 
@@ -91,23 +92,10 @@ impl Stream {
     }
 }
 
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
-}
-
 pub fn parse(output: &TurnOutput) -> TurnResult {
     let mut stream = Stream::default();
-    for line in output.stdout.lines() {
-        let line = line.trim();
-        if !line.starts_with('{') {
-            continue;
-        }
-        if let Ok(event) = serde_json::from_str::<Value>(line) {
-            stream.fold(&event);
-        }
+    for event in drover_kit::output::json_lines(&output.stdout) {
+        stream.fold(&event);
     }
     let process_failed = output.exit_code.is_some_and(|c| c != 0);
     let failed = if stream.saw_result {
@@ -156,15 +144,8 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::assert_replied;
+    use drover_kit::testing::turn_output as output;
 
     // Third-party capture of Copilot CLI 1.0.36 `--output-format json`
     // (fixtures/README.md): reply "pong", session 8a216c49-….
@@ -173,12 +154,7 @@ mod tests {
     #[test]
     fn success_gives_reply_and_session_but_no_usage() {
         let r = parse(&output(PONG, "", Some(0)));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("pong"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("8a216c49-e51c-4eef-9405-bf83298fced2")
-        );
+        assert_replied(&r, "pong", "8a216c49-e51c-4eef-9405-bf83298fced2");
         assert_eq!((r.error, r.usage, r.prompt_kind), (None, None, None));
     }
 

@@ -9,23 +9,15 @@ use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, in
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
     match conversation {
         Conversation::Fresh => Ok(Vec::new()),
-        Conversation::Resume(id) => Ok(vec!["--resume".to_string(), checked_id(id)?.to_string()]),
+        Conversation::Resume(id) => Ok(vec!["--resume".to_string(), checked_id(id)?]),
         Conversation::Preset(id) => Err(invalid(format!(
             "cursor-agent cannot start a chat with a chosen id ('{id}'); start fresh and read session_id from the result"
         ))),
     }
 }
 
-fn checked_id(id: &str) -> Result<&str, AdapterError> {
-    if id.is_empty()
-        || id.starts_with('-')
-        || id.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Cursor chat id"
-        )));
-    }
-    Ok(id)
+fn checked_id(id: &str) -> Result<String, AdapterError> {
+    launch::printable_word_id(id, "a Cursor chat id")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
@@ -40,7 +32,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_puts_the_prompt_before_the_flags() {
@@ -100,12 +92,10 @@ mod tests {
             headless(&profile(), &request("hi", Conversation::Preset("sess-43".into()))),
             Err(AdapterError::InvalidInput(m)) if m.contains("chosen id")
         ));
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--force".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[Conversation::Resume("--force".into())],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

@@ -39,10 +39,7 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-
-    fn one(line: &str) -> Option<(FaultKind, String)> {
-        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
-    }
+    use drover_kit::testing::{assert_no_faults, fault_of};
 
     #[test]
     fn every_rule_compiles_and_fires() {
@@ -79,7 +76,11 @@ mod tests {
             );
         }
         for (line, kind, id) in samples {
-            assert_eq!(one(line), Some((kind, id.to_string())), "{line}");
+            assert_eq!(
+                fault_of(RULES, line),
+                Some((kind, id.to_string())),
+                "{line}"
+            );
         }
     }
 
@@ -95,12 +96,13 @@ mod tests {
 
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
-        for line in [
-            "The wrapper prints Error: You've hit your usage limit when the plan runs out",
-            "  handle `Authentication required` from cursor-agent",
-            "Docs: Workspace Trust Required appears in fresh worktrees",
-        ] {
-            assert_eq!(one(line), None, "{line}");
-        }
+        assert_no_faults(
+            RULES,
+            &[
+                "The wrapper prints Error: You've hit your usage limit when the plan runs out",
+                "  handle `Authentication required` from cursor-agent",
+                "Docs: Workspace Trust Required appears in fresh worktrees",
+            ],
+        );
     }
 }

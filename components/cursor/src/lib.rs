@@ -17,11 +17,9 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, prompt,
+    Adapter, CLI_CAPABILITIES, Functions, GlobBase, HookEditor, LocationContext, Metadata,
+    ParserSpec, Profile, TranscriptGlob, prompt,
 };
 
 pub struct Cursor;
@@ -49,43 +47,18 @@ impl Adapter for Cursor {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::EDITOR);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs()
-    }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
     }
 }
 
@@ -116,31 +89,15 @@ drover_kit::export!(Cursor);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in cursor profile (profiles/cursor.toml), as the engine
     /// passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "cursor".to_string(),
-            binary: "cursor-agent".to_string(),
-            prompt_template: "LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly: {args}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec!["--force".to_string(), "--trust".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "cursor-hooks-json".to_string(),
-            hook_events: [("stop", "Stop"), ("sessionStart", "SessionStart"), ("sessionEnd", "SessionEnd")]
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect(),
-            usage_parser: "none".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("cursor", "cursor-agent", "cursor-hooks-json", "none")
+            .template("LOAD the FULL .agents/skills/{skill}/SKILL.md, read its entire contents and follow its directions exactly: {args}")
+            .bypass("--force --trust")
+            .hooks("stop=Stop sessionStart=SessionStart sessionEnd=SessionEnd")
     }
 }
 
@@ -209,12 +166,7 @@ mod tests {
                     title: text.to_string(),
                 },
             );
-            let _ = turn::parse(&TurnOutput {
-                stdout: text.to_string(),
-                stderr: text.to_string(),
-                exit_code: Some(1),
-                prior_usage: None,
-            });
+            let _ = turn::parse(&drover_kit::testing::turn_output(&text, &text, Some(1)));
             let _ = hookcfg::install(&text, &request);
             let _ = hookcfg::remove(&text, &request);
         }

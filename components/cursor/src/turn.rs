@@ -56,17 +56,9 @@ const TRUST_NOTICE: &str = "Workspace Trust Required";
 
 /// The result object: the whole stdout, or the last line that is one.
 fn result_object(stdout: &str) -> Option<ResultObject> {
-    if let Ok(whole) = serde_json::from_str::<ResultObject>(stdout.trim())
-        && whole.kind.as_deref() == Some("result")
-    {
-        return Some(whole);
-    }
-    stdout
-        .lines()
-        .rev()
-        .filter(|l| l.trim_start().starts_with('{'))
-        .filter_map(|l| serde_json::from_str::<ResultObject>(l).ok())
-        .find(|r| r.kind.as_deref() == Some("result"))
+    drover_kit::output::result_object(stdout, |r: &ResultObject| {
+        r.kind.as_deref() == Some("result")
+    })
 }
 
 /// The CLI's own sentence: its first `Error:` line, else the last line.
@@ -142,15 +134,8 @@ fn without_result(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::assert_replied;
+    use drover_kit::testing::turn_output as output;
 
     #[test]
     fn success_gives_reply_session_and_usage() {
@@ -179,11 +164,10 @@ mod tests {
             "",
             Some(0),
         ));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("result result result"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
+        assert_replied(
+            &r,
+            "result result result",
+            "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
         );
         assert_eq!(r.usage, None);
     }

@@ -7,25 +7,15 @@
 
 use drover_kit::{
     AdapterError, Command, Conversation, LaunchRequest, Profile, acp_launch, common_launch_tail,
-    invalid, plain_command, prompt,
+    invalid, launch, plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
-    Ok(match conversation {
-        Conversation::Fresh => Vec::new(),
-        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
-        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_session_id(id)?],
-    })
+    launch::resume_or_session_id(conversation, checked_id, checked_session_id)
 }
 
-/// `--resume` takes a session id, `latest` or an index: any single word.
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Gemini session id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Gemini session id")
 }
 
 /// `--session-id` refuses anything but letters, digits, `-` and `_`.
@@ -112,7 +102,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_matches_bmad_loops_shape() {
@@ -206,26 +196,14 @@ mod tests {
         )
         .expect("builds");
         assert_eq!(&preset.argv[5..7], ["--session-id", uuid]);
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("a b".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("x/y".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Preset("a b".into()),
+                Conversation::Preset("x/y".into()),
+                Conversation::Resume("--evil".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
     }

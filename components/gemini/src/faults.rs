@@ -172,10 +172,7 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-
-    fn one(line: &str) -> Option<(FaultKind, String)> {
-        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
-    }
+    use drover_kit::testing::{assert_fault_kinds, assert_no_faults};
 
     fn log(text: &str) -> Vec<String> {
         text.lines().map(str::to_string).collect()
@@ -249,9 +246,7 @@ mod tests {
                 FaultKind::ServerError,
             ),
         ];
-        for (line, kind) in cases {
-            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
-        }
+        assert_fault_kinds(RULES, &cases);
     }
 
     #[test]
@@ -283,9 +278,7 @@ mod tests {
             ),
             ("Do you trust this folder?", FaultKind::TrustDialog),
         ];
-        for (line, kind) in cases {
-            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
-        }
+        assert_fault_kinds(RULES, &cases);
     }
 
     #[test]
@@ -316,17 +309,18 @@ mod tests {
 
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
-        for line in [
-            "✦ The story tests how we surface Error when talking to Gemini API to users",
-            "  Error when talking to Gemini API is what users saw before the fix",
-            "I made `Attempt 1 failed with status 500. Retrying with backoff...` quieter",
-            "✦ An unexpected critical error occurred:[object Object] is a poor message",
-            "  - map [API Error: …] lines to friendly text",
-            "We should ask: do you trust this folder? before running",
-            "env_fault_patterns = ['Error when talking to Gemini API']",
-        ] {
-            assert_eq!(one(line), None, "{line}");
-        }
+        assert_no_faults(
+            RULES,
+            &[
+                "✦ The story tests how we surface Error when talking to Gemini API to users",
+                "  Error when talking to Gemini API is what users saw before the fix",
+                "I made `Attempt 1 failed with status 500. Retrying with backoff...` quieter",
+                "✦ An unexpected critical error occurred:[object Object] is a poor message",
+                "  - map [API Error: …] lines to friendly text",
+                "We should ask: do you trust this folder? before running",
+                "env_fault_patterns = ['Error when talking to Gemini API']",
+            ],
+        );
     }
 
     #[test]

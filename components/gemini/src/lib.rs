@@ -21,11 +21,9 @@ mod robustness;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, hookcfg, prompt,
+    Adapter, CLI_AND_ACP_CAPABILITIES, Functions, GlobBase, HookEditor, LocationContext, Metadata,
+    ParserSpec, Profile, TranscriptGlob, hookcfg, prompt,
 };
 
 pub struct Gemini;
@@ -59,40 +57,15 @@ impl Adapter for Gemini {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
-
-    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-        commands::acp(profile, request)
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        acp_command: Some(commands::acp),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+    };
 
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         let root = context
@@ -118,10 +91,6 @@ impl Adapter for Gemini {
             glob("*/chats/session-*.json", "json"),
         ]
     }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
-    }
 }
 
 // The generic adapter links this crate for its logic, without the exports.
@@ -131,36 +100,14 @@ drover_kit::export!(Gemini);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in gemini profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "gemini".to_string(),
-            binary: "gemini".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec!["-i".to_string()],
-            bypass_args: vec!["--approval-mode=yolo".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "gemini-settings-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("AfterAgent", "Stop"),
-                ("SessionEnd", "SessionEnd"),
-                ("Notification", "Notification"),
-                ("PreCompress", "PreCompact"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "gemini-chat".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("gemini", "gemini", "gemini-settings-json", "gemini-chat")
+            .launch("-i")
+            .bypass("--approval-mode=yolo")
+            .hooks("SessionStart AfterAgent=Stop SessionEnd Notification PreCompress=PreCompact")
     }
 }
 
@@ -168,17 +115,10 @@ mod tests_support {
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::HookInstall;
+    use drover_kit::{AdapterError, HookInstall};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
-        LocationContext {
-            home: "/home/u".to_string(),
-            cwd: "/work".to_string(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        drover_kit::testing::location_context("/work", env)
     }
 
     #[test]

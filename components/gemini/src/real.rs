@@ -11,8 +11,8 @@
 use drover_kit::Adapter;
 use drover_kit::testing::{
     Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, calls, hook_lines, hook_names, hook_request_for,
-    only_entry, parse_payload, total,
+    assert_pane_faults, assert_readings, assert_replied, calls, hook_lines, hook_names,
+    hook_request_for, only_entry, parse_payload, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
@@ -50,9 +50,7 @@ const SESSION: &str = "904d5261-b039-49db-a6b9-e1ff57feb76f";
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1 (the model router, structured answer) and seq 2 (main model).
     let first = parse(&run!("headless-success", "json"));
-    assert_eq!(first.outcome, TurnOutcome::Success);
-    assert_eq!(first.reply.as_deref(), Some("OK"));
-    assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
+    assert_replied(&first, "OK", SESSION);
     assert_eq!(first.error, None);
     assert_eq!(
         per_model(first.usage),
@@ -98,12 +96,7 @@ fn text_and_stream_json_modes() {
     assert_eq!((plain.error, plain.usage), (None, None));
     // seq 7.
     let stream = parse(&run!("headless-stream-json", "jsonl"));
-    assert_eq!(stream.outcome, TurnOutcome::Success);
-    assert_eq!(stream.reply.as_deref(), Some("STREAM"));
-    assert_eq!(
-        stream.conversation_id.as_deref(),
-        Some("f89336dd-547e-493d-8263-4a6d6a36f288")
-    );
+    assert_replied(&stream, "STREAM", "f89336dd-547e-493d-8263-4a6d6a36f288");
     assert_eq!(stream.error, None);
     assert_eq!(
         per_model(stream.usage),

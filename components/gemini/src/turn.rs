@@ -25,6 +25,7 @@
 //! count (it is `total_tokens − input_tokens − output_tokens`) and no request
 //! count (one call per model, plus one per tool call for the main model).
 
+use drover_kit::output::last_line;
 use drover_kit::usage::count;
 use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
 use serde_json::{Map, Value};
@@ -102,13 +103,6 @@ fn error_sentence(stderr: &str) -> Option<String> {
         .or_else(|| meaningful.last())
         .or_else(|| lines.last())
         .map(|l| l.to_string())
-}
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
 }
 
 /// A `stream-json` run: `None` when stdout holds no stream events.
@@ -253,27 +247,13 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         // Text mode: the reply itself on success.
         let text = output.stdout.trim();
         if output.exit_code == Some(0) && !text.is_empty() && !text.starts_with('{') {
-            return TurnResult {
-                outcome: TurnOutcome::Success,
-                reply: Some(text.to_string()),
-                conversation_id: None,
-                error: None,
-                usage: None,
-                prompt_kind: None,
-            };
+            return TurnResult::replied(text.to_string(), None);
         }
-        return TurnResult {
-            outcome: if output.exit_code == Some(0) {
-                TurnOutcome::Unknown
-            } else {
-                TurnOutcome::Failed
-            },
-            reply: None,
-            conversation_id: None,
-            error: error_sentence(&output.stderr).or_else(|| last_line(&output.stdout)),
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::no_result(
+            output.exit_code,
+            None,
+            error_sentence(&output.stderr).or_else(|| last_line(&output.stdout)),
+        );
     };
     let text = |v: Option<&Value>| {
         v.and_then(Value::as_str)
@@ -352,15 +332,8 @@ fn usage_of(stats: &Value, session: &str) -> Option<UsageReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::assert_replied;
+    use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/turn-success-router.json");
     const NOISE: &str = include_str!("../fixtures/turn-success.stderr");
@@ -368,12 +341,7 @@ mod tests {
     #[test]
     fn success_gives_reply_id_and_per_model_usage() {
         let r = parse(&output(SUCCESS, NOISE, Some(0)));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(
-            r.conversation_id.as_deref(),
-            Some("7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69")
-        );
+        assert_replied(&r, "OK", "7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69");
         assert_eq!(r.error, None);
         let report = r.usage.expect("usage");
         // The scripted server answers every Gemini call with prompt 4101,

@@ -170,28 +170,23 @@ drover_kit::export!(Generic);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// A profile for a CLI no component knows, in bmad-loop's schema plus
     /// drover's `[turn]`.
     pub fn profile() -> Profile {
         let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect();
         Profile {
-            name: "acme".to_string(),
-            binary: "acme".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: strings(&["-i"]),
-            bypass_args: strings(&["--yolo"]),
-            model_flag: "--model".to_string(),
-            dialect: "claude-settings-json".to_string(),
-            hook_events: vec![("Stop".to_string(), "Stop".to_string())],
-            usage_parser: "claude-jsonl".to_string(),
             env_fault_patterns: strings(&["^ACME-E\\d+"]),
-            turn_args: strings(&["--verbose"]),
-            settings: vec![],
             turn_argv: strings(&["-p", "{prompt}", "--output-format", "json"]),
             turn_resume: strings(&["--resume", "{id}"]),
             turn_session_id: strings(&["--session-id={id}"]),
             turn_output: "claude-json".to_string(),
+            ..Profile::new("acme", "acme", "claude-settings-json", "claude-jsonl")
+                .launch("-i")
+                .bypass("--yolo")
+                .hooks("Stop")
+                .turn("--verbose")
         }
     }
 }

@@ -15,13 +15,7 @@ use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
 use serde_json::{Map, Value};
 
 use crate::family::Family;
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
-}
+use drover_kit::output::last_line;
 
 fn result(outcome: TurnOutcome) -> TurnResult {
     TurnResult {
@@ -217,12 +211,7 @@ mod tests {
     use super::*;
 
     fn output(stdout: &str, stderr: &str, exit: i32) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: Some(exit),
-            prior_usage: None,
-        }
+        drover_kit::testing::turn_output(stdout, stderr, Some(exit))
     }
 
     #[test]

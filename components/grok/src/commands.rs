@@ -5,37 +5,21 @@
 //! [--model M] stdio`.
 
 use drover_kit::{
-    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, invalid,
-    launch, plain_command, prompt,
+    AdapterError, Command, Conversation, LaunchRequest, Profile, common_launch_tail, launch,
+    plain_command, prompt,
 };
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
-    Ok(match conversation {
-        Conversation::Fresh => Vec::new(),
-        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
-        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_uuid(id)?],
-    })
+    launch::resume_or_session_id(conversation, checked_id, checked_uuid)
 }
 
-/// Grok's session ids are UUIDs (v7 when grok picks them); anything that
-/// could read as a flag or split into two words is refused.
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Grok session id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Grok session id")
 }
 
-/// `--session-id` creates a session and accepts only a UUID.
+/// `--session-id` only accepts a UUID.
 fn checked_uuid(id: &str) -> Result<String, AdapterError> {
-    if !launch::uuid_shaped(id) {
-        return Err(invalid(format!(
-            "grok --session-id needs a UUID, got '{id}'"
-        )));
-    }
-    Ok(id.to_string())
+    launch::uuid_id(id, "grok")
 }
 
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {

@@ -19,11 +19,9 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, GlobBase, HookEditor,
-    HookEvent, LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob,
-    TurnOutput, TurnResult, hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, Functions, HookEditor,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, hookcfg, prompt,
 };
 
 pub struct Grok;
@@ -60,43 +58,22 @@ impl Adapter for Grok {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
         Ok(commands::acp(profile, request))
     }
 
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
-
     fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
-        let (base, prefix) = grok_home(context);
+        let (base, prefix) = drover_kit::locations::data_dir(context, &["GROK_HOME"], ".grok/");
         // The two parsers describe the same calls: offer one set of files.
         let (pattern, parser) = if profile.usage_parser == usage::LOG_PARSER {
             (format!("{prefix}logs/unified*.jsonl"), usage::LOG_PARSER)
@@ -118,45 +95,6 @@ impl Adapter for Grok {
         let lines = faults::sentences(lines);
         drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
     }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
-    }
-}
-
-/// Where Grok keeps its data: `$GROK_HOME` read the way a shell would hand
-/// it over (`~` and `~/…` home-relative, a relative path under the working
-/// directory), else `~/.grok`. The prefix is empty or ends in `/`.
-fn grok_home(context: &LocationContext) -> (GlobBase, String) {
-    let value = context
-        .env
-        .iter()
-        .find(|(k, v)| k == "GROK_HOME" && !v.trim().is_empty())
-        .map(|(_, v)| v.trim().to_string());
-    let Some(value) = value else {
-        return (GlobBase::Home, ".grok/".to_string());
-    };
-    let dir = |path: &str| {
-        let path = path.trim_end_matches('/');
-        if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}/")
-        }
-    };
-    if value == "~" {
-        return (GlobBase::Home, String::new());
-    }
-    if let Some(rest) = value.strip_prefix("~/") {
-        return (GlobBase::Home, dir(rest));
-    }
-    if value.starts_with('/') {
-        return (
-            GlobBase::Absolute,
-            format!("/{}", dir(value.trim_start_matches('/'))),
-        );
-    }
-    (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
 // The generic adapter links this crate for its logic, without the exports.
@@ -166,48 +104,20 @@ drover_kit::export!(Grok);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
-
-    fn strings(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in grok profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "grok".to_string(),
-            binary: "grok".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec![],
-            bypass_args: strings(&["--always-approve", "--trust"]),
-            model_flag: "--model".to_string(),
-            dialect: crate::DIALECT.to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("StopFailure", "StopFailure"),
-                ("SubagentStop", "SubagentStop"),
-                ("SessionEnd", "SessionEnd"),
-                ("PreCompact", "PreCompact"),
-                ("Notification", "Notification"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: crate::usage::UPDATES_PARSER.to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("grok", "grok", crate::DIALECT, crate::usage::UPDATES_PARSER)
+            .bypass("--always-approve --trust")
+            .hooks("SessionStart Stop StopFailure SubagentStop SessionEnd PreCompact Notification")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::GlobBase;
     use drover_kit::HookInstall;
 
     fn globs(env: &[(&str, &str)], parser: &str) -> Vec<(GlobBase, String, String)> {

@@ -12,7 +12,8 @@
 //! the tmux session 45 (TMUXOK), 48–49 (tool call, TOOLDONE).
 
 use drover_kit::testing::{
-    Evidence, Run, assert_pane_faults, assert_readings, calls, hook_lines, parse_payload, total,
+    Evidence, Run, assert_pane_faults, assert_readings, assert_replied, calls, hook_lines,
+    parse_payload, total,
 };
 use drover_kit::{
     Adapter, CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
@@ -38,9 +39,7 @@ const SESSION: &str = "01a232b4-758f-7130-a8e5-21646eb750e3";
 #[test]
 fn headless_turns_report_reply_conversation_and_their_own_usage() {
     let first = parse(&run!("headless-success", "json"));
-    assert_eq!(first.outcome, TurnOutcome::Success);
-    assert_eq!(first.reply.as_deref(), Some("OK"));
-    assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
+    assert_replied(&first, "OK", SESSION);
     let report = first.usage.clone().expect("usage");
     assert_eq!(report.entries[0].model, "fake-model");
     assert_eq!(report.total(), chat(1));

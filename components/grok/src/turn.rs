@@ -14,6 +14,7 @@
 //! `stopReason: "Cancelled"`, empty text and exit 0: blocked on a
 //! permission.
 
+use drover_kit::output::last_line;
 use drover_kit::usage::count;
 use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport};
 use serde_json::Value;
@@ -108,13 +109,6 @@ fn usage_of(doc: &Value, session: &str) -> Option<UsageReport> {
         entries,
         rejected_rows: 0,
     })
-}
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .rfind(|l| !l.is_empty())
-        .map(str::to_string)
 }
 
 pub fn parse(output: &TurnOutput) -> TurnResult {

@@ -214,26 +214,14 @@ pub fn assert_honest<A: Adapter>() {
 fn probe_profile<A: Adapter>() -> Profile {
     let meta = A::METADATA;
     Profile {
-        name: meta.name.to_string(),
-        binary: meta.name.to_string(),
-        prompt_template: "{prompt}".to_string(),
-        launch_args: Vec::new(),
-        bypass_args: Vec::new(),
-        model_flag: "--model".to_string(),
-        dialect: meta.dialects.first().unwrap_or(&"none").to_string(),
         hook_events: vec![("Stop".to_string(), "Stop".to_string())],
-        usage_parser: meta
-            .usage_parsers
-            .first()
-            .map_or("none", |p| p.name)
-            .to_string(),
         env_fault_patterns: vec!["^drover claims probe".to_string()],
-        turn_args: Vec::new(),
-        settings: Vec::new(),
-        turn_argv: Vec::new(),
-        turn_resume: Vec::new(),
-        turn_session_id: Vec::new(),
-        turn_output: String::new(),
+        ..Profile::new(
+            meta.name,
+            meta.name,
+            meta.dialects.first().unwrap_or(&"none"),
+            meta.usage_parsers.first().map_or("none", |p| p.name),
+        )
     }
 }
 

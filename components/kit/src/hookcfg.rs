@@ -24,6 +24,7 @@ pub const DIALECTS: &[&str] = &[
     "copilot-settings-json",
     "antigravity-hooks-json",
     "grok-hooks-json",
+    "cursor-hooks-json",
 ];
 
 /// How a dialect lays out its handlers.
@@ -35,8 +36,18 @@ enum Shape {
     GroupedWithMatcher,
     /// `{"version": 1, "hooks": {event: [handler]}}`, seconds in `timeoutSec` (Copilot).
     Flat,
+    /// Flat, with handlers that are commands by default (no `type`) and
+    /// seconds in `timeout` (Cursor).
+    FlatUntyped,
     /// `{"drover": {Event: [handler]}}`: agy keys files by hook group.
     GroupKeyed,
+}
+
+impl Shape {
+    /// The flat shapes carry a `"version": 1` drover adds when it is missing.
+    fn is_flat(self) -> bool {
+        matches!(self, Shape::Flat | Shape::FlatUntyped)
+    }
 }
 
 fn shape_of(dialect: &str) -> Result<Shape, AdapterError> {
@@ -44,6 +55,7 @@ fn shape_of(dialect: &str) -> Result<Shape, AdapterError> {
         "claude-settings-json" | "codex-hooks-json" | "grok-hooks-json" => Ok(Shape::Grouped),
         "gemini-settings-json" => Ok(Shape::GroupedWithMatcher),
         "copilot-settings-json" => Ok(Shape::Flat),
+        "cursor-hooks-json" => Ok(Shape::FlatUntyped),
         "antigravity-hooks-json" => Ok(Shape::GroupKeyed),
         other => Err(unsupported(format!("unknown hook dialect '{other}'"))),
     }
@@ -64,6 +76,7 @@ fn handler(shape: Shape, command: String) -> Value {
             json!({"type": "command", "name": "drover", "command": command, "timeout": 60000})
         }
         Shape::Flat => json!({"type": "command", "command": command, "timeoutSec": 60}),
+        Shape::FlatUntyped => json!({"command": command, "timeout": 60}),
         Shape::GroupKeyed => json!({"type": "command", "command": command, "timeout": 60}),
     }
 }
@@ -72,25 +85,12 @@ fn entry(shape: Shape, command: String) -> Value {
     match shape {
         Shape::Grouped => json!({"hooks": [handler(shape, command)]}),
         Shape::GroupedWithMatcher => json!({"matcher": "", "hooks": [handler(shape, command)]}),
-        Shape::Flat | Shape::GroupKeyed => handler(shape, command),
+        Shape::Flat | Shape::FlatUntyped | Shape::GroupKeyed => handler(shape, command),
     }
 }
 
 fn relay_command(request: &HookInstall, native: &str) -> String {
-    format!("{} {}", request.relay_command, shell_word(native))
-}
-
-/// Quotes a word for a POSIX shell when it needs it.
-fn shell_word(word: &str) -> String {
-    let safe = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
-    if safe {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
+    format!("{} {}", request.relay_command, crate::shell::word(native))
 }
 
 fn is_ours(handler: &Value, marker: &str) -> bool {
@@ -104,7 +104,7 @@ fn handlers_of(shape: Shape, element: &Value) -> Vec<&Value> {
             Some(Value::Array(handlers)) => handlers.iter().collect(),
             _ => Vec::new(),
         },
-        Shape::Flat | Shape::GroupKeyed => vec![element],
+        Shape::Flat | Shape::FlatUntyped | Shape::GroupKeyed => vec![element],
     }
 }
 
@@ -132,7 +132,10 @@ fn parse_document(existing: &str) -> Result<Document, AdapterError> {
             root,
             indent: detect_indent(existing),
         }),
-        _ => Err(invalid("the top level is not a JSON object")),
+        other => Err(invalid(format!(
+            "the top level is a JSON {}, expected an object",
+            kind(&other)
+        ))),
     }
 }
 
@@ -203,7 +206,7 @@ pub fn install(existing: &str, request: &HookInstall) -> Result<HookEdit, Adapte
     let shape = shape_of(&request.dialect)?;
     let mut document = parse_document(existing)?;
     let mut changed = false;
-    if shape == Shape::Flat && !document.root.contains_key("version") {
+    if shape.is_flat() && !document.root.contains_key("version") {
         document.root.insert("version".to_string(), json!(1));
         changed = true;
     }
@@ -247,7 +250,7 @@ fn handlers_mut(shape: Shape, element: &mut Value) -> Vec<&mut Value> {
             Some(Value::Array(handlers)) => handlers.iter_mut().collect(),
             _ => Vec::new(),
         },
-        Shape::Flat | Shape::GroupKeyed => vec![element],
+        Shape::Flat | Shape::FlatUntyped | Shape::GroupKeyed => vec![element],
     }
 }
 
@@ -279,7 +282,9 @@ pub fn remove(existing: &str, request: &HookInstall) -> Result<HookEdit, Adapter
                     }
                     true
                 }
-                Shape::Flat | Shape::GroupKeyed => !is_ours(element, &request.marker),
+                Shape::Flat | Shape::FlatUntyped | Shape::GroupKeyed => {
+                    !is_ours(element, &request.marker)
+                }
             });
             if touched || list.len() != before {
                 changed = true;
@@ -299,7 +304,7 @@ pub fn remove(existing: &str, request: &HookInstall) -> Result<HookEdit, Adapter
         });
     }
     let only_scaffolding = document.root.is_empty()
-        || (shape == Shape::Flat
+        || (shape.is_flat()
             && document.root.len() == 1
             && document.root.get("version") == Some(&json!(1)));
     let text = if only_scaffolding {
@@ -453,7 +458,7 @@ mod tests {
                 "antigravity-hooks-json" => {
                     json!({"lint-checker": {"Stop": [{"type": "command", "command": "lint"}]}})
                 }
-                "copilot-settings-json" => {
+                "copilot-settings-json" | "cursor-hooks-json" => {
                     json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "command": "mine"}]}})
                 }
                 _ => {
@@ -502,7 +507,7 @@ mod tests {
         let req = request("claude-settings-json", &["Stop"]);
         let cases = [
             ("{\"hooks\": {", "not valid JSON (line 1"),
-            ("[]", "top level is not a JSON object"),
+            ("[]", "top level is a JSON array, expected an object"),
             ("{\"hooks\": []}", "`hooks` is a array"),
             (
                 "{\"hooks\": {\"Stop\": {}}}",

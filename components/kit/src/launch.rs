@@ -11,6 +11,24 @@ use crate::{
 /// How a CLI spells a conversation on its command line.
 pub type ConversationArgs = fn(&Conversation) -> Result<Vec<String>, AdapterError>;
 
+/// Checks a conversation id and gives it back as the CLI takes it.
+pub type IdCheck = fn(&str) -> Result<String, AdapterError>;
+
+/// The conversation words of a CLI that resumes with `--resume ID` and
+/// starts a conversation under a chosen id with `--session-id ID`, each id
+/// checked first; a fresh conversation adds none.
+pub fn resume_or_session_id(
+    conversation: &Conversation,
+    resume_id: IdCheck,
+    session_id: IdCheck,
+) -> Result<Vec<String>, AdapterError> {
+    Ok(match conversation {
+        Conversation::Fresh => Vec::new(),
+        Conversation::Resume(id) => vec!["--resume".to_string(), resume_id(id)?],
+        Conversation::Preset(id) => vec!["--session-id".to_string(), session_id(id)?],
+    })
+}
+
 /// `BINARY -p PROMPT --output-format FORMAT <conversation> <[turn] args>
 /// <bypass or extra args> [MODEL FLAG MODEL]`.
 pub fn print_mode(
@@ -55,6 +73,27 @@ pub fn interactive(
     Ok(plain_command(argv))
 }
 
+/// `BINARY <conversation> <launch args> [PROMPT] <bypass or extra args>
+/// [MODEL FLAG MODEL]`, for a CLI whose launch args end in the flag that
+/// takes the prompt (e.g. `-i`): without a prompt, that flag (one of
+/// `prompt_flags`) is left out, as [`launch_args`] does.
+pub fn interactive_after_flag(
+    profile: &Profile,
+    request: &LaunchRequest,
+    conversation: ConversationArgs,
+    prompt_flags: &[&str],
+) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone()];
+    argv.extend(conversation(&request.conversation)?);
+    let has_prompt = !request.prompt.is_empty();
+    argv.extend(launch_args(profile, has_prompt, prompt_flags));
+    if has_prompt {
+        argv.push(prompt::render(&profile.prompt_template, &request.prompt)?);
+    }
+    argv.extend(common_launch_tail(profile, request));
+    Ok(plain_command(argv))
+}
+
 /// The profile's launch args, minus a last arg in `prompt_flags` when there
 /// is no prompt: a flag such as `-i` with nothing after it would swallow the
 /// next argument.
@@ -68,6 +107,35 @@ pub fn launch_args(profile: &Profile, has_prompt: bool, prompt_flags: &[&str]) -
         args.pop();
     }
     args
+}
+
+/// A conversation id the CLI takes as one argument: not empty, not
+/// starting with `-` (it would read as a flag) and without whitespace.
+/// `what` names such ids in the error, e.g. "a Claude session id".
+pub fn word_id(id: &str, what: &str) -> Result<String, AdapterError> {
+    checked_word(id, what, char::is_whitespace)
+}
+
+/// [`word_id`] that refuses control characters too.
+pub fn printable_word_id(id: &str, what: &str) -> Result<String, AdapterError> {
+    checked_word(id, what, |c| c.is_whitespace() || c.is_control())
+}
+
+fn checked_word(id: &str, what: &str, refused: fn(char) -> bool) -> Result<String, AdapterError> {
+    if id.is_empty() || id.starts_with('-') || id.chars().any(refused) {
+        return Err(invalid(format!("conversation id '{id}' is not {what}")));
+    }
+    Ok(id.to_string())
+}
+
+/// An id for a `--session-id`-style flag of `cli` that only accepts a UUID.
+pub fn uuid_id(id: &str, cli: &str) -> Result<String, AdapterError> {
+    if !uuid_shaped(id) {
+        return Err(invalid(format!(
+            "{cli} --session-id needs a UUID, got '{id}'"
+        )));
+    }
+    Ok(id.to_string())
 }
 
 /// Whether `id` has a UUID's shape: five groups of 8-4-4-4-12 hex digits.
@@ -87,22 +155,10 @@ mod tests {
 
     fn profile() -> Profile {
         Profile {
-            name: "p".into(),
-            binary: "cli".into(),
-            prompt_template: "{prompt}".into(),
             launch_args: vec!["--tui".into(), "-i".into()],
             bypass_args: vec!["--yes".into()],
-            model_flag: "--model".into(),
-            dialect: String::new(),
-            hook_events: vec![],
-            usage_parser: String::new(),
-            env_fault_patterns: vec![],
             turn_args: vec!["--quiet".into()],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
+            ..Profile::new("p", "cli", "", "")
         }
     }
 

@@ -27,17 +27,21 @@ pub mod claude_hooks;
 pub mod faults;
 pub mod hookcfg;
 pub mod launch;
+pub mod locations;
+pub mod output;
 pub mod patterns;
 pub mod payload;
 pub mod prompt;
 pub mod screen;
+pub mod shell;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod usage;
 
 pub use adapter::{
-    Adapter, CLI_AND_ACP_CAPABILITIES, CLI_CAPABILITIES, Exports, HookEditor, Metadata,
-    NO_SCREEN_RULE, ParserSpec, not_implemented,
+    Adapter, CLI_AND_ACP_CAPABILITIES, CLI_CAPABILITIES, CommandBuilder, Exports, Functions,
+    HookEditor, HookParser, Metadata, NO_SCREEN_RULE, ParserSpec, PromptRenderer, RowParserOf,
+    not_implemented,
 };
 pub use drover::adapter::types::*;
 pub use exports::drover::adapter::requests::{Request, RequestTail};
@@ -163,6 +167,66 @@ impl UsageReport {
                 usage,
             }],
             rejected_rows: 0,
+        }
+    }
+}
+
+impl Profile {
+    /// A profile with `{prompt}` as its template, `--model` as its model
+    /// flag and every list empty: what a built-in profile leaves unsaid.
+    pub fn new(name: &str, binary: &str, dialect: &str, usage_parser: &str) -> Profile {
+        Profile {
+            name: name.to_string(),
+            binary: binary.to_string(),
+            prompt_template: "{prompt}".to_string(),
+            launch_args: Vec::new(),
+            bypass_args: Vec::new(),
+            model_flag: "--model".to_string(),
+            dialect: dialect.to_string(),
+            hook_events: Vec::new(),
+            usage_parser: usage_parser.to_string(),
+            env_fault_patterns: Vec::new(),
+            turn_args: Vec::new(),
+            settings: Vec::new(),
+            turn_argv: Vec::new(),
+            turn_resume: Vec::new(),
+            turn_session_id: Vec::new(),
+            turn_output: String::new(),
+        }
+    }
+}
+
+impl TurnResult {
+    /// A turn that succeeded with `reply`.
+    pub fn replied(reply: String, conversation_id: Option<String>) -> TurnResult {
+        TurnResult {
+            outcome: TurnOutcome::Success,
+            reply: Some(reply),
+            conversation_id,
+            error: None,
+            usage: None,
+            prompt_kind: None,
+        }
+    }
+
+    /// A turn whose output did not say how it ended: `unknown` when the
+    /// process exited 0, `failed` otherwise, with the CLI's `error` sentence.
+    pub fn no_result(
+        exit_code: Option<i32>,
+        conversation_id: Option<String>,
+        error: Option<String>,
+    ) -> TurnResult {
+        TurnResult {
+            outcome: if exit_code == Some(0) {
+                TurnOutcome::Unknown
+            } else {
+                TurnOutcome::Failed
+            },
+            reply: None,
+            conversation_id,
+            error,
+            usage: None,
+            prompt_kind: None,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! to the first space (without the slash) is the skill, the rest (trimmed) is
 //! the args. Any other prompt has an empty skill and args equal to the prompt.
 
-use crate::{AdapterError, invalid};
+use crate::{AdapterError, Profile, invalid};
 
 /// Renders `template` for `prompt`.
 pub fn render(template: &str, prompt: &str) -> Result<String, AdapterError> {
@@ -20,6 +20,12 @@ pub fn render(template: &str, prompt: &str) -> Result<String, AdapterError> {
         }
     }
     Ok(out)
+}
+
+/// [`render`] with the profile's `prompt_template`: the usual
+/// `render-prompt`, for [`crate::Functions::render_prompt`].
+pub fn render_profile(profile: &Profile, prompt: &str) -> Result<String, AdapterError> {
+    render(&profile.prompt_template, prompt)
 }
 
 /// Splits a canonical prompt into `(skill, args)`.

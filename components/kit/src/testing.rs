@@ -11,12 +11,13 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::faults::FaultRule;
 use crate::screen::{ScreenRule, rows_of};
 use crate::usage::ChunkedTally;
 use crate::{
     Adapter, CanonicalEvent, Conversation, Fault, FaultKind, HookEvent, HookInstall, HookStatus,
-    LaunchRequest, Profile, PromptKind, Screen, ScreenReading, SeatState, TurnOutcome, TurnOutput,
-    TurnResult, Usage, UsageEntry, UsageReport,
+    LaunchRequest, LocationContext, Profile, PromptKind, Screen, ScreenReading, SeatState,
+    TurnOutcome, TurnOutput, TurnResult, Usage, UsageEntry, UsageReport,
 };
 
 /// xorshift64 (Marsaglia's 13/7/17 triple): deterministic and free of
@@ -177,6 +178,118 @@ impl Run {
     }
 }
 
+/// Setters for the parts of a test profile that differ per CLI, chained on
+/// [`Profile::new`] (what a built-in profile leaves unsaid). The argument
+/// lists are written as one string of whitespace-separated words.
+pub trait ProfileParts {
+    fn template(self, template: &str) -> Self;
+    fn launch(self, args: &str) -> Self;
+    fn bypass(self, args: &str) -> Self;
+    fn turn(self, args: &str) -> Self;
+    /// `[hooks.events]` as words `native=Canonical`; a word without `=`
+    /// maps a native event to the canonical one of the same name.
+    fn hooks(self, map: &str) -> Self;
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+impl ProfileParts for Profile {
+    fn template(mut self, template: &str) -> Self {
+        self.prompt_template = template.to_string();
+        self
+    }
+
+    fn launch(mut self, args: &str) -> Self {
+        self.launch_args = words(args);
+        self
+    }
+
+    fn bypass(mut self, args: &str) -> Self {
+        self.bypass_args = words(args);
+        self
+    }
+
+    fn turn(mut self, args: &str) -> Self {
+        self.turn_args = words(args);
+        self
+    }
+
+    fn hooks(mut self, map: &str) -> Self {
+        self.hook_events = map
+            .split_whitespace()
+            .map(|word| {
+                let (native, canonical) = word.split_once('=').unwrap_or((word, word));
+                (native.to_string(), canonical.to_string())
+            })
+            .collect();
+        self
+    }
+}
+
+/// The (kind, rule id) `rules` classify one line as, without profile
+/// patterns.
+pub fn fault_of(rules: &[FaultRule], line: &str) -> Option<(FaultKind, String)> {
+    crate::faults::classify(rules, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
+}
+
+/// Asserts that `rules` classify each line as the kind beside it. A
+/// failure names the line and is reported at the caller's line.
+#[track_caller]
+pub fn assert_fault_kinds(rules: &[FaultRule], cases: &[(&str, FaultKind)]) {
+    for (line, kind) in cases {
+        assert_eq!(fault_of(rules, line).map(|(k, _)| k), Some(*kind), "{line}");
+    }
+}
+
+/// Asserts that `rules` classify none of `lines` (prose that only quotes
+/// an error). A failure names the line.
+#[track_caller]
+pub fn assert_no_faults(rules: &[FaultRule], lines: &[&str]) {
+    for line in lines {
+        assert_eq!(fault_of(rules, line), None, "{line}");
+    }
+}
+
+/// The output of a headless turn with no usage from before it.
+pub fn turn_output(stdout: &str, stderr: &str, exit_code: Option<i32>) -> TurnOutput {
+    TurnOutput {
+        stdout: stdout.to_string(),
+        stderr: stderr.to_string(),
+        exit_code,
+        prior_usage: None,
+    }
+}
+
+/// A `transcript-locations` context with home `/home/u`, working directory
+/// `cwd` and the environment `env`.
+pub fn location_context(cwd: &str, env: &[(&str, &str)]) -> LocationContext {
+    LocationContext {
+        home: "/home/u".to_string(),
+        cwd: cwd.to_string(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// Asserts that `build` refuses to launch prompt `hi` in each of
+/// `conversations` (ids the CLI would misread or refuse). A failure names
+/// the conversation and is reported at the caller's line.
+#[track_caller]
+pub fn assert_refused(
+    build: crate::CommandBuilder,
+    profile: &Profile,
+    conversations: &[Conversation],
+) {
+    for conversation in conversations {
+        let result = build(profile, &request("hi", conversation.clone()));
+        assert!(result.is_err(), "{conversation:?}: {result:?}");
+    }
+}
+
 /// A launch request for `prompt` in `conversation`, without model or extra args.
 pub fn request(prompt: &str, conversation: Conversation) -> LaunchRequest {
     LaunchRequest {
@@ -286,6 +399,15 @@ pub fn assert_failed(r: &TurnResult, conversation: Option<&str>, sentence: &str)
     assert_eq!(r.reply, None, "{sentence}");
     assert_eq!(r.conversation_id.as_deref(), conversation, "{sentence}");
     assert_eq!(r.error.as_deref(), Some(sentence));
+}
+
+/// Asserts that a turn succeeded with `reply` in `conversation`. A failure
+/// is reported at the caller's line.
+#[track_caller]
+pub fn assert_replied(r: &TurnResult, reply: &str, conversation: &str) {
+    assert_eq!(r.outcome, TurnOutcome::Success, "{reply}");
+    assert_eq!(r.reply.as_deref(), Some(reply));
+    assert_eq!(r.conversation_id.as_deref(), Some(conversation), "{reply}");
 }
 
 /// `A`'s parse-hook over a payload as the recorder logged it; it must parse.

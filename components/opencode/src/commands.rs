@@ -123,7 +123,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn headless_new_and_resumed() {
@@ -197,12 +197,10 @@ mod tests {
 
     #[test]
     fn refusals() {
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Preset("ses_x".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[Conversation::Preset("ses_x".into())],
         );
         for bad in ["", "ses_", "abc", "--session", "ses_a b", "ses_a;rm"] {
             assert!(

@@ -114,10 +114,7 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-
-    fn one(line: &str) -> Option<(FaultKind, String)> {
-        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
-    }
+    use drover_kit::testing::{assert_fault_kinds, assert_no_faults};
 
     #[test]
     fn every_documented_sentence_classifies() {
@@ -158,22 +155,21 @@ mod tests {
                 FaultKind::ServerError,
             ),
         ];
-        for (line, kind) in cases {
-            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
-        }
+        assert_fault_kinds(RULES, &cases);
     }
 
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
-        for line in [
-            "The story tests how we surface Error: Rate limit reached for requests to users",
-            "I fixed the `Error: Incorrect API key provided` message",
-            r#"{"type":"text","part":{"text":"Error: Rate limit reached; statusCode 429 \"error\":{"}}"#,
-            "> build · fake-model",
-            r"env_fault_patterns = ['^Error: Cannot connect']",
-        ] {
-            assert_eq!(one(line), None, "{line}");
-        }
+        assert_no_faults(
+            RULES,
+            &[
+                "The story tests how we surface Error: Rate limit reached for requests to users",
+                "I fixed the `Error: Incorrect API key provided` message",
+                r#"{"type":"text","part":{"text":"Error: Rate limit reached; statusCode 429 \"error\":{"}}"#,
+                "> build · fake-model",
+                r"env_fault_patterns = ['^Error: Cannot connect']",
+            ],
+        );
     }
 
     #[test]

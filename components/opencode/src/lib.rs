@@ -13,17 +13,14 @@ mod plugin;
 #[cfg(test)]
 mod real;
 mod screen;
-mod shell;
 mod turn;
 pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, prompt,
+    Adapter, CLI_AND_ACP_CAPABILITIES, Functions, GlobBase, HookEditor, LocationContext, Metadata,
+    ParserSpec, Profile, TranscriptGlob, prompt,
 };
 
 pub struct Opencode;
@@ -55,40 +52,15 @@ impl Adapter for Opencode {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(plugin::EDITOR);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
-
-    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-        commands::acp(profile, request)
-    }
-
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        acp_command: Some(commands::acp),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+    };
 
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         // XDG_DATA_HOME counts only when absolute (the XDG spec ignores a
@@ -112,10 +84,6 @@ impl Adapter for Opencode {
             parser: usage::DB.to_string(),
         }]
     }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
-    }
 }
 
 // The generic adapter links this crate for its logic, without the exports.
@@ -125,36 +93,14 @@ drover_kit::export!(Opencode);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in opencode profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "opencode".to_string(),
-            binary: "opencode".to_string(),
-            prompt_template: "Use the {skill} skill now: {args}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec!["--auto".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "opencode-plugin".to_string(),
-            hook_events: [
-                ("session.idle", "Stop"),
-                ("session.error", "StopFailure"),
-                ("session.created", "SessionStart"),
-                ("permission.updated", "PermissionRequest"),
-                ("permission.asked", "PermissionRequest"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "opencode-db".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("opencode", "opencode", "opencode-plugin", "opencode-db")
+            .template("Use the {skill} skill now: {args}")
+            .bypass("--auto")
+            .hooks("session.idle=Stop session.error=StopFailure session.created=SessionStart permission.updated=PermissionRequest permission.asked=PermissionRequest")
     }
 }
 
@@ -166,14 +112,7 @@ mod tests {
     use drover_kit::{HookInstall, Screen};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
-        LocationContext {
-            home: "/home/u".to_string(),
-            cwd: "/home/p".to_string(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        drover_kit::testing::location_context("/home/p", env)
     }
 
     #[test]
@@ -322,12 +261,7 @@ mod tests {
             title: text.to_string(),
         };
         let _ = Opencode::read_screen(&profile, &screen);
-        let turn = TurnOutput {
-            stdout: text.to_string(),
-            stderr: text.to_string(),
-            exit_code: Some(0),
-            prior_usage: None,
-        };
+        let turn = drover_kit::testing::turn_output(&text, &text, Some(0));
         let _ = Opencode::parse_turn(&profile, &turn);
         let request = HookInstall {
             dialect: "opencode-plugin".to_string(),

@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::shell::word;
+use drover_kit::shell::word;
 use drover_kit::{
     AdapterError, HookEdit, HookEditor, HookInstall, HookStatus, invalid, unsupported,
 };

@@ -13,7 +13,8 @@
 use drover_kit::Adapter;
 use drover_kit::screen::rows_of as rows;
 use drover_kit::testing::{
-    Evidence, Run, assert_failed, assert_pane_faults, assert_readings, calls, hook_lines, total,
+    Evidence, Run, assert_failed, assert_pane_faults, assert_readings, assert_replied, calls,
+    hook_lines, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
@@ -44,9 +45,7 @@ const SESSION: &str = "ses_dd2a43f32ffe3bHPlnw0TS47j2";
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 2 (seq 1 is the title).
     let first = parse(&run!("headless-success", "jsonl"));
-    assert_eq!(first.outcome, TurnOutcome::Success);
-    assert_eq!(first.reply.as_deref(), Some("OK"));
-    assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
+    assert_replied(&first, "OK", SESSION);
     assert_eq!(first.error, None);
     assert_eq!(total(first.usage), chat(1));
     // seq 3: the resumed session gets no new title.

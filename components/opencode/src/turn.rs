@@ -23,6 +23,7 @@ use drover_kit::{PromptKind, TurnOutcome, TurnOutput, TurnResult, Usage, UsageRe
 use serde_json::Value;
 
 use crate::usage::Tokens;
+use drover_kit::output::strip_ansi;
 
 struct Events {
     session: Option<String>,
@@ -140,36 +141,6 @@ fn reply(texts: &[(String, String)]) -> Option<String> {
     Some(parts.join("\n"))
 }
 
-/// Removes CSI and OSC escape sequences (stderr is colored).
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 fn clean_lines(text: &str) -> Vec<String> {
     text.lines()
         .map(|l| strip_ansi(l).trim().to_string())
@@ -214,14 +185,7 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         (TurnOutcome::Success, None)
     } else if let Some(text) = text_reply(&output.stdout) {
         // Text mode: stdout is the reply.
-        return TurnResult {
-            outcome: TurnOutcome::Success,
-            reply: Some(text),
-            conversation_id: None,
-            error: None,
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::replied(text, None);
     } else {
         (TurnOutcome::Unknown, None)
     };
@@ -252,15 +216,8 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::assert_replied;
+    use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/run-success.jsonl");
     const SESSION: &str = "ses_3a1f0c2b7ffeAbCdEfGhIjKlMn";
@@ -272,9 +229,7 @@ mod tests {
             "\u{1b}[0m> build · fake-model\u{1b}[0m\n",
             Some(0),
         ));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
+        assert_replied(&r, "OK", SESSION);
         assert_eq!(r.error, None);
         let u = r.usage.expect("usage").total();
         // Chat prompt 3101 with 300 cached: opencode reports input 2801 already.

@@ -6,20 +6,11 @@
 use drover_kit::{AdapterError, Command, Conversation, LaunchRequest, Profile, invalid, launch};
 
 fn conversation_args(conversation: &Conversation) -> Result<Vec<String>, AdapterError> {
-    Ok(match conversation {
-        Conversation::Fresh => Vec::new(),
-        Conversation::Resume(id) => vec!["--resume".to_string(), checked_id(id)?],
-        Conversation::Preset(id) => vec!["--session-id".to_string(), checked_uuid(id)?],
-    })
+    launch::resume_or_session_id(conversation, checked_id, checked_uuid)
 }
 
 fn checked_id(id: &str) -> Result<String, AdapterError> {
-    if id.is_empty() || id.starts_with('-') || id.chars().any(char::is_whitespace) {
-        return Err(invalid(format!(
-            "conversation id '{id}' is not a Qwen session id"
-        )));
-    }
-    Ok(id.to_string())
+    launch::word_id(id, "a Qwen session id")
 }
 
 /// `--session-id` accepts only an RFC 4122 UUID (version 1-5, variant
@@ -52,7 +43,7 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
 mod tests {
     use super::*;
     use crate::tests_support::profile;
-    use drover_kit::testing::request;
+    use drover_kit::testing::{assert_refused, request};
 
     #[test]
     fn interactive_keeps_the_session_open_with_dash_i() {
@@ -133,19 +124,13 @@ mod tests {
                 "{bad}"
             );
         }
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("--evil".into()))
-            )
-            .is_err()
-        );
-        assert!(
-            headless(
-                &profile(),
-                &request("hi", Conversation::Resume("a b".into()))
-            )
-            .is_err()
+        assert_refused(
+            headless,
+            &profile(),
+            &[
+                Conversation::Resume("--evil".into()),
+                Conversation::Resume("a b".into()),
+            ],
         );
         assert!(headless(&profile(), &request("", Conversation::Fresh)).is_err());
         let mut custom = request("hi", Conversation::Fresh);

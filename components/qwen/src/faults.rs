@@ -55,10 +55,7 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-
-    fn one(line: &str) -> Option<(FaultKind, String)> {
-        classify(RULES, &[], &[line.to_string()]).map(|f| (f.kind, f.rule))
-    }
+    use drover_kit::testing::{assert_fault_kinds, assert_no_faults};
 
     #[test]
     fn every_documented_sentence_classifies() {
@@ -89,9 +86,7 @@ mod tests {
             ("[API Error: Connection error.]", FaultKind::Network),
             ("│ Do you trust this folder?", FaultKind::TrustDialog),
         ];
-        for (line, kind) in cases {
-            assert_eq!(one(line).map(|(k, _)| k), Some(kind), "{line}");
-        }
+        assert_fault_kinds(RULES, &cases);
     }
 
     #[test]
@@ -112,17 +107,18 @@ mod tests {
 
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
-        for line in [
-            "The story tests how we surface an [API Error: 500 …] to users",
-            "◆ I saw [API Error: 401 Incorrect API key provided] in the log and fixed the key",
-            "  - map `[API Error: 429` to a retry",
-            "Retrying provider attempt (0 buffered tool call(s) discarded).",
-            "Operation cancelled.",
-            "Should we ask: Do you trust this folder? No.",
-            r"env_fault_patterns = ['^\[API Error: (500|529)']",
-        ] {
-            assert_eq!(one(line), None, "{line}");
-        }
+        assert_no_faults(
+            RULES,
+            &[
+                "The story tests how we surface an [API Error: 500 …] to users",
+                "◆ I saw [API Error: 401 Incorrect API key provided] in the log and fixed the key",
+                "  - map `[API Error: 429` to a retry",
+                "Retrying provider attempt (0 buffered tool call(s) discarded).",
+                "Operation cancelled.",
+                "Should we ask: Do you trust this folder? No.",
+                r"env_fault_patterns = ['^\[API Error: (500|529)']",
+            ],
+        );
     }
 
     #[test]

@@ -18,11 +18,9 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
-use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, acp_launch, hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Functions, HookEditor, LaunchRequest,
+    LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, acp_launch, hookcfg, prompt,
 };
 
 pub struct Qwen;
@@ -61,43 +59,22 @@ impl Adapter for Qwen {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-
-    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
-        prompt::render(&profile.prompt_template, text)
-    }
-
-    fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::interactive(profile, request)
-    }
-
-    fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
-    ) -> Result<Command, AdapterError> {
-        commands::headless(profile, request)
-    }
+    const FUNCTIONS: Functions = Functions {
+        render_prompt: Some(prompt::render_profile),
+        interactive_command: Some(commands::interactive),
+        headless_command: Some(commands::headless),
+        parse_turn: Some(turn::parse),
+        parse_hook: Some(hooks::parse),
+        usage_parser: Some(usage::parser),
+        ..Functions::NONE
+    };
 
     fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
         Ok(acp_launch(profile, request, &["--acp"]))
     }
 
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        Ok(turn::parse(output))
-    }
-
-    fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
-    ) -> Result<HookEvent, AdapterError> {
-        hooks::parse(profile, native_event, payload)
-    }
-
     fn transcript_locations(profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
-        let (base, prefix) = data_root(context);
+        let (base, prefix) = drover_kit::locations::data_dir(context, LOCATION_ENV, ".qwen/");
         // The two parsers describe the same calls: offer one set of files.
         let (pattern, parser) = if profile.usage_parser == usage::RECORD_PARSER {
             (format!("{prefix}usage_record.jsonl"), usage::RECORD_PARSER)
@@ -111,48 +88,6 @@ impl Adapter for Qwen {
             parser: parser.to_string(),
         }]
     }
-
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        usage::parser(name)
-    }
-}
-
-/// Where Qwen keeps `projects/`: the first non-empty location variable, read
-/// the way Qwen reads it (`~` and `~/…` are home-relative, a relative path is
-/// relative to the working directory), else `~/.qwen`. The prefix is empty
-/// or ends in `/`.
-fn data_root(context: &LocationContext) -> (GlobBase, String) {
-    let value = LOCATION_ENV.iter().find_map(|name| {
-        context
-            .env
-            .iter()
-            .find(|(k, v)| k == name && !v.trim().is_empty())
-            .map(|(_, v)| v.trim().to_string())
-    });
-    let Some(value) = value else {
-        return (GlobBase::Home, ".qwen/".to_string());
-    };
-    let dir = |path: &str| {
-        let path = path.trim_end_matches('/');
-        if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}/")
-        }
-    };
-    if value == "~" {
-        return (GlobBase::Home, String::new());
-    }
-    if let Some(rest) = value.strip_prefix("~/") {
-        return (GlobBase::Home, dir(rest));
-    }
-    if value.starts_with('/') {
-        return (
-            GlobBase::Absolute,
-            format!("/{}", dir(value.trim_start_matches('/'))),
-        );
-    }
-    (GlobBase::Cwd, dir(value.trim_start_matches("./")))
 }
 
 // The generic adapter links this crate for its logic, without the exports.
@@ -162,57 +97,25 @@ drover_kit::export!(Qwen);
 #[cfg(test)]
 mod tests_support {
     use drover_kit::Profile;
+    use drover_kit::testing::ProfileParts;
 
     /// The built-in qwen profile, as the engine passes it.
     pub fn profile() -> Profile {
-        Profile {
-            name: "qwen".to_string(),
-            binary: "qwen".to_string(),
-            prompt_template: "{prompt}".to_string(),
-            launch_args: vec![],
-            bypass_args: vec!["--approval-mode".to_string(), "yolo".to_string()],
-            model_flag: "--model".to_string(),
-            dialect: "claude-settings-json".to_string(),
-            hook_events: [
-                ("SessionStart", "SessionStart"),
-                ("Stop", "Stop"),
-                ("StopFailure", "StopFailure"),
-                ("SessionEnd", "SessionEnd"),
-                ("Notification", "Notification"),
-                ("PermissionRequest", "PermissionRequest"),
-                ("SubagentStop", "SubagentStop"),
-                ("PreCompact", "PreCompact"),
-            ]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect(),
-            usage_parser: "qwen-chat".to_string(),
-            env_fault_patterns: vec![],
-            turn_args: vec![],
-            settings: vec![],
-            turn_argv: vec![],
-            turn_resume: vec![],
-            turn_session_id: vec![],
-            turn_output: String::new(),
-        }
+        Profile::new("qwen", "qwen", "claude-settings-json", "qwen-chat")
+            .bypass("--approval-mode yolo")
+            .hooks("SessionStart Stop StopFailure SessionEnd Notification PermissionRequest SubagentStop PreCompact")
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::GlobBase;
     use drover_kit::testing::{Xorshift64Star, cuts};
     use drover_kit::{CanonicalEvent, HookInstall, Screen};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
-        LocationContext {
-            home: "/home/u".to_string(),
-            cwd: "/home/p".to_string(),
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-        }
+        drover_kit::testing::location_context("/home/p", env)
     }
 
     fn globs(env: &[(&str, &str)]) -> Vec<(GlobBase, String)> {
@@ -376,12 +279,7 @@ mod tests {
             title: text.to_string(),
         };
         let _ = Qwen::read_screen(&profile, &screen);
-        let turn = TurnOutput {
-            stdout: text.to_string(),
-            stderr: text.to_string(),
-            exit_code: Some(1),
-            prior_usage: None,
-        };
+        let turn = drover_kit::testing::turn_output(&text, &text, Some(1));
         let _ = Qwen::parse_turn(&profile, &turn);
         let _ = Qwen::classify_fault(
             &profile,

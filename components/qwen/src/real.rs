@@ -14,7 +14,8 @@
 use drover_kit::Adapter;
 use drover_kit::testing::{
     Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, calls, hook_names, hook_request_for, only_entry, total,
+    assert_pane_faults, assert_readings, assert_replied, calls, hook_names, hook_request_for,
+    only_entry, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, LocationContext, PromptKind, SeatState, TurnOutcome, TurnResult,
@@ -45,9 +46,7 @@ const SESSION: &str = "04d7f44c-3f1b-4b60-b153-bbb52597cdfd";
 fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // seq 1 (OK) and seq 2 (the memory extractor).
     let first = parse(&run!("headless-success", "json"), None);
-    assert_eq!(first.outcome, TurnOutcome::Success);
-    assert_eq!(first.reply.as_deref(), Some("OK"));
-    assert_eq!(first.conversation_id.as_deref(), Some(SESSION));
+    assert_replied(&first, "OK", SESSION);
     assert_eq!(first.error, None);
     let report = first.usage.clone().expect("usage");
     assert_eq!(report.entries.len(), 1);
@@ -58,9 +57,7 @@ fn success_resume_and_tool_turns_report_what_the_server_sent() {
     // drover passes the first turn's own usage as prior usage.
     let resumed = run!("headless-resume", "json");
     let r = parse(&resumed, Some(total(first.usage)));
-    assert_eq!(r.outcome, TurnOutcome::Success);
-    assert_eq!(r.reply.as_deref(), Some("SECOND"));
-    assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
+    assert_replied(&r, "SECOND", SESSION);
     assert_eq!(total(r.usage), chat(2));
     assert_eq!(total(parse(&resumed, None).usage), chat(4));
 

@@ -23,6 +23,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::usage::split_output;
+use drover_kit::output::strip_ansi;
 
 #[derive(Deserialize, Default)]
 struct ResultUsage {
@@ -120,36 +121,6 @@ fn text(message: &Map<String, Value>, key: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Removes CSI and OSC escape sequences (stderr may be colored).
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 /// The `message` of the `{"error":{"type","message","code"}}` object Qwen
 /// ends stderr with (pretty-printed over several lines).
 fn stderr_error_object(text: &str) -> Option<String> {
@@ -195,27 +166,13 @@ pub fn parse(output: &TurnOutput) -> TurnResult {
         let text = strip_ansi(output.stdout.trim());
         let text = text.trim();
         if output.exit_code == Some(0) && !text.is_empty() && messages.is_empty() {
-            return TurnResult {
-                outcome: TurnOutcome::Success,
-                reply: Some(text.to_string()),
-                conversation_id: None,
-                error: None,
-                usage: None,
-                prompt_kind: None,
-            };
+            return TurnResult::replied(text.to_string(), None);
         }
-        return TurnResult {
-            outcome: if output.exit_code == Some(0) {
-                TurnOutcome::Unknown
-            } else {
-                TurnOutcome::Failed
-            },
-            reply: None,
-            conversation_id: init_session,
-            error: error_line(&output.stderr).or_else(|| error_line(&output.stdout)),
-            usage: None,
-            prompt_kind: None,
-        };
+        return TurnResult::no_result(
+            output.exit_code,
+            init_session,
+            error_line(&output.stderr).or_else(|| error_line(&output.stdout)),
+        );
     };
     let session = text(result, "session_id").or(init_session);
     let failed = result.get("is_error").and_then(Value::as_bool) == Some(true)
@@ -382,15 +339,8 @@ fn stats_entries(result: &Map<String, Value>, session: &str) -> Option<Vec<(Usag
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn output(stdout: &str, stderr: &str, exit: Option<i32>) -> TurnOutput {
-        TurnOutput {
-            stdout: stdout.to_string(),
-            stderr: stderr.to_string(),
-            exit_code: exit,
-            prior_usage: None,
-        }
-    }
+    use drover_kit::testing::assert_replied;
+    use drover_kit::testing::turn_output as output;
 
     const SUCCESS: &str = include_str!("../fixtures/headless-success.json");
     const SESSION: &str = "4f1c2a9e-0000-4000-8000-00000000a001";
@@ -398,9 +348,7 @@ mod tests {
     #[test]
     fn success_gives_reply_id_and_per_model_usage() {
         let r = parse(&output(SUCCESS, "", Some(0)));
-        assert_eq!(r.outcome, TurnOutcome::Success);
-        assert_eq!(r.reply.as_deref(), Some("OK"));
-        assert_eq!(r.conversation_id.as_deref(), Some(SESSION));
+        assert_replied(&r, "OK", SESSION);
         let report = r.usage.expect("usage");
         assert_eq!(report.entries.len(), 1);
         assert_eq!(report.entries[0].model, "fake-model");
