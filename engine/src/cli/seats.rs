@@ -14,7 +14,6 @@ use crate::hooks;
 use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
-use crate::sandbox::{CompileCache, Sandbox};
 use crate::seat_host;
 use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, Conversation, SessionSpec, Status, headless, interactive};
@@ -116,8 +115,7 @@ fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Context> {
     let catalog = Catalog::load(project);
     let profile = catalog.get(&seat.cli)?.clone();
     crate::trust::Trust::load(project)?.require_profile(&profile)?;
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let (adapter, _, _) = registry::load(&sandbox, &profile, project)?;
+    let adapter = registry::bind(&profile, project)?;
     let run = RunDir::open(project, &seat.run_id)
         .with_context(|| format!("seat {}'s run {}", seat.nick, seat.run_id))?;
     Ok(Context::new(project.to_path_buf(), run, profile, adapter))
@@ -159,8 +157,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         }
         None
     };
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
+    let adapter = registry::bind(&profile, &project)?;
     if kind.has_panes() && !args.human && !profile.hookless() {
         let status = hooks::status(&adapter, &profile, &project)?;
         if !status.missing.is_empty() {

@@ -89,6 +89,12 @@ impl Sandbox {
         })
     }
 
+    /// The sandbox every command uses: its compile cache in the user's
+    /// cache directory (`CompileCache::default_location`).
+    pub fn with_default_cache() -> Result<Sandbox, SandboxError> {
+        Sandbox::new(CompileCache::default_location())
+    }
+
     pub fn engine(&self) -> &Engine {
         &self.engine
     }

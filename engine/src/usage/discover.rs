@@ -193,8 +193,7 @@ fn one_per_transcript_set(components: Vec<Loaded>, context: &Context) -> Vec<Loa
 }
 
 fn load(sandbox: &Sandbox, profile: &Profile, project: &Path) -> Result<Loaded, String> {
-    let (adapter, _, _) =
-        registry::load(sandbox, profile, project).map_err(|e| format!("{e:#}"))?;
+    let adapter = registry::bind_in(sandbox, profile, project).map_err(|e| format!("{e:#}"))?;
     let description = adapter.describe().map_err(|e| e.to_string())?;
     Ok(Loaded {
         profile: profile.clone(),
