@@ -22,7 +22,7 @@ use crate::run::{Origin, RunDir, now_ns, safe_segment};
 use crate::sandbox::wit;
 use crate::session::clock::Deadline;
 use crate::session::{
-    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, headless,
+    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, shared,
 };
 
 /// How long a read of the log stream waits before the loop looks around.
@@ -326,7 +326,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
                     Status::Timeout,
                     format!(
                         "the session deadline of {} passed ({which} clock) and the Ray job was stopped",
-                        headless::humanize(spec.timeout)
+                        shared::humanize(spec.timeout)
                     ),
                     None,
                 )
@@ -401,7 +401,7 @@ fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_
         }
         if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
             last_heartbeat = Some(Instant::now());
-            headless::heartbeat(ctx, spec, &deadline);
+            shared::heartbeat(ctx, spec, &deadline);
         }
         let mut check_now = false;
         match &mut tail {
@@ -573,18 +573,7 @@ fn finish(ctx: &Context, task: &str, result: SessionResult, verdict_copied: bool
     }
     crate::session::record_verdict(ctx, &result);
     if let Some(id) = &result.session_id {
-        conversations::record(
-            &ctx.project,
-            &conversations::Entry {
-                ts: now_ns(),
-                cli: ctx.profile.name.clone(),
-                conversation: id.clone(),
-                run: ctx.run.id().to_string(),
-                task: task.to_string(),
-                usage: result.usage,
-                cost_usd: result.cost_usd,
-            },
-        );
+        conversations::record_turn(ctx, task, id, result.usage, result.cost_usd);
     }
     result
 }

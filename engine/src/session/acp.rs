@@ -30,8 +30,8 @@ use serde_json::{Value, json};
 
 use super::budget::{Budget, Verdict};
 use super::clock::Deadline;
-use super::headless::{NUDGE_RESULT, heartbeat, humanize};
 use super::result_file::ResultFile;
+use super::shared::{NUDGE_RESULT, heartbeat, humanize};
 use super::{
     Context, Conversation, SessionResult, SessionSpec, Status, Timings, conversations, faults,
     usage::Spent,
@@ -429,17 +429,12 @@ pub fn turn(
                 None => usage = Some(*u),
             }
         }
-        conversations::record(
-            &ctx.project,
-            &conversations::Entry {
-                ts: now_ns(),
-                cli: ctx.profile.name.clone(),
-                conversation: agent.session.clone(),
-                run: ctx.run.id().to_string(),
-                task: task.to_string(),
-                usage: turn_usage.map(|u| u.tokens),
-                cost_usd: turn_usage.and_then(|u| u.cost_usd),
-            },
+        conversations::record_turn(
+            ctx,
+            task,
+            &agent.session,
+            turn_usage.map(|u| u.tokens),
+            turn_usage.and_then(|u| u.cost_usd),
         );
         let stopped = |status: Status, reason: String, state: &str, source: &str| {
             ctx.state(task, state, None, source);

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use super::budget::{Budget, Verdict};
 use super::clock::Deadline;
 use super::result_file::ResultFile;
+use super::shared::{NUDGE_RESULT, heartbeat, humanize};
 use super::usage::Spent;
 use super::{
     Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, faults,
@@ -27,8 +28,6 @@ use crate::workspace::{self, Workspace};
 const OUTPUT_MAX: u64 = 16 << 20;
 /// How often the loop looks at the process between events.
 const TICK: Duration = Duration::from_millis(200);
-
-pub const NUDGE_RESULT: &str = "Your turn ended, but the result file this task must write is missing. Finish the task, write the result file, then end your turn.";
 
 /// What the session learned from hooks so far.
 #[derive(Default)]
@@ -70,6 +69,8 @@ struct Ending {
     result: Option<serde_json::Value>,
     exit_code: Option<i32>,
     clock: Option<&'static str>,
+    /// A turn that failed, with the CLI's own sentence when it gave one.
+    failure: Option<Option<String>>,
 }
 
 impl Ending {
@@ -81,6 +82,7 @@ impl Ending {
             result: None,
             exit_code: None,
             clock: None,
+            failure: None,
         }
     }
 
@@ -103,6 +105,11 @@ impl Ending {
         self.clock = which;
         self
     }
+
+    fn failure(mut self, error: Option<String>) -> Ending {
+        self.failure = Some(error);
+        self
+    }
 }
 
 #[derive(Default)]
@@ -114,238 +121,252 @@ struct TurnRun {
     cancelled: bool,
 }
 
+/// One headless session's state across its turns.
+struct Session<'a> {
+    ctx: &'a Context,
+    spec: &'a SessionSpec,
+    deadline: Deadline,
+    watcher: EventWatcher,
+    seen: Seen,
+    budget: Budget,
+    result_file: Option<ResultFile>,
+    total_usage: Option<Spent>,
+}
+
 pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let started = now_ns();
     let clock = Instant::now();
-    let task = spec.task.as_str();
-    let task_dir = ctx.run.task_dir(task);
+    let task_dir = ctx.run.task_dir(&spec.task);
     let _ = crate::state::write_atomic(
         &task_dir.join("prompt.txt"),
         format!("{}\n", spec.prompt).as_bytes(),
     );
-    let deadline = Deadline::after(spec.timeout);
-    let mut watcher = EventWatcher::new(ctx.run.events_dir());
-    let mut seen = Seen::default();
-    let mut budget = Budget::new();
-    let result_file = spec
-        .result_file
-        .as_ref()
-        .map(|p| ResultFile::before_launch(p.clone()));
-    let mut conversation = spec.conversation.clone();
-    let mut prompt = spec.prompt.clone();
-    let mut nudges_left = spec.stop_nudges;
-    let mut total_usage: Option<Spent> = None;
-    let mut turn_number = 0u32;
+    let mut session = Session {
+        ctx,
+        spec,
+        deadline: Deadline::after(spec.timeout),
+        watcher: EventWatcher::new(ctx.run.events_dir()),
+        seen: Seen::default(),
+        budget: Budget::new(),
+        result_file: spec
+            .result_file
+            .as_ref()
+            .map(|p| ResultFile::before_launch(p.clone())),
+        total_usage: None,
+    };
+    let ending = session.turns();
+    let result = session.finish(ending, started, clock);
+    conclude(ctx, spec, result)
+}
 
-    let finish =
-        |ending: Ending, seen: &Seen, usage: Option<Spent>, budget: &Budget| -> SessionResult {
-            let status = ending.status;
-            SessionResult {
-                status,
-                run_id: ctx.run.id().to_string(),
-                task: task.to_string(),
-                cli: ctx.profile.name.clone(),
-                workspace: "headless".to_string(),
-                reason: ending.reason,
-                session_id: seen.session_id.clone(),
-                transcript_path: seen.transcript_path.clone(),
-                reply: ending.reply,
-                usage: usage.map(|u| u.tokens),
-                cost_usd: usage.and_then(|u| u.cost_usd),
-                fault: None,
-                blocked: if status == Status::Completed {
-                    None
-                } else {
-                    seen.blocked
-                },
-                stop_seen: seen.stop,
-                result: ending.result,
-                exit_code: ending.exit_code,
-                budget_weighted: budget.weighted,
-                timings: Timings {
-                    started_ns: started,
-                    ended_ns: now_ns(),
-                    duration_ms: clock.elapsed().as_millis() as u64,
-                    timeout_clock: ending.clock.map(str::to_string),
-                },
-                logs: vec![ctx.run.stdout_log(task), ctx.run.stderr_log(task)],
+impl Session<'_> {
+    /// Runs turns (the prompt, then nudges) until one decides how the
+    /// session ends.
+    fn turns(&mut self) -> Ending {
+        let (ctx, spec) = (self.ctx, self.spec);
+        let task = spec.task.as_str();
+        let mut conversation = spec.conversation.clone();
+        let mut prompt = spec.prompt.clone();
+        let mut nudges_left = spec.stop_nudges;
+        let mut turn_number = 0u32;
+        loop {
+            turn_number += 1;
+            let request = wit::LaunchRequest {
+                prompt: prompt.clone(),
+                model: spec.model.clone(),
+                extra_args: spec.extra_args.clone(),
+                conversation: conversation.to_wit(),
+            };
+            let command = match ctx
+                .adapter
+                .headless_command(&ctx.profile.to_wit(), &request)
+            {
+                Ok(Ok(command)) => command,
+                Ok(Err(e)) => {
+                    let message = adapter_message(&e);
+                    return Ending::new(
+                        Status::Crashed,
+                        format!("the adapter cannot build a headless turn: {message}"),
+                    );
+                }
+                Err(e) => {
+                    return Ending::new(Status::Crashed, format!("the adapter failed: {e}"));
+                }
+            };
+            if let Err(refusal) = super::guard::check_command(&ctx.profile, &command) {
+                return Ending::new(Status::Crashed, refusal);
             }
-        };
-
-    loop {
-        turn_number += 1;
-        let request = wit::LaunchRequest {
-            prompt: prompt.clone(),
-            model: spec.model.clone(),
-            extra_args: spec.extra_args.clone(),
-            conversation: conversation.to_wit(),
-        };
-        let command = match ctx
-            .adapter
-            .headless_command(&ctx.profile.to_wit(), &request)
-        {
-            Ok(Ok(command)) => command,
-            Ok(Err(e)) => {
-                let message = adapter_message(&e);
-                return conclude(
-                    ctx,
-                    spec,
-                    finish(
-                        Ending::new(
-                            Status::Crashed,
-                            format!("the adapter cannot build a headless turn: {message}"),
-                        ),
-                        &seen,
-                        total_usage,
-                        &budget,
-                    ),
-                );
-            }
-            Err(e) => {
-                return conclude(
-                    ctx,
-                    spec,
-                    finish(
-                        Ending::new(Status::Crashed, format!("the adapter failed: {e}")),
-                        &seen,
-                        total_usage,
-                        &budget,
-                    ),
-                );
-            }
-        };
-        if let Err(refusal) = super::guard::check_command(&ctx.profile, &command) {
-            return conclude(
-                ctx,
-                spec,
-                finish(
-                    Ending::new(Status::Crashed, refusal),
-                    &seen,
-                    total_usage,
-                    &budget,
-                ),
+            ctx.state(
+                task,
+                "working",
+                None,
+                if turn_number == 1 { "launch" } else { "nudge" },
             );
-        }
-        ctx.state(
-            task,
-            "working",
-            None,
-            if turn_number == 1 { "launch" } else { "nudge" },
-        );
-        let launched = now_ns();
-        let turn = match run_turn(
-            ctx,
-            spec,
-            &command,
-            &deadline,
-            &mut watcher,
-            &mut seen,
-            &mut budget,
-            launched,
-        ) {
-            Ok(turn) => turn,
-            Err(reason) => {
-                ctx.state(task, "unknown", None, "spawn-failed");
-                return conclude(
-                    ctx,
-                    spec,
-                    finish(
-                        Ending::new(Status::Crashed, reason),
-                        &seen,
-                        total_usage,
-                        &budget,
-                    ),
-                );
+            let turn = match self.run_turn(&command, now_ns()) {
+                Ok(turn) => turn,
+                Err(reason) => {
+                    ctx.state(task, "unknown", None, "spawn-failed");
+                    return Ending::new(Status::Crashed, reason);
+                }
+            };
+            if let Some(ending) = self.interrupted(&turn) {
+                return ending;
             }
-        };
+            let outcome = parse_outcome(ctx, spec, &self.seen, turn.exit_code);
+            if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
+                self.seen.session_id = Some(id.clone());
+            }
+            self.account(&outcome);
+            match outcome.outcome {
+                wit::TurnOutcome::Success => {
+                    self.seen.blocked = None;
+                    let Some(result_file) = &self.result_file else {
+                        ctx.state(task, "done", None, "exit");
+                        return Ending::new(Status::Completed, "the turn finished".to_string())
+                            .reply(outcome.reply)
+                            .exit_code(turn.exit_code);
+                    };
+                    if let Some(found) = result_file.wait(spec.result_wait, || true) {
+                        ctx.state(task, "done", None, "result-file");
+                        return Ending::new(
+                            Status::Completed,
+                            "the turn finished and wrote the result file".to_string(),
+                        )
+                        .reply(outcome.reply)
+                        .result(Some(found))
+                        .exit_code(turn.exit_code);
+                    }
+                    let Some(id) = self.seen.session_id.clone().filter(|_| nudges_left > 0) else {
+                        ctx.state(task, "done", None, "exit");
+                        ctx.run.lifecycle(
+                            task,
+                            "resultless-stop",
+                            serde_json::json!({"path": result_file.path()}),
+                        );
+                        return Ending::new(
+                            Status::Stalled,
+                            format!(
+                                "the turn finished without writing {}",
+                                result_file.path().display()
+                            ),
+                        )
+                        .reply(outcome.reply)
+                        .exit_code(turn.exit_code);
+                    };
+                    nudges_left -= 1;
+                    ctx.run.lifecycle(
+                        task,
+                        "nudge",
+                        serde_json::json!({"why": "result-file", "left": nudges_left}),
+                    );
+                    conversation = super::Conversation::Resume(id);
+                    prompt = format!("{NUDGE_RESULT} ({})", result_file.path().display());
+                }
+                wit::TurnOutcome::Blocked => {
+                    let kind = outcome
+                        .prompt_kind
+                        .or(self.seen.blocked)
+                        .unwrap_or(wit::PromptKind::Other);
+                    self.seen.blocked = Some(kind);
+                    let evidence = outcome.error.clone().or_else(|| outcome.reply.clone());
+                    ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
+                    ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
+                    return Ending::new(
+                        Status::Stalled,
+                        format!("the turn stopped at a {kind} prompt"),
+                    )
+                    .reply(outcome.reply)
+                    .exit_code(turn.exit_code);
+                }
+                wit::TurnOutcome::Failed | wit::TurnOutcome::Unknown => {
+                    ctx.state(task, "unknown", None, "exit");
+                    let reason = match (&outcome.error, outcome.outcome) {
+                        (Some(e), _) => format!("the turn failed: {e}"),
+                        (None, wit::TurnOutcome::Failed) => "the turn failed".to_string(),
+                        (None, _) => format!(
+                            "the output does not say how the turn ended (exit code {})",
+                            turn.exit_code.map_or("none".to_string(), |c| c.to_string())
+                        ),
+                    };
+                    return Ending::new(Status::Crashed, reason)
+                        .exit_code(turn.exit_code)
+                        .failure(outcome.error);
+                }
+            }
+        }
+    }
+
+    /// The ending of a turn stopped before it finished: the deadline, a
+    /// cancel, the budget or a stall.
+    fn interrupted(&self, turn: &TurnRun) -> Option<Ending> {
+        let (ctx, spec) = (self.ctx, self.spec);
+        let task = spec.task.as_str();
         if let Some(which) = turn.timed_out {
             ctx.state(task, "unknown", None, "timeout");
             ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
-            return conclude(
-                ctx,
-                spec,
-                finish(
-                    Ending::new(
-                        Status::Timeout,
-                        format!(
-                            "the session deadline of {} passed ({which} clock)",
-                            humanize(spec.timeout)
-                        ),
-                    )
-                    .clock(Some(which)),
-                    &seen,
-                    total_usage,
-                    &budget,
-                ),
+            return Some(
+                Ending::new(
+                    Status::Timeout,
+                    format!(
+                        "the session deadline of {} passed ({which} clock)",
+                        humanize(spec.timeout)
+                    ),
+                )
+                .clock(Some(which)),
             );
         }
         if turn.cancelled {
             ctx.state(task, "unknown", None, "interrupted");
-            return conclude(
-                ctx,
-                spec,
-                finish(
-                    Ending::new(
-                        Status::Crashed,
-                        "interrupted: drover was asked to stop".to_string(),
-                    ),
-                    &seen,
-                    total_usage,
-                    &budget,
-                ),
-            );
+            return Some(Ending::new(
+                Status::Crashed,
+                "interrupted: drover was asked to stop".to_string(),
+            ));
         }
         if turn.over_budget {
             ctx.state(task, "unknown", None, "over-budget");
-            return conclude(
-                ctx,
-                spec,
-                finish(
-                    Ending::new(
-                        Status::OverBudget,
-                        "the token budget was exceeded and its grace ran out".to_string(),
-                    )
-                    .exit_code(turn.exit_code),
-                    &seen,
-                    total_usage,
-                    &budget,
-                ),
+            return Some(
+                Ending::new(
+                    Status::OverBudget,
+                    "the token budget was exceeded and its grace ran out".to_string(),
+                )
+                .exit_code(turn.exit_code),
             );
         }
         if turn.stalled {
             ctx.state(task, "unknown", None, "stall");
-            return conclude(
-                ctx,
-                spec,
-                finish(
-                    Ending::new(
-                        Status::Stalled,
-                        "no output for the stall window".to_string(),
-                    )
-                    .exit_code(turn.exit_code),
-                    &seen,
-                    total_usage,
-                    &budget,
-                ),
+            return Some(
+                Ending::new(
+                    Status::Stalled,
+                    "no output for the stall window".to_string(),
+                )
+                .exit_code(turn.exit_code),
             );
         }
-        let outcome = parse_outcome(ctx, spec, &seen, turn.exit_code);
-        if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
-            seen.session_id = Some(id.clone());
-        }
+        None
+    }
+
+    /// Adds a finished turn's usage to the session's and records it
+    /// against the conversation.
+    fn account(&mut self, outcome: &wit::TurnResult) {
+        let (ctx, spec) = (self.ctx, self.spec);
         // Usage from the output, else from the transcript a hook named,
         // else from the conversation's transcript where the CLI keeps them
         // (Copilot prints no tokens and its hooks need a trusted folder).
-        let transcript = seen.transcript_path.clone().map(PathBuf::from).or_else(|| {
-            let conversation = outcome.conversation_id.as_deref()?;
-            super::usage::transcript_of(
-                &ctx.adapter,
-                &ctx.profile,
-                &spec.cwd,
-                &|name| cli_env(ctx, spec, name),
-                conversation,
-            )
-        });
+        let transcript = self
+            .seen
+            .transcript_path
+            .clone()
+            .map(PathBuf::from)
+            .or_else(|| {
+                let conversation = outcome.conversation_id.as_deref()?;
+                super::usage::transcript_of(
+                    &ctx.adapter,
+                    &ctx.profile,
+                    &spec.cwd,
+                    &|name| cli_env(ctx, spec, name),
+                    conversation,
+                )
+            });
         // A transcript holds the whole conversation: this turn's usage is
         // what it adds to the turns drover recorded before.
         let turn_usage = outcome.usage.as_ref().map(Spent::of_report).or_else(|| {
@@ -362,141 +383,60 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
             Some(prior.map_or(whole, |p| whole.minus(&p)))
         });
         if let Some(u) = &turn_usage {
-            match total_usage.as_mut() {
+            match self.total_usage.as_mut() {
                 Some(total) => total.add(u),
-                None => total_usage = Some(*u),
+                None => self.total_usage = Some(*u),
             }
         }
-        if let Some(id) = &seen.session_id {
-            conversations::record(
-                &ctx.project,
-                &conversations::Entry {
-                    ts: now_ns(),
-                    cli: ctx.profile.name.clone(),
-                    conversation: id.clone(),
-                    run: ctx.run.id().to_string(),
-                    task: task.to_string(),
-                    usage: turn_usage.map(|u| u.tokens),
-                    cost_usd: turn_usage.and_then(|u| u.cost_usd),
-                },
+        if let Some(id) = &self.seen.session_id {
+            conversations::record_turn(
+                ctx,
+                &spec.task,
+                id,
+                turn_usage.map(|u| u.tokens),
+                turn_usage.and_then(|u| u.cost_usd),
             );
         }
-        match outcome.outcome {
-            wit::TurnOutcome::Success => {
-                seen.blocked = None;
-                let Some(result_file) = &result_file else {
-                    ctx.state(task, "done", None, "exit");
-                    return conclude(
-                        ctx,
-                        spec,
-                        finish(
-                            Ending::new(Status::Completed, "the turn finished".to_string())
-                                .reply(outcome.reply)
-                                .exit_code(turn.exit_code),
-                            &seen,
-                            total_usage,
-                            &budget,
-                        ),
-                    );
-                };
-                if let Some(found) = result_file.wait(spec.result_wait, || true) {
-                    ctx.state(task, "done", None, "result-file");
-                    return conclude(
-                        ctx,
-                        spec,
-                        finish(
-                            Ending::new(
-                                Status::Completed,
-                                "the turn finished and wrote the result file".to_string(),
-                            )
-                            .reply(outcome.reply)
-                            .result(Some(found))
-                            .exit_code(turn.exit_code),
-                            &seen,
-                            total_usage,
-                            &budget,
-                        ),
-                    );
-                }
-                let Some(id) = seen.session_id.clone().filter(|_| nudges_left > 0) else {
-                    ctx.state(task, "done", None, "exit");
-                    ctx.run.lifecycle(
-                        task,
-                        "resultless-stop",
-                        serde_json::json!({"path": result_file.path()}),
-                    );
-                    return conclude(
-                        ctx,
-                        spec,
-                        finish(
-                            Ending::new(
-                                Status::Stalled,
-                                format!(
-                                    "the turn finished without writing {}",
-                                    result_file.path().display()
-                                ),
-                            )
-                            .reply(outcome.reply)
-                            .exit_code(turn.exit_code),
-                            &seen,
-                            total_usage,
-                            &budget,
-                        ),
-                    );
-                };
-                nudges_left -= 1;
-                ctx.run.lifecycle(
-                    task,
-                    "nudge",
-                    serde_json::json!({"why": "result-file", "left": nudges_left}),
-                );
-                conversation = super::Conversation::Resume(id);
-                prompt = format!("{NUDGE_RESULT} ({})", result_file.path().display());
-            }
-            wit::TurnOutcome::Blocked => {
-                let kind = outcome
-                    .prompt_kind
-                    .or(seen.blocked)
-                    .unwrap_or(wit::PromptKind::Other);
-                seen.blocked = Some(kind);
-                let evidence = outcome.error.clone().or_else(|| outcome.reply.clone());
-                ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
-                ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
-                return conclude(
-                    ctx,
-                    spec,
-                    finish(
-                        Ending::new(
-                            Status::Stalled,
-                            format!("the turn stopped at a {kind} prompt"),
-                        )
-                        .reply(outcome.reply)
-                        .exit_code(turn.exit_code),
-                        &seen,
-                        total_usage,
-                        &budget,
-                    ),
-                );
-            }
-            wit::TurnOutcome::Failed | wit::TurnOutcome::Unknown => {
-                ctx.state(task, "unknown", None, "exit");
-                let reason = match (&outcome.error, outcome.outcome) {
-                    (Some(e), _) => format!("the turn failed: {e}"),
-                    (None, wit::TurnOutcome::Failed) => "the turn failed".to_string(),
-                    (None, _) => format!(
-                        "the output does not say how the turn ended (exit code {})",
-                        turn.exit_code.map_or("none".to_string(), |c| c.to_string())
-                    ),
-                };
-                let mut result = finish(
-                    Ending::new(Status::Crashed, reason).exit_code(turn.exit_code),
-                    &seen,
-                    total_usage,
-                    &budget,
-                );
-                result.fault = classify_turn(ctx, task, outcome.error.as_deref());
-                return conclude(ctx, spec, result);
-            }
+    }
+
+    /// The session's result from how it ended and what it saw.
+    fn finish(&self, ending: Ending, started: u64, clock: Instant) -> SessionResult {
+        let (ctx, task) = (self.ctx, self.spec.task.as_str());
+        let (seen, usage) = (&self.seen, self.total_usage);
+        // A failed turn's fault is classified from the CLI's own sentence.
+        let fault = ending
+            .failure
+            .and_then(|error| classify_turn(ctx, task, error.as_deref()));
+        let status = ending.status;
+        SessionResult {
+            status,
+            run_id: ctx.run.id().to_string(),
+            task: task.to_string(),
+            cli: ctx.profile.name.clone(),
+            workspace: "headless".to_string(),
+            reason: ending.reason,
+            session_id: seen.session_id.clone(),
+            transcript_path: seen.transcript_path.clone(),
+            reply: ending.reply,
+            usage: usage.map(|u| u.tokens),
+            cost_usd: usage.and_then(|u| u.cost_usd),
+            fault,
+            blocked: if status == Status::Completed {
+                None
+            } else {
+                seen.blocked
+            },
+            stop_seen: seen.stop,
+            result: ending.result,
+            exit_code: ending.exit_code,
+            budget_weighted: self.budget.weighted,
+            timings: Timings {
+                started_ns: started,
+                ended_ns: now_ns(),
+                duration_ms: clock.elapsed().as_millis() as u64,
+                timeout_clock: ending.clock.map(str::to_string),
+            },
+            logs: vec![ctx.run.stdout_log(task), ctx.run.stderr_log(task)],
         }
     }
 }
@@ -521,103 +461,99 @@ fn adapter_message(e: &wit::AdapterError) -> String {
     }
 }
 
-pub fn humanize(d: Duration) -> String {
-    let s = d.as_secs();
-    if s >= 3600 && s.is_multiple_of(60) {
-        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{:.1}s", d.as_secs_f64())
-    }
-}
+impl Session<'_> {
+    /// Spawns the turn and waits for it, the deadline, a stall or the budget.
+    fn run_turn(&mut self, command: &wit::Command, launched: u64) -> Result<TurnRun, String> {
+        let (ctx, spec) = (self.ctx, self.spec);
+        let task = spec.task.as_str();
+        let program = command.argv.first().cloned().unwrap_or_default();
+        let out_path = ctx.run.stdout_log(task);
+        let err_path = ctx.run.stderr_log(task);
+        let env = super::seat_env(ctx, spec, command, true);
+        let backend: &dyn Workspace = &workspace::Headless;
+        let mut child = backend
+            .run_turn(&workspace::headless::TurnLaunch {
+                argv: &command.argv,
+                cwd: &spec.cwd,
+                env,
+                stdin: command.stdin.as_deref(),
+                stdout: out_path.clone(),
+                stderr: err_path.clone(),
+            })
+            .map_err(|e| e.to_string())?;
+        let identity = child.identity;
+        let (out_start, err_start) = (child.stdout_offset, child.stderr_offset);
+        let _ = crate::run::write_json_atomic(
+            &ctx.run.task_dir(task).join("process.json"),
+            &serde_json::json!({"pid": child.pid(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
+        );
+        ctx.run.lifecycle(
+            task,
+            "spawned",
+            serde_json::json!({"pid": child.pid(), "argv0": program}),
+        );
 
-/// Spawns the turn and waits for it, the deadline, a stall or the budget.
-#[allow(clippy::too_many_arguments)]
-fn run_turn(
-    ctx: &Context,
-    spec: &SessionSpec,
-    command: &wit::Command,
-    deadline: &Deadline,
-    watcher: &mut EventWatcher,
-    seen: &mut Seen,
-    budget: &mut Budget,
-    launched: u64,
-) -> Result<TurnRun, String> {
-    let task = spec.task.as_str();
-    let program = command.argv.first().cloned().unwrap_or_default();
-    let out_path = ctx.run.stdout_log(task);
-    let err_path = ctx.run.stderr_log(task);
-    let env = super::seat_env(ctx, spec, command, true);
-    let backend: &dyn Workspace = &workspace::Headless;
-    let mut child = backend
-        .run_turn(&workspace::headless::TurnLaunch {
-            argv: &command.argv,
-            cwd: &spec.cwd,
-            env,
-            stdin: command.stdin.as_deref(),
-            stdout: out_path.clone(),
-            stderr: err_path.clone(),
-        })
-        .map_err(|e| e.to_string())?;
-    let identity = child.identity;
-    let (out_start, err_start) = (child.stdout_offset, child.stderr_offset);
-    let _ = crate::run::write_json_atomic(
-        &ctx.run.task_dir(task).join("process.json"),
-        &serde_json::json!({"pid": child.pid(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
-    );
-    ctx.run.lifecycle(
-        task,
-        "spawned",
-        serde_json::json!({"pid": child.pid(), "argv0": program}),
-    );
-
-    let mut last_heartbeat: Option<Instant> = None;
-    let mut activity = (out_start, err_start);
-    let mut last_activity = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                // Hooks fired just before exit may still be landing.
-                for event in watcher
-                    .poll()
-                    .into_iter()
-                    .filter(|e| e.task == task && e.ts >= launched)
-                {
-                    seen.absorb(ctx, task, &event);
+        let mut last_heartbeat: Option<Instant> = None;
+        let mut activity = (out_start, err_start);
+        let mut last_activity = Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    // Hooks fired just before exit may still be landing.
+                    for event in self
+                        .watcher
+                        .poll()
+                        .into_iter()
+                        .filter(|e| e.task == task && e.ts >= launched)
+                    {
+                        self.seen.absorb(ctx, task, &event);
+                    }
+                    return Ok(TurnRun {
+                        exit_code: status.code(),
+                        timed_out: None,
+                        stalled: false,
+                        over_budget: false,
+                        cancelled: false,
+                    });
                 }
+                Ok(None) => {}
+                Err(e) => return Err(format!("cannot wait for {program}: {e}")),
+            }
+            if spec.cancelled() {
+                child.stop(spec.teardown_grace);
                 return Ok(TurnRun {
-                    exit_code: status.code(),
-                    timed_out: None,
+                    cancelled: true,
+                    ..TurnRun::default()
+                });
+            }
+            if let Some(which) = self.deadline.expired() {
+                child.stop(spec.teardown_grace);
+                return Ok(TurnRun {
+                    exit_code: None,
+                    timed_out: Some(which),
                     stalled: false,
                     over_budget: false,
                     cancelled: false,
                 });
             }
-            Ok(None) => {}
-            Err(e) => return Err(format!("cannot wait for {program}: {e}")),
-        }
-        if spec.cancelled() {
-            child.stop(spec.teardown_grace);
-            return Ok(TurnRun {
-                cancelled: true,
-                ..TurnRun::default()
-            });
-        }
-        if let Some(which) = deadline.expired() {
-            child.stop(spec.teardown_grace);
-            return Ok(TurnRun {
-                exit_code: None,
-                timed_out: Some(which),
-                stalled: false,
-                over_budget: false,
-                cancelled: false,
-            });
-        }
-        if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
-            last_heartbeat = Some(Instant::now());
-            heartbeat(ctx, spec, deadline);
-            if let Verdict::OverBudget = budget.sample(ctx, spec, seen.transcript_path.as_deref()) {
+            if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
+                last_heartbeat = Some(Instant::now());
+                heartbeat(ctx, spec, &self.deadline);
+                if let Verdict::OverBudget =
+                    self.budget
+                        .sample(ctx, spec, self.seen.transcript_path.as_deref())
+                {
+                    child.stop(spec.teardown_grace);
+                    return Ok(TurnRun {
+                        exit_code: None,
+                        timed_out: None,
+                        stalled: false,
+                        over_budget: true,
+                        cancelled: false,
+                    });
+                }
+            }
+            if self.budget.expired() {
                 child.stop(spec.teardown_grace);
                 return Ok(TurnRun {
                     exit_code: None,
@@ -627,53 +563,37 @@ fn run_turn(
                     cancelled: false,
                 });
             }
-        }
-        if budget.expired() {
-            child.stop(spec.teardown_grace);
-            return Ok(TurnRun {
-                exit_code: None,
-                timed_out: None,
-                stalled: false,
-                over_budget: true,
-                cancelled: false,
-            });
-        }
-        let sizes = (len_of(&out_path), len_of(&err_path));
-        if sizes != activity {
-            activity = sizes;
-            last_activity = Instant::now();
-        } else if spec
-            .stall_grace
-            .is_some_and(|g| last_activity.elapsed() >= g)
-        {
-            child.stop(spec.teardown_grace);
-            return Ok(TurnRun {
-                exit_code: None,
-                timed_out: None,
-                stalled: true,
-                over_budget: false,
-                cancelled: false,
-            });
-        }
-        for event in watcher
-            .wait(TICK.min(deadline.remaining()))
-            .into_iter()
-            .filter(|e| e.task == task && e.ts >= launched)
-        {
-            seen.absorb(ctx, task, &event);
+            let sizes = (len_of(&out_path), len_of(&err_path));
+            if sizes != activity {
+                activity = sizes;
+                last_activity = Instant::now();
+            } else if spec
+                .stall_grace
+                .is_some_and(|g| last_activity.elapsed() >= g)
+            {
+                child.stop(spec.teardown_grace);
+                return Ok(TurnRun {
+                    exit_code: None,
+                    timed_out: None,
+                    stalled: true,
+                    over_budget: false,
+                    cancelled: false,
+                });
+            }
+            for event in self
+                .watcher
+                .wait(TICK.min(self.deadline.remaining()))
+                .into_iter()
+                .filter(|e| e.task == task && e.ts >= launched)
+            {
+                self.seen.absorb(ctx, task, &event);
+            }
         }
     }
 }
 
 fn len_of(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
-}
-
-pub fn heartbeat(ctx: &Context, spec: &SessionSpec, deadline: &Deadline) {
-    let _ = crate::run::write_json_atomic(
-        &ctx.run.task_dir(&spec.task).join("heartbeat.json"),
-        &serde_json::json!({"ts": now_ns(), "remaining_s": deadline.remaining().as_secs_f64(), "pid": std::process::id()}),
-    );
 }
 
 /// Reads the turn's output (from this turn's offsets) and asks the adapter.

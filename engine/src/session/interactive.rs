@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use super::budget::{Budget, Verdict};
 use super::clock::Deadline;
-use super::headless::{heartbeat, humanize};
 use super::result_file::ResultFile;
+use super::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, heartbeat, humanize};
 use super::{Context, SessionResult, SessionSpec, Status, Timings, conversations, faults};
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
@@ -34,9 +34,6 @@ const TICK: Duration = Duration::from_millis(250);
 const SCREEN_EVERY: Duration = Duration::from_millis(750);
 /// How long to wait for the screen to read ready before typing anyway.
 const READY_TIMEOUT: Duration = Duration::from_secs(45);
-
-pub const NUDGE_STALL: &str = "drover: this session has shown no activity for a while. If you are waiting on something, say what; otherwise continue the task and end your turn when it is done.";
-pub const NUDGE_BUDGET: &str = "drover: this session has exceeded its token budget. Wrap up now: finish the current step, write any result the task needs, and end your turn.";
 
 /// The session (tmux session, herdr workspace) a run's seats live in.
 pub fn session_name(run_id: &str) -> String {
@@ -68,6 +65,16 @@ impl Seat {
     pub fn ws(&self) -> &dyn Workspace {
         self.workspace.as_ref()
     }
+}
+
+/// The waiting loop's own counters and clocks.
+struct Watch {
+    nudges_left: u32,
+    stall_nudges_left: u32,
+    last_heartbeat: Option<Instant>,
+    last_screen: Instant,
+    activity: Option<(u64, std::time::SystemTime)>,
+    last_activity: Instant,
 }
 
 /// One session's (or one turn's) bookkeeping on a seat.
@@ -311,70 +318,18 @@ impl<'a> Driver<'a> {
 
     /// The verdict machine, from a typed prompt to the turn's end.
     fn wait_turn(&mut self, seat: &Seat) -> SessionResult {
-        let task = self.task();
-        let spec = self.spec;
-        let ctx = self.ctx;
-        let typer = |text: &str| seat.ws().type_text(&seat.pane, text, false);
-        let mut nudges_left = spec.stop_nudges;
-        let mut stall_nudges_left = spec.stall_nudges;
-        let mut last_heartbeat: Option<Instant> = None;
-        let mut last_screen = Instant::now();
-        let mut activity = log_key(&self.log);
-        let mut last_activity = Instant::now();
+        let mut watch = Watch {
+            nudges_left: self.spec.stop_nudges,
+            stall_nudges_left: self.spec.stall_nudges,
+            last_heartbeat: None,
+            last_screen: Instant::now(),
+            activity: log_key(&self.log),
+            last_activity: Instant::now(),
+        };
         loop {
-            if let Some(r) = self.interrupted() {
+            if let Some(r) = self.clock_and_budget(seat, &mut watch) {
                 return r;
             }
-            if let Some(which) = self.deadline.expired() {
-                ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
-                return self.result(
-                    Status::Timeout,
-                    format!(
-                        "the session deadline of {} passed ({which} clock)",
-                        humanize(spec.timeout)
-                    ),
-                    None,
-                    Some(which),
-                );
-            }
-            if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
-                last_heartbeat = Some(Instant::now());
-                heartbeat(ctx, spec, &self.deadline);
-                match self
-                    .budget
-                    .sample(ctx, spec, self.st.transcript_path.as_deref())
-                {
-                    Verdict::Nudge => {
-                        let _ = typer(NUDGE_BUDGET);
-                        ctx.run
-                            .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
-                    }
-                    Verdict::OverBudget => {
-                        return self.result(
-                            Status::OverBudget,
-                            "the token budget was exceeded".to_string(),
-                            None,
-                            None,
-                        );
-                    }
-                    Verdict::Fine => {}
-                }
-            }
-            if self.budget.expired() {
-                let dead = matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
-                let status = if dead {
-                    Status::Crashed
-                } else {
-                    Status::OverBudget
-                };
-                return self.result(
-                    status,
-                    "the token budget was exceeded and its grace ran out".to_string(),
-                    None,
-                    None,
-                );
-            }
-
             let mut outcome = Event::Nothing;
             for event in self.events(TICK.min(self.deadline.remaining())) {
                 let kind = self.absorb(&event);
@@ -383,148 +338,233 @@ impl<'a> Driver<'a> {
                     break;
                 }
             }
-            match outcome {
-                Event::Stop => {
-                    self.st.stop_seen = true;
-                    self.st.blocked = None;
-                    ctx.state(task, "done", None, "hook:Stop");
-                    let Some(result_file) = &self.result_file else {
-                        return self.result(
-                            Status::Completed,
-                            "the turn finished (Stop hook)".to_string(),
-                            None,
-                            None,
-                        );
-                    };
-                    let alive = || !matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
-                    if let Some(found) = result_file.wait(spec.result_wait, alive) {
-                        return self.result(
-                            Status::Completed,
-                            "the turn finished and wrote the result file".to_string(),
-                            Some(found),
-                            None,
-                        );
-                    }
-                    ctx.run.lifecycle(
-                        task,
-                        "resultless-stop",
-                        serde_json::json!({"path": result_file.path(), "nudges_left": nudges_left}),
-                    );
-                    if nudges_left == 0 {
-                        let reason = format!(
-                            "the turn finished without writing {}",
-                            result_file.path().display()
-                        );
-                        return self.result(Status::Stalled, reason, None, None);
-                    }
-                    nudges_left -= 1;
-                    ctx.run.lifecycle(
-                        task,
-                        "nudge",
-                        serde_json::json!({"why": "result-file", "left": nudges_left}),
-                    );
-                    let text = format!(
-                        "{} ({})",
-                        super::headless::NUDGE_RESULT,
-                        result_file.path().display()
-                    );
-                    if let Err(e) = typer(&text) {
-                        ctx.run.lifecycle(
-                            task,
-                            "nudge-failed",
-                            serde_json::json!({"error": e.to_string()}),
-                        );
-                    }
-                    ctx.state(task, "working", None, "nudge");
-                    continue;
-                }
-                Event::Failure(reason) => {
-                    ctx.state(task, "unknown", None, "hook:StopFailure");
-                    let why = reason.map_or_else(
-                        || "the turn failed (StopFailure)".to_string(),
-                        |r| format!("the turn failed: {r}"),
-                    );
-                    return self.result(Status::Stalled, why, None, None);
-                }
-                Event::End(reason) => {
-                    let why = format!(
-                        "the CLI ended its session{}",
-                        reason.map(|r| format!(" ({r})")).unwrap_or_default()
-                    );
-                    return self.gone(&why);
-                }
-                Event::Nothing => {}
+            if let Some(r) = self.on_event(seat, outcome, &mut watch) {
+                return r;
             }
-
             match seat.ws().pane_alive(&seat.pane) {
                 Ok(false) => return self.gone("the CLI's pane is gone (it exited)"),
                 Ok(true) => {}
                 // Could not ask: not a crash. The deadline bounds a lasting failure.
-                Err(e) => ctx.run.lifecycle(
-                    task,
+                Err(e) => self.ctx.run.lifecycle(
+                    self.task(),
                     "mux-unavailable",
                     serde_json::json!({"error": e.to_string()}),
                 ),
             }
-
-            if last_screen.elapsed() >= SCREEN_EVERY {
-                last_screen = Instant::now();
-                let native = seat.ws().agent_state(&seat.pane).ok().flatten();
-                let native_blocked = native.as_deref() == Some("blocked");
-                if let Some(reading) = self.read_screen(seat) {
-                    let source = format!("screen:{}", reading.rule);
-                    match reading.state {
-                        wit::SeatState::Blocked => self.blocked(
-                            reading.prompt_kind.unwrap_or(wit::PromptKind::Other),
-                            &source,
-                            false,
-                            Some(&reading.evidence),
-                        ),
-                        wit::SeatState::Working if !native_blocked => {
-                            self.st.blocked = None;
-                            ctx.state(task, "working", None, &source);
-                        }
-                        _ => {}
-                    }
-                }
-                if native_blocked && self.st.blocked.is_none() {
-                    let source = format!("{}:blocked", self.workspace);
-                    let evidence = format!("{} reads the agent as blocked", self.workspace);
-                    self.blocked(wit::PromptKind::Other, &source, false, Some(&evidence));
-                }
+            if watch.last_screen.elapsed() >= SCREEN_EVERY {
+                watch.last_screen = Instant::now();
+                self.look_at_screen(seat);
             }
-
-            let key = log_key(&self.log);
-            if key != activity {
-                activity = key;
-                last_activity = Instant::now();
-            } else if let Some(grace) = spec.stall_grace
-                && last_activity.elapsed() >= grace
-                && self.st.blocked.is_none()
-            {
-                if stall_nudges_left > 0 {
-                    stall_nudges_left -= 1;
-                    ctx.run.lifecycle(
-                        task,
-                        "nudge",
-                        serde_json::json!({"why": "stall", "left": stall_nudges_left}),
-                    );
-                    let _ = typer(NUDGE_STALL);
-                    last_activity = Instant::now();
-                } else {
-                    if matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) {
-                        return self.gone("the CLI's pane is gone (it exited)");
-                    }
-                    // A live pane's artifact is not trusted: the work may be mid-write.
-                    return self.result(
-                        Status::Stalled,
-                        format!("no activity for {}", humanize(grace)),
-                        None,
-                        None,
-                    );
-                }
+            if let Some(r) = self.on_silence(seat, &mut watch) {
+                return r;
             }
         }
+    }
+
+    /// The deadline, the cancel, the heartbeat and the token budget.
+    fn clock_and_budget(&mut self, seat: &Seat, watch: &mut Watch) -> Option<SessionResult> {
+        let (ctx, spec, task) = (self.ctx, self.spec, self.task());
+        if let Some(r) = self.interrupted() {
+            return Some(r);
+        }
+        if let Some(which) = self.deadline.expired() {
+            ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
+            return Some(self.result(
+                Status::Timeout,
+                format!(
+                    "the session deadline of {} passed ({which} clock)",
+                    humanize(spec.timeout)
+                ),
+                None,
+                Some(which),
+            ));
+        }
+        if watch
+            .last_heartbeat
+            .is_none_or(|t| t.elapsed() >= spec.heartbeat)
+        {
+            watch.last_heartbeat = Some(Instant::now());
+            heartbeat(ctx, spec, &self.deadline);
+            match self
+                .budget
+                .sample(ctx, spec, self.st.transcript_path.as_deref())
+            {
+                Verdict::Nudge => {
+                    let _ = seat.ws().type_text(&seat.pane, NUDGE_BUDGET, false);
+                    ctx.run
+                        .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
+                }
+                Verdict::OverBudget => {
+                    return Some(self.result(
+                        Status::OverBudget,
+                        "the token budget was exceeded".to_string(),
+                        None,
+                        None,
+                    ));
+                }
+                Verdict::Fine => {}
+            }
+        }
+        if self.budget.expired() {
+            let dead = matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
+            let status = if dead {
+                Status::Crashed
+            } else {
+                Status::OverBudget
+            };
+            return Some(self.result(
+                status,
+                "the token budget was exceeded and its grace ran out".to_string(),
+                None,
+                None,
+            ));
+        }
+        None
+    }
+
+    /// What a turn-ending hook decides: the turn's result, or a nudge and
+    /// more waiting.
+    fn on_event(
+        &mut self,
+        seat: &Seat,
+        outcome: Event,
+        watch: &mut Watch,
+    ) -> Option<SessionResult> {
+        let (ctx, spec, task) = (self.ctx, self.spec, self.task());
+        match outcome {
+            Event::Stop => {
+                self.st.stop_seen = true;
+                self.st.blocked = None;
+                ctx.state(task, "done", None, "hook:Stop");
+                let Some(result_file) = &self.result_file else {
+                    return Some(self.result(
+                        Status::Completed,
+                        "the turn finished (Stop hook)".to_string(),
+                        None,
+                        None,
+                    ));
+                };
+                let alive = || !matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
+                if let Some(found) = result_file.wait(spec.result_wait, alive) {
+                    return Some(self.result(
+                        Status::Completed,
+                        "the turn finished and wrote the result file".to_string(),
+                        Some(found),
+                        None,
+                    ));
+                }
+                ctx.run.lifecycle(
+                    task,
+                    "resultless-stop",
+                    serde_json::json!({"path": result_file.path(), "nudges_left": watch.nudges_left}),
+                );
+                if watch.nudges_left == 0 {
+                    let reason = format!(
+                        "the turn finished without writing {}",
+                        result_file.path().display()
+                    );
+                    return Some(self.result(Status::Stalled, reason, None, None));
+                }
+                watch.nudges_left -= 1;
+                ctx.run.lifecycle(
+                    task,
+                    "nudge",
+                    serde_json::json!({"why": "result-file", "left": watch.nudges_left}),
+                );
+                let text = format!("{NUDGE_RESULT} ({})", result_file.path().display());
+                if let Err(e) = seat.ws().type_text(&seat.pane, &text, false) {
+                    ctx.run.lifecycle(
+                        task,
+                        "nudge-failed",
+                        serde_json::json!({"error": e.to_string()}),
+                    );
+                }
+                ctx.state(task, "working", None, "nudge");
+                None
+            }
+            Event::Failure(reason) => {
+                ctx.state(task, "unknown", None, "hook:StopFailure");
+                let why = reason.map_or_else(
+                    || "the turn failed (StopFailure)".to_string(),
+                    |r| format!("the turn failed: {r}"),
+                );
+                Some(self.result(Status::Stalled, why, None, None))
+            }
+            Event::End(reason) => {
+                let why = format!(
+                    "the CLI ended its session{}",
+                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                );
+                Some(self.gone(&why))
+            }
+            Event::Nothing => None,
+        }
+    }
+
+    /// Reads the screen (and the multiplexer's own reading) for a blocked
+    /// or working seat.
+    fn look_at_screen(&mut self, seat: &Seat) {
+        let (ctx, task) = (self.ctx, self.task());
+        let native = seat.ws().agent_state(&seat.pane).ok().flatten();
+        let native_blocked = native.as_deref() == Some("blocked");
+        if let Some(reading) = self.read_screen(seat) {
+            let source = format!("screen:{}", reading.rule);
+            match reading.state {
+                wit::SeatState::Blocked => self.blocked(
+                    reading.prompt_kind.unwrap_or(wit::PromptKind::Other),
+                    &source,
+                    false,
+                    Some(&reading.evidence),
+                ),
+                wit::SeatState::Working if !native_blocked => {
+                    self.st.blocked = None;
+                    ctx.state(task, "working", None, &source);
+                }
+                _ => {}
+            }
+        }
+        if native_blocked && self.st.blocked.is_none() {
+            let source = format!("{}:blocked", self.workspace);
+            let evidence = format!("{} reads the agent as blocked", self.workspace);
+            self.blocked(wit::PromptKind::Other, &source, false, Some(&evidence));
+        }
+    }
+
+    /// Silence past the stall window: a nudge while any are left, then
+    /// stalled.
+    fn on_silence(&mut self, seat: &Seat, watch: &mut Watch) -> Option<SessionResult> {
+        let (ctx, task) = (self.ctx, self.task());
+        let key = log_key(&self.log);
+        if key != watch.activity {
+            watch.activity = key;
+            watch.last_activity = Instant::now();
+        } else if let Some(grace) = self.spec.stall_grace
+            && watch.last_activity.elapsed() >= grace
+            && self.st.blocked.is_none()
+        {
+            if watch.stall_nudges_left > 0 {
+                watch.stall_nudges_left -= 1;
+                ctx.run.lifecycle(
+                    task,
+                    "nudge",
+                    serde_json::json!({"why": "stall", "left": watch.stall_nudges_left}),
+                );
+                let _ = seat.ws().type_text(&seat.pane, NUDGE_STALL, false);
+                watch.last_activity = Instant::now();
+            } else {
+                if matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) {
+                    return Some(self.gone("the CLI's pane is gone (it exited)"));
+                }
+                // A live pane's artifact is not trusted: the work may be mid-write.
+                return Some(self.result(
+                    Status::Stalled,
+                    format!("no activity for {}", humanize(grace)),
+                    None,
+                    None,
+                ));
+            }
+        }
+        None
     }
 
     /// Applies one hook event; returns what it means for the turn.
@@ -788,18 +828,7 @@ fn conclude(
         result.cost_usd = spent.and_then(|s| s.cost_usd);
     }
     if let Some(id) = &result.session_id {
-        conversations::record(
-            &ctx.project,
-            &conversations::Entry {
-                ts: now_ns(),
-                cli: ctx.profile.name.clone(),
-                conversation: id.clone(),
-                run: ctx.run.id().to_string(),
-                task: task.to_string(),
-                usage: result.usage,
-                cost_usd: result.cost_usd,
-            },
-        );
+        conversations::record_turn(ctx, task, id, result.usage, result.cost_usd);
     }
     if result.status != Status::Completed {
         result.fault = faults::classify(ctx, task, &faults::tail_lines(&ctx.run.log(task)));
