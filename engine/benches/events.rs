@@ -1,6 +1,7 @@
-//! From a hook to a printed line: a real `drover hook` relay drops an event
-//! file, a driver loop (the session drivers' own `EventWatcher` and
-//! `Journal`) turns it into a journal line, and `drover events --follow
+//! From a hook to a printed line: a real `drover-relay` drops an event
+//! file, a driver loop (the session drivers' own `EventWatcher`, parsing
+//! the drop with the warm component, and `Journal`) turns it into a journal
+//! line, and `drover events --follow
 //! --json` prints it. Latency is measured from the relay's drop (the event
 //! record's timestamp) to the moment the line is read from the follower's
 //! stdout; `tail -F` on the same journal is the baseline beside it. Then
@@ -14,7 +15,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
+use drover::relay::DropParser;
 use drover::run::{EventWatcher, Journal, RunDir, RunInfo, now_ns};
+use drover::sandbox::CompileCache;
 
 fn reader(child: &mut Child) -> Receiver<(u64, String)> {
     let (tx, rx) = channel();
@@ -81,8 +84,11 @@ fn main() {
     // The driver: what a live session does with relay drops.
     let events = run.events_dir();
     let journal_path = run.journal_path();
+    let (run_root, parser_cache) = (run.root().to_path_buf(), cache.clone());
     std::thread::spawn(move || {
-        let mut watcher = EventWatcher::new(events);
+        let parser =
+            DropParser::for_run(&run_root).with_compile_cache(CompileCache::at(parser_cache));
+        let mut watcher = EventWatcher::new(events, parser);
         let mut journal = Journal::open(journal_path);
         loop {
             for event in watcher.wait(Duration::from_millis(250)) {
@@ -122,8 +128,8 @@ fn main() {
     std::thread::sleep(Duration::from_millis(500));
 
     let relay = |event: &str| {
-        let mut child = Command::new(drover)
-            .args(["hook", "--cli", "scripted", event])
+        let mut child = Command::new(env!("CARGO_BIN_EXE_drover-relay"))
+            .args(["--cli", "scripted", event])
             .env("DROVER_RUN_DIR", run.root())
             .env("DROVER_TASK_ID", "t")
             .env("DROVER_CACHE_DIR", &cache)
@@ -138,7 +144,7 @@ fn main() {
         }
         child.wait().expect("relay ends");
     };
-    relay("PreToolUse"); // warms the compile cache
+    relay("PreToolUse"); // the driver loads (and compiles) the component
     let warm_until = Instant::now() + Duration::from_secs(10);
     while Instant::now() < warm_until && follow_lines.recv_timeout(Duration::from_secs(1)).is_err()
     {

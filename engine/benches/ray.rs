@@ -12,7 +12,7 @@
 //! the runs). `RAY_BENCH_N` sets the sequential turns (default 10),
 //! `RAY_BENCH_PARALLEL` the parallel ones (default 12).
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/integration/support/mod.rs"]
 mod support;
 
 use std::process::{Command, Stdio};

@@ -26,3 +26,6 @@ pub mod state;
 pub mod trust;
 pub mod usage;
 pub mod workspace;
+
+#[cfg(test)]
+mod layering;

@@ -9,6 +9,7 @@
 //! failure. `cargo test --test ray -- NAME` runs the cases whose name
 //! contains NAME.
 
+#[path = "integration/support/mod.rs"]
 mod support;
 
 use std::process::{Child, Command, ExitCode, Stdio};

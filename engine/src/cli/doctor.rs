@@ -59,6 +59,10 @@ struct Report {
     notify: crate::notify::Notifiers,
     /// The desktop notifier found here, if any.
     desktop_notifier: Option<String>,
+    /// The relay command `hooks install` registers (`NAME` for the CLI).
+    relay: Option<String>,
+    /// Whether that is the fast `drover-relay` binary.
+    relay_fast: bool,
 }
 
 #[derive(Serialize)]
@@ -147,6 +151,12 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         })
         .collect();
     let ray = crate::ray::cluster(project);
+    let relay = std::env::current_exe()
+        .ok()
+        .map(|exe| crate::hooks::relays_for(&exe, "NAME").0.command);
+    let relay_fast = relay
+        .as_deref()
+        .is_some_and(|r| r.contains(crate::hooks::FAST_RELAY));
     let report = Report {
         drover: env!("CARGO_PKG_VERSION"),
         backends: workspace::backends(selection.as_ref(), &ray),
@@ -161,6 +171,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         notify: crate::notify::Notifiers::load(project),
         desktop_notifier: crate::notify::desktop_notifier("")
             .map(|(path, _)| path.display().to_string()),
+        relay,
+        relay_fast,
     };
     let healthy = report.profile_errors.is_empty()
         && report.notify.errors.is_empty()
@@ -219,6 +231,14 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             report.cache_bytes as f64 / 1e6
         ),
         None => outln!("compile cache: disabled (no HOME, XDG_CACHE_HOME or DROVER_CACHE_DIR)"),
+    }
+    match &report.relay {
+        Some(relay) if report.relay_fast => outln!("hook relay: {relay} EVENT"),
+        Some(relay) => outln!(
+            "hook relay: {relay} EVENT ({} is not beside drover: each hook starts the whole drover binary)",
+            crate::hooks::FAST_RELAY
+        ),
+        None => outln!("hook relay: unknown (drover cannot find its own executable)"),
     }
     let prices = &report.pricing.source;
     println!(

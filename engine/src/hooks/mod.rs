@@ -8,7 +8,6 @@
 //! first install keeps the original bytes under `.drover/hooks/`, so `remove`
 //! can put the user's file back exactly as it was, formatting included.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use cap_std::ambient_authority;
@@ -57,17 +56,53 @@ pub struct Status {
     pub missing: Vec<String>,
 }
 
-/// The relay command line (without the event) and the marker that
-/// identifies drover's entries: `<dir>/drover hook --cli <name>`.
-pub fn relay(profile: &Profile) -> Result<(String, String), HookError> {
+/// The fast relay's file name: a binary beside `drover` that links no
+/// WebAssembly runtime (the `drover-relay` crate).
+pub const FAST_RELAY: &str = "drover-relay";
+
+/// One way of running the relay: the command line (without the event) and
+/// the marker that identifies its entries in a hook config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relay {
+    pub command: String,
+    pub marker: String,
+}
+
+/// The relay hook configs get: `drover-relay --cli NAME` when that binary
+/// is beside drover (or `DROVER_RELAY_EXE` names one), else `drover hook
+/// --cli NAME`; and the other form, whose entries an install replaces.
+pub fn relay(profile: &Profile) -> Result<(Relay, Relay), HookError> {
     let exe = match std::env::var_os("DROVER_RELAY_EXE") {
         Some(path) => PathBuf::from(path),
         None => std::env::current_exe().map_err(HookError::Executable)?,
     };
-    Ok(relay_for(&exe, &profile.name))
+    Ok(relays_for(&exe, &profile.name))
 }
 
-pub fn relay_for(exe: &Path, cli: &str) -> (String, String) {
+/// (the relay to register, the other form) for drover (or the relay) at `exe`.
+pub fn relays_for(exe: &Path, cli: &str) -> (Relay, Relay) {
+    let dir = exe.parent().unwrap_or(Path::new(""));
+    let base = exe
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "drover".to_string());
+    let (fast_exe, drover_exe) = if base.starts_with(FAST_RELAY) {
+        (exe.to_path_buf(), dir.join("drover"))
+    } else {
+        (dir.join(FAST_RELAY), exe.to_path_buf())
+    };
+    let fast = relay_for(&fast_exe, "", cli);
+    let legacy = relay_for(&drover_exe, "hook ", cli);
+    if fast_exe.is_file() {
+        (fast, legacy)
+    } else {
+        (legacy, fast)
+    }
+}
+
+/// `<dir>/<program> <subcommand>--cli <name>`, with the marker
+/// `<program> <subcommand>--cli`.
+fn relay_for(exe: &Path, subcommand: &str, cli: &str) -> Relay {
     let base = exe
         .file_name()
         .map(|b| b.to_string_lossy().into_owned())
@@ -76,7 +111,7 @@ pub fn relay_for(exe: &Path, cli: &str) -> (String, String) {
         .parent()
         .map(|d| d.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let marker = format!("{} hook --cli", shell_quote(&base));
+    let marker = format!("{} {subcommand}--cli", shell_quote(&base));
     // Quote the directory and the basename separately (`'/a b/'drover`) so
     // the marker text appears verbatim in every command.
     let program = if dir.is_empty() {
@@ -84,7 +119,10 @@ pub fn relay_for(exe: &Path, cli: &str) -> (String, String) {
     } else {
         format!("{}{}", shell_quote(&format!("{dir}/")), shell_quote(&base))
     };
-    (format!("{program} hook --cli {}", shell_quote(cli)), marker)
+    Relay {
+        command: format!("{program} {subcommand}--cli {}", shell_quote(cli)),
+        marker,
+    }
 }
 
 pub fn shell_quote(word: &str) -> String {
@@ -99,19 +137,28 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
-fn request(profile: &Profile) -> Result<wit::HookInstall, HookError> {
+/// The install request for the relay to register, and the one for the
+/// other relay form (entries an earlier drover wrote).
+fn requests(profile: &Profile) -> Result<(wit::HookInstall, wit::HookInstall), HookError> {
+    requests_for(profile, relay(profile)?)
+}
+
+fn requests_for(
+    profile: &Profile,
+    (current, other): (Relay, Relay),
+) -> Result<(wit::HookInstall, wit::HookInstall), HookError> {
     if profile.hookless() {
         return Err(HookError::Hookless {
             profile: profile.name.clone(),
         });
     }
-    let (relay_command, marker) = relay(profile)?;
-    Ok(wit::HookInstall {
+    let request = |relay: Relay| wit::HookInstall {
         dialect: profile.hooks.dialect.clone(),
-        relay_command,
+        relay_command: relay.command,
         events: profile.hooks.events.clone(),
-        marker,
-    })
+        marker: relay.marker,
+    };
+    Ok((request(current), request(other)))
 }
 
 struct ConfigFile {
@@ -165,7 +212,7 @@ impl ConfigFile {
     }
 
     fn write(&self, bytes: &[u8]) -> Result<(), HookError> {
-        write_atomic(&self.project, &self.relative, bytes).map_err(|e| self.io(e))
+        drover_state::write_atomic_in(&self.project, &self.relative, bytes).map_err(|e| self.io(e))
     }
 
     fn delete(&self) -> Result<(), HookError> {
@@ -185,28 +232,6 @@ impl ConfigFile {
     }
 }
 
-/// Writes via a temporary sibling and a rename, inside the capability dir.
-pub fn write_atomic(dir: &Dir, relative: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(parent) = relative.parent().filter(|p| !p.as_os_str().is_empty()) {
-        dir.create_dir_all(parent)?;
-    }
-    let name = relative
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = relative.with_file_name(format!(".{name}.drover-{}.tmp", std::process::id()));
-    let mut file = dir.create(&temp)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    drop(file);
-    if let Err(e) = written {
-        let _ = dir.remove_file(&temp);
-        return Err(e);
-    }
-    dir.rename(&temp, dir, relative).inspect_err(|_| {
-        let _ = dir.remove_file(&temp);
-    })
-}
-
 fn adapter_error(config: &ConfigFile, error: wit::AdapterError) -> HookError {
     let message = match error {
         wit::AdapterError::InvalidInput(m) => m,
@@ -221,21 +246,43 @@ fn adapter_error(config: &ConfigFile, error: wit::AdapterError) -> HookError {
 /// Adds drover's relay entries. The edit is checked first (it may only add
 /// relay entries); the user's original bytes are kept before the first write.
 pub fn install(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Change, HookError> {
-    let request = request(profile)?;
+    install_with(adapter, profile, project, requests(profile)?)
+}
+
+fn install_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Change, HookError> {
     let config = ConfigFile::open(project, profile)?;
     let existing = config.read()?;
     let before = existing.as_deref().unwrap_or("");
+    // Entries of the other relay form (`drover hook` from an older install,
+    // say) are replaced, not doubled: each would report every hook.
+    let mut migrated = None;
+    if before.contains(&other.marker) {
+        let edit = adapter
+            .remove_hooks(before, &other)?
+            .map_err(|e| adapter_error(&config, e))?;
+        if edit.changed {
+            verify(adapter, &config, &other, before, &edit.text, true)?;
+            migrated = Some(edit.text);
+        }
+    }
+    let base = migrated.as_deref().unwrap_or(before);
     let edit = adapter
-        .install_hooks(before, &request)?
+        .install_hooks(base, &request)?
         .map_err(|e| adapter_error(&config, e))?;
-    if !edit.changed {
+    if !edit.changed && migrated.is_none() {
         return Ok(Change::Unchanged);
     }
-    verify(adapter, &config, &request, before, &edit.text, false)?;
+    verify(adapter, &config, &request, base, &edit.text, false)?;
     let backup = config.backup_path(profile);
     if !config.project.exists(&backup) {
         // An absent original is recorded as an empty backup.
-        write_atomic(&config.project, &backup, before.as_bytes()).map_err(|e| config.io(e))?;
+        drover_state::write_atomic_in(&config.project, &backup, before.as_bytes())
+            .map_err(|e| config.io(e))?;
     }
     config.write(edit.text.as_bytes())?;
     Ok(Change::Written)
@@ -246,7 +293,15 @@ pub fn install(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<C
 /// whichever drover version installed them); otherwise the component's
 /// removal is checked (it may only take away drover's entries) and written.
 pub fn remove(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Change, HookError> {
-    let request = request(profile)?;
+    remove_with(adapter, profile, project, requests(profile)?)
+}
+
+fn remove_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Change, HookError> {
     let config = ConfigFile::open(project, profile)?;
     let Some(existing) = config.read()? else {
         return Ok(Change::Unchanged);
@@ -258,7 +313,9 @@ pub fn remove(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Ch
         .ok()
         .and_then(|b| String::from_utf8(b).ok());
     if let Some(original) = &original
-        && restorable(&config, original, &existing, &request.marker)
+        && [&request, &other]
+            .iter()
+            .any(|r| restorable(&config, original, &existing, &r.marker))
     {
         let change = if original.is_empty() {
             config.delete()?;
@@ -270,18 +327,27 @@ pub fn remove(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Ch
         let _ = config.project.remove_file(&backup_path);
         return Ok(change);
     }
-    let edit = adapter
-        .remove_hooks(&existing, &request)?
-        .map_err(|e| adapter_error(&config, e))?;
-    if !edit.changed {
+    let mut text = existing.clone();
+    for request in [&request, &other] {
+        if !text.contains(&request.marker) {
+            continue;
+        }
+        let edit = adapter
+            .remove_hooks(&text, request)?
+            .map_err(|e| adapter_error(&config, e))?;
+        if edit.changed {
+            verify(adapter, &config, request, &text, &edit.text, true)?;
+            text = edit.text;
+        }
+    }
+    if text == existing {
         return Ok(Change::Unchanged);
     }
-    verify(adapter, &config, &request, &existing, &edit.text, true)?;
-    let change = if edit.text.is_empty() {
+    let change = if text.is_empty() {
         config.delete()?;
         Change::Deleted
     } else {
-        config.write(edit.text.as_bytes())?;
+        config.write(text.as_bytes())?;
         Change::Written
     };
     let _ = config.project.remove_file(&backup_path);
@@ -380,11 +446,27 @@ fn reference_edit(
 
 /// Which mapped events carry the relay.
 pub fn status(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Status, HookError> {
-    let request = request(profile)?;
+    status_with(adapter, profile, project, requests(profile)?)
+}
+
+fn status_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Status, HookError> {
     let config = ConfigFile::open(project, profile)?;
     let existing = config.read()?;
+    let text = existing.as_deref().unwrap_or("");
+    // Entries of the other relay form work too (both relays drop the same
+    // events); report them when they are what the file has.
+    let request = if !text.contains(&request.marker) && text.contains(&other.marker) {
+        other
+    } else {
+        request
+    };
     let detected = adapter
-        .detect_hooks(existing.as_deref().unwrap_or(""), &request)?
+        .detect_hooks(text, &request)?
         .map_err(|e| adapter_error(&config, e))?;
     Ok(Status {
         config_path: profile.hooks.config_path.clone(),
@@ -400,12 +482,74 @@ mod tests {
 
     #[test]
     fn relay_commands_keep_the_marker_verbatim() {
-        let (cmd, marker) = relay_for(Path::new("/usr/local/bin/drover"), "claude");
-        assert_eq!(cmd, "/usr/local/bin/drover hook --cli claude");
-        assert_eq!(marker, "drover hook --cli");
-        let (cmd, marker) = relay_for(Path::new("/home/me/my tools/drover"), "claude");
-        assert_eq!(cmd, "'/home/me/my tools/'drover hook --cli claude");
-        assert!(cmd.contains(&marker));
+        let (relay, fast) = relays_for(Path::new("/nonexistent/bin/drover"), "claude");
+        assert_eq!(relay.command, "/nonexistent/bin/drover hook --cli claude");
+        assert_eq!(relay.marker, "drover hook --cli");
+        assert_eq!(fast.command, "/nonexistent/bin/drover-relay --cli claude");
+        assert_eq!(fast.marker, "drover-relay --cli");
+        let (relay, _) = relays_for(Path::new("/home/me/my tools/drover"), "claude");
+        assert_eq!(
+            relay.command,
+            "'/home/me/my tools/'drover hook --cli claude"
+        );
+        assert!(relay.command.contains(&relay.marker));
+    }
+
+    #[test]
+    fn an_install_replaces_the_other_relays_entries_and_remove_restores_the_bytes() {
+        let cache = CompileCache::at(std::env::temp_dir().join("drover-lib-tests-cache"));
+        let sandbox = Sandbox::new(cache).expect("sandbox");
+        let catalog = crate::profile::Catalog::load(Path::new("/nonexistent"));
+        let profile = catalog.find("claude").expect("claude");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (adapter, _, _) = crate::registry::load(&sandbox, profile, dir.path()).expect("loads");
+        let path = dir.path().join(&profile.hooks.config_path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        let original = "{\n  \"model\": \"x\"\n}\n";
+        std::fs::write(&path, original).expect("write");
+        let drover = Path::new("/opt/drover/bin/drover");
+        let (legacy, fast) = relays_for(drover, "claude");
+        let older = requests_for(profile, (legacy.clone(), fast.clone())).expect("requests");
+        let newer = requests_for(profile, (fast.clone(), legacy.clone())).expect("requests");
+        // An older drover registered `drover hook`.
+        install_with(&adapter, profile, dir.path(), older.clone()).expect("install");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(
+            text.contains(&legacy.marker) && !text.contains(&fast.marker),
+            "{text}"
+        );
+        // This one registers drover-relay in their place, not beside them.
+        let change = install_with(&adapter, profile, dir.path(), newer.clone()).expect("install");
+        assert_eq!(change, Change::Written);
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains(&legacy.marker), "old entries left: {text}");
+        let events = profile.hooks.events.len();
+        assert_eq!(text.matches(&fast.marker).count(), events, "{text}");
+        let status = status_with(&adapter, profile, dir.path(), newer.clone()).expect("status");
+        assert!(status.missing.is_empty(), "{status:?}");
+        assert_eq!(
+            install_with(&adapter, profile, dir.path(), newer.clone()).expect("again"),
+            Change::Unchanged
+        );
+        let removed = remove_with(&adapter, profile, dir.path(), newer).expect("remove");
+        assert_eq!(removed, Change::Restored);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), original);
+    }
+
+    #[test]
+    fn the_fast_relay_is_registered_when_it_is_beside_drover() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(FAST_RELAY), b"").expect("relay");
+        let drover = dir.path().join("drover");
+        let (relay, legacy) = relays_for(&drover, "codex");
+        assert_eq!(
+            relay.command,
+            format!("{}/drover-relay --cli codex", dir.path().display())
+        );
+        assert_eq!(legacy.marker, "drover hook --cli");
+        // Named directly (DROVER_RELAY_EXE), the relay is the fast one too.
+        let (named, _) = relays_for(&dir.path().join(FAST_RELAY), "codex");
+        assert_eq!(named, relay);
     }
 
     #[test]

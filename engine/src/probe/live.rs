@@ -249,7 +249,10 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
         }
     }
     describe_result(&mut live, &result);
-    let mut watcher = EventWatcher::new(run.events_dir());
+    let mut watcher = EventWatcher::new(
+        run.events_dir(),
+        crate::relay::DropParser::for_run(run.root()),
+    );
     for (n, record) in watcher.poll().into_iter().enumerate() {
         if let Some(path) = record.transcript_path.as_ref().filter(|p| !p.is_empty()) {
             // Ground truth from the CLI beats the adapter's conventions.

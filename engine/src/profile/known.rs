@@ -3,7 +3,8 @@
 //! what the built-in components' `describe()` reports.
 
 /// Canonical hook events a profile may map native events to: bmad-loop's four
-/// plus the ones drover acts on.
+/// plus the ones drover acts on, then the WIT-style spellings the guest kit
+/// also reads. What each means is `CanonicalEvent::from_profile_name`.
 pub const CANONICAL_EVENTS: &[&str] = &[
     "SessionStart",
     "Stop",
@@ -16,6 +17,9 @@ pub const CANONICAL_EVENTS: &[&str] = &[
     "UserPromptSubmit",
     "PreToolUse",
     "PostToolUse",
+    "PromptSubmit",
+    "ToolStart",
+    "ToolEnd",
 ];
 
 pub const DIALECTS: &[&str] = &[

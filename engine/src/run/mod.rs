@@ -24,23 +24,15 @@ mod watch;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+pub use drover_relay::now_ns;
+pub use drover_state::safe_segment;
 pub use follow::{Follower, RunEvent};
 pub use hook_record::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, truncate_chars};
 pub use journal::{Journal, Origin, Transition, read_transitions};
-pub use watch::EventWatcher;
-
-/// Nanoseconds since the Unix epoch (wall clock; used to order and floor
-/// events, never to measure durations).
-pub fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
-}
+pub use watch::{EventWatcher, ReadDrop};
 
 /// What `run.json` records.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -110,29 +102,6 @@ pub fn civil(secs: u64) -> (i64, u32, u32, u32, u32, u32) {
         ((rem % 3600) / 60) as u32,
         (rem % 60) as u32,
     )
-}
-
-/// A task id safe to use in file names: `[A-Za-z0-9._-]`, at most 64 chars.
-pub fn safe_segment(raw: &str) -> String {
-    let mut out: String = raw
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(64)
-        .collect();
-    while out.starts_with('.') || out.starts_with('-') {
-        out.remove(0);
-    }
-    if out.is_empty() {
-        "task".to_string()
-    } else {
-        out
-    }
 }
 
 impl RunDir {

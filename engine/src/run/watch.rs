@@ -6,6 +6,11 @@
 //! A file is marked consumed only after it parsed. A file that does not parse
 //! yet (which atomic renames should make impossible, but the directory is
 //! hostile ground) is retried on every later wait and never silently lost.
+//!
+//! The relay drops raw payloads (`*.drop`, see the `drover-relay` crate); a
+//! [`ReadDrop`] (the session's warm component) turns each into a record,
+//! which replaces the drop on disk as `*.json`, so whoever reads the run
+//! later (recovery, `probe-adapter`, a test) finds parsed records.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -15,21 +20,31 @@ use std::time::Duration;
 
 use notify::{RecursiveMode, Watcher as _};
 
+use drover_relay::{DROP_EXTENSION, DROP_FILE_MAX, HookDrop};
+
 use super::HookRecord;
 
-/// Largest event file read; relay records are a few KB.
+/// Largest record file read; parsed records are a few KB.
 const EVENT_FILE_MAX: u64 = 1 << 20;
+
+/// Turns a relay's drop into a record (parsing the payload with the
+/// adapter component of the CLI that fired the hook).
+pub trait ReadDrop: Send {
+    fn record(&mut self, drop: &HookDrop) -> HookRecord;
+}
 
 pub struct EventWatcher {
     dir: PathBuf,
     consumed: HashSet<OsString>,
     unreadable: HashMap<OsString, u32>,
+    reader: Box<dyn ReadDrop>,
     wakeups: Option<Receiver<()>>,
     _watcher: Option<notify::RecommendedWatcher>,
 }
 
 impl EventWatcher {
-    pub fn new(dir: PathBuf) -> EventWatcher {
+    pub fn new(dir: PathBuf, reader: impl ReadDrop + 'static) -> EventWatcher {
+        let reader: Box<dyn ReadDrop> = Box::new(reader);
         let _ = crate::state::create_dir_all(&dir);
         let (tx, rx) = channel();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -47,6 +62,7 @@ impl EventWatcher {
                 dir,
                 consumed: HashSet::new(),
                 unreadable: HashMap::new(),
+                reader,
                 wakeups: Some(rx),
                 _watcher: Some(w),
             },
@@ -56,6 +72,7 @@ impl EventWatcher {
                     dir,
                     consumed: HashSet::new(),
                     unreadable: HashMap::new(),
+                    reader,
                     wakeups: None,
                     _watcher: None,
                 }
@@ -71,14 +88,18 @@ impl EventWatcher {
         let mut fresh = Vec::new();
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name();
-            let text_name = name.to_string_lossy();
-            if text_name.starts_with('.')
-                || !text_name.ends_with(".json")
-                || self.consumed.contains(&name)
-            {
+            let text_name = name.to_string_lossy().into_owned();
+            if text_name.starts_with('.') || self.consumed.contains(&name) {
                 continue;
             }
-            match read_record(&entry.path()) {
+            let record = if let Some(stem) = text_name.strip_suffix(&format!(".{DROP_EXTENSION}")) {
+                self.read_drop(&entry.path(), stem)
+            } else if text_name.ends_with(".json") {
+                read_record(&entry.path())
+            } else {
+                continue;
+            };
+            match record {
                 Some(record) => {
                     self.unreadable.remove(&name);
                     self.consumed.insert(name);
@@ -95,6 +116,41 @@ impl EventWatcher {
         }
         fresh.sort_by_key(|r| r.ts);
         fresh
+    }
+
+    /// A drop as a record; the record then replaces the drop on disk
+    /// (best effort: when that fails the drop stays for a later reader).
+    fn read_drop(&mut self, path: &std::path::Path, stem: &str) -> Option<HookRecord> {
+        use std::io::Read;
+        let parsed = format!("{stem}.json");
+        if self.dir.join(&parsed).exists() {
+            // Replaced already; only the removal of the drop was missed.
+            let _ = std::fs::remove_file(path);
+            return None;
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .ok()?
+            .take(DROP_FILE_MAX)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        let drop = HookDrop::from_bytes(&bytes).ok()?;
+        let record = self.reader.record(&drop);
+        let replaced = serde_json::to_vec(&record)
+            .map_err(std::io::Error::other)
+            .and_then(|json| {
+                let run = self.dir.parent().unwrap_or(std::path::Path::new("."));
+                let events = drover_relay::open_events(run, false)?;
+                drover_relay::write_event_file(&events, &parsed, &json)?;
+                events.remove_file(path.file_name().unwrap_or_default())
+            });
+        match replaced {
+            Ok(()) => {
+                self.consumed.insert(OsString::from(parsed));
+            }
+            Err(e) => tracing::debug!(file = %path.display(), "a drop stays unreplaced: {e}"),
+        }
+        Some(record)
     }
 
     /// Waits up to `timeout` for a notification (or just sleeps that long
@@ -153,11 +209,61 @@ mod tests {
         }
     }
 
+    /// Reads a drop as a Stop of its task at its time.
+    struct Stub;
+
+    impl ReadDrop for Stub {
+        fn record(&mut self, drop: &HookDrop) -> HookRecord {
+            HookRecord {
+                native: drop.header.native.clone(),
+                ..record(drop.header.ts, &drop.header.task)
+            }
+        }
+    }
+
+    #[test]
+    fn a_drop_is_read_once_and_replaced_by_its_record() {
+        let project = tempfile::tempdir().expect("tempdir");
+        let run = project.path().join(".drover/runs/r");
+        let events = run.join("events");
+        let mut w = EventWatcher::new(events.clone(), Stub);
+        let drop = HookDrop {
+            header: drover_relay::DropHeader {
+                v: 2,
+                ts: 15,
+                task: "t".into(),
+                cli: "claude".into(),
+                native: "SessionEnd".into(),
+                capture: false,
+            },
+            payload: b"{}".to_vec(),
+        };
+        drover_relay::publish(&run, &drop).expect("publish");
+        let got = w.poll();
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].ts, got[0].native.as_str()), (15, "SessionEnd"));
+        assert!(w.poll().is_empty(), "delivered twice");
+        let names: Vec<String> = std::fs::read_dir(&events)
+            .expect("events")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert!(names[0].ends_with(".json"), "{names:?}");
+        let on_disk: HookRecord =
+            serde_json::from_slice(&std::fs::read(events.join(&names[0])).expect("read"))
+                .expect("a record");
+        assert_eq!(on_disk, got[0]);
+        // A second reader of the run (recovery) sees the record, not the drop.
+        let mut later = EventWatcher::new(events.clone(), Stub);
+        assert_eq!(later.poll(), got);
+    }
+
     #[test]
     fn each_file_is_delivered_once_in_ts_order_and_broken_ones_are_retried() {
         let dir = tempfile::tempdir().expect("tempdir");
         let events = dir.path().join("events");
-        let mut w = EventWatcher::new(events.clone());
+        let mut w = EventWatcher::new(events.clone(), Stub);
         for (name, ts) in [("b.json", 20), ("a.json", 10)] {
             std::fs::write(
                 events.join(name),
@@ -183,7 +289,7 @@ mod tests {
     fn an_idle_wait_waits() {
         // Listing the directory must not count as activity in it.
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut w = EventWatcher::new(dir.path().join("events"));
+        let mut w = EventWatcher::new(dir.path().join("events"), Stub);
         let started = std::time::Instant::now();
         let mut rounds = 0;
         while started.elapsed() < Duration::from_millis(600) {
@@ -197,7 +303,7 @@ mod tests {
     fn wait_returns_what_arrives() {
         let dir = tempfile::tempdir().expect("tempdir");
         let events = dir.path().join("events");
-        let mut w = EventWatcher::new(events.clone());
+        let mut w = EventWatcher::new(events.clone(), Stub);
         std::fs::write(
             events.join("x.json"),
             serde_json::to_vec(&record(5, "t")).expect("encode"),

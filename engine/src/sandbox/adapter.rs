@@ -1,7 +1,7 @@
 //! The calls into a loaded adapter: each in its (fresh after a trap) store,
 //! under the adapter's deadline and memory cap, its answer bounded.
 
-use std::sync::MutexGuard;
+use std::sync::{Mutex, MutexGuard};
 
 use wasmtime::Store;
 
@@ -22,6 +22,19 @@ impl Adapter {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Another handle on the same compiled component with a store of its
+    /// own, for a second caller (the event reader beside a session driver).
+    pub fn twin(&self) -> Adapter {
+        Adapter {
+            name: self.name.clone(),
+            engine: self.engine.clone(),
+            pre: self.pre.clone(),
+            limits: self.limits,
+            live: Mutex::new(None),
+            builtin: self.builtin,
+        }
     }
 
     pub fn limits(&self) -> Limits {

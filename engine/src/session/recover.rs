@@ -180,7 +180,10 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
     let run = &ctx.run;
     let spec: Option<TaskSpec> = read_json(&run.task_dir(task).join("spec.json"));
     let launched = spec.as_ref().map_or(0, |s| s.launched_ns);
-    let mut watcher = EventWatcher::new(run.events_dir());
+    let mut watcher = EventWatcher::new(
+        run.events_dir(),
+        crate::relay::DropParser::for_seat(run.root(), &ctx.profile, &ctx.adapter),
+    );
     let events: Vec<HookRecord> = watcher
         .poll()
         .into_iter()

@@ -116,6 +116,7 @@ pub fn exported_version(engine: &Engine, component: &Component) -> Exported {
 }
 
 /// A component linked against its version's bindings, ready to instantiate.
+#[derive(Clone)]
 pub enum Pre {
     V0_1(v0_1::AdapterPre<HostState>),
     V0_2(v0_2::AdapterPre<HostState>),

@@ -35,7 +35,10 @@ pub fn turn(
         .as_ref()
         .map(|p| ResultFile::before_launch(p.clone()));
     let mut hooks = Hooks {
-        watcher: EventWatcher::new(ctx.run.events_dir()),
+        watcher: EventWatcher::new(
+            ctx.run.events_dir(),
+            crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+        ),
         since: agent.launched,
         transcript: agent.transcript.clone(),
     };

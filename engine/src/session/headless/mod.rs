@@ -143,7 +143,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         ctx,
         spec,
         deadline: Deadline::after(spec.timeout),
-        watcher: EventWatcher::new(ctx.run.events_dir()),
+        watcher: EventWatcher::new(
+            ctx.run.events_dir(),
+            crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+        ),
         seen: Seen::default(),
         budget: Budget::new(),
         result_file: spec

@@ -32,7 +32,10 @@ impl<'a> Driver<'a> {
                 .result_file
                 .as_ref()
                 .map(|p| ResultFile::before_launch(p.clone())),
-            watcher: EventWatcher::new(ctx.run.events_dir()),
+            watcher: EventWatcher::new(
+                ctx.run.events_dir(),
+                crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+            ),
             since,
             profile: ctx.profile.to_wit(),
             workspace: pane_kind(ctx).as_str(),

@@ -3,7 +3,7 @@
 //! needs trust again, and `.drover` links cannot lead drover's writes out of
 //! the project.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ fn project_profile(p: &Project, file: &str, text: &str) -> PathBuf {
 
 /// The built-in scripted profile under another name and binary.
 fn scripted_as(name: &str, binary: &str) -> String {
-    include_str!("../../profiles/scripted.toml")
+    include_str!("../../../profiles/scripted.toml")
         .replace("name = \"scripted\"", &format!("name = \"{name}\""))
         .replace(
             "binary = \"scripted-cli\"",
@@ -51,7 +51,7 @@ fn a_cloned_profile_runs_nothing_until_trusted() {
     project_profile(
         &p,
         "claude.toml",
-        &include_str!("../../profiles/claude.toml")
+        &include_str!("../../../profiles/claude.toml")
             .replace("binary = \"claude\"", "binary = \"./evil.sh\""),
     );
     let out = p.output(&["run", "--cli", "claude", "hello"]);

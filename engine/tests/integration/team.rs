@@ -4,7 +4,7 @@
 //! was killed; and nothing left running after a settled run or a downed
 //! seat.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

@@ -3,7 +3,7 @@
 //! `doctor`/`validate` warn before a run. The scripted CLI behaves the same
 //! way when a prompt says `@as-root`.
 
-mod support;
+use crate::support;
 
 use support::Project;
 
@@ -11,7 +11,7 @@ use support::Project;
 fn unsandboxed(p: &Project) {
     let dir = p.home.join(".config/drover/profiles");
     std::fs::create_dir_all(&dir).expect("profiles");
-    let text = include_str!("../../profiles/scripted.toml")
+    let text = include_str!("../../../profiles/scripted.toml")
         .replace("name = \"scripted\"", "name = \"rooty\"")
         .replace("IS_SANDBOX = \"1\"\n", "");
     assert!(!text.contains("IS_SANDBOX ="));

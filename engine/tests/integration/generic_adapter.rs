@@ -6,7 +6,7 @@
 //! `.scripted/settings.json`) under a name drover does not know, and a
 //! shell script.
 
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 

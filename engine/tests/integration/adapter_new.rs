@@ -2,7 +2,7 @@
 //! with the command its README gives and passes `drover adapter check`,
 //! conformance included, as generated.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,7 +21,7 @@ fn new_adapter(lang: &str, dir: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
     let wit = std::fs::read_to_string(dir.join("wit/adapter.wit")).expect("wit copied");
-    assert_eq!(wit, include_str!("../../wit/adapter.wit"));
+    assert_eq!(wit, include_str!("../../../wit/adapter.wit"));
     let readme = std::fs::read_to_string(dir.join("README.md")).expect("a README");
     assert!(readme.contains("drover adapter check"), "{readme}");
     // Refuses to overwrite.

@@ -7,7 +7,7 @@
 //! `generationConfig.maxRetries` says (7 attempts, 1.5 s doubling to 30 s),
 //! so the fault cases get a longer deadline and run side by side.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! real tmux, and a fake herdr server (tests/fake-herdr) speaking herdr's
 //! socket API over real pseudo-terminals.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{Project, tmux_required};

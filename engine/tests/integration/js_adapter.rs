@@ -1,7 +1,7 @@
 //! The JavaScript example adapter (examples/js-adapter, componentize-qjs,
 //! built by its build.sh) answers through the sandbox as the Python one does.
 
-mod support;
+use crate::support;
 
 use support::echo;
 

@@ -5,7 +5,7 @@
 //! Every run pins `--model gemini-2.5-pro`: without it each turn first asks
 //! a router model, whose retries ignore `general.maxAttempts`.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

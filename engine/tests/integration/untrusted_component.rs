@@ -3,7 +3,7 @@
 //! of their hook config, that no control sequence reaches the terminal, and
 //! that nothing printed or persisted exceeds drover's bounds.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! with the verdict that fits, and answers that differ from the family's
 //! are disagreements.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! payload captured and reduced to its shape, the transcript found from the
 //! Stop payload, and the workspace gone afterwards on every exit path.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Stdio;

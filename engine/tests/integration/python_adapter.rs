@@ -2,7 +2,7 @@
 //! (examples/python-adapter, built by its build.sh) loads in drover and
 //! answers through the sandbox like a Rust one.
 
-mod support;
+use crate::support;
 
 use support::echo;
 

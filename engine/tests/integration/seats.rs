@@ -2,7 +2,7 @@
 //! command; a headless seat resumes its conversation; a human seat is never
 //! typed into.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{Project, tmux_required};

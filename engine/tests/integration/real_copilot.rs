@@ -9,7 +9,7 @@
 //! knob found), so the fault cases get a longer deadline and run side by
 //! side.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -8,7 +8,7 @@
 //! compared with the other calls. `[models] max_retries = 0` makes a failed
 //! call fail in a second or two; a closed port is retried silently for good.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

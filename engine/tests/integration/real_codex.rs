@@ -2,7 +2,7 @@
 //! Skipped (with a message) when the CLI is not provisioned, except under
 //! CI. See tests/support/real.rs for the isolation and seeding.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,0 +1,278 @@
+//! drover's state directory, `<project>/.drover/`, confined to the project.
+//!
+//! A checkout can commit `.drover` (or `.drover/runs`, `.drover/profiles`, …)
+//! as a symbolic link, and the CLI drover drives can create one while it
+//! works. So every write of drover's state goes through here: the path is
+//! walked from the project one component at a time, each directory opened
+//! without following links (through `cap-std` handles), and a link anywhere
+//! below the project refuses the write with an error naming the link.
+//! Paths outside a `.drover` tree (the user's config and cache) are written
+//! plainly.
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+use cap_fs_ext::DirExt;
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, OpenOptions};
+
+/// The directory name of drover's state inside a project.
+pub const STATE_DIR: &str = ".drover";
+
+/// Splits a path under a `.drover` tree into (project, path below the
+/// project); `None` for any other path.
+pub fn split(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    let components: Vec<Component<'_>> = path.components().collect();
+    let at = components
+        .iter()
+        .rposition(|c| c.as_os_str() == STATE_DIR)?;
+    let project: PathBuf = components[..at].iter().collect();
+    let below: PathBuf = components[at..].iter().collect();
+    Some((project, below))
+}
+
+/// The error for a link (or anything but a directory) at `project/below`.
+fn not_a_directory(project: &Path, below: &Path, cause: std::io::Error) -> std::io::Error {
+    let path = project.join(below);
+    match std::fs::symlink_metadata(&path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            let target = std::fs::read_link(&path)
+                .map(|t| format!(" (to {})", t.display()))
+                .unwrap_or_default();
+            std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "refusing to use {}: it is a symbolic link{target}; drover keeps its state inside the project and follows no links there (remove the link, or replace it with a directory)",
+                    path.display()
+                ),
+            )
+        }
+        Ok(_) => std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is not a directory", path.display()),
+        ),
+        Err(_) => std::io::Error::new(cause.kind(), format!("{}: {cause}", path.display())),
+    }
+}
+
+/// Opens `project/below` as a directory, every component without following
+/// links, creating missing ones when `create` is set.
+pub fn open_dir(project: &Path, below: &Path, create: bool) -> std::io::Result<Dir> {
+    let mut dir = Dir::open_ambient_dir(project, ambient_authority())
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", project.display())))?;
+    let mut walked = PathBuf::new();
+    for component in below.components() {
+        let Component::Normal(name) = component else {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{}: not a plain path below the project", below.display()),
+            ));
+        };
+        walked.push(name);
+        dir = match dir.open_dir_nofollow(name) {
+            Ok(next) => next,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
+                match dir.create_dir(name) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(not_a_directory(project, &walked, e)),
+                }
+                dir.open_dir_nofollow(name)
+                    .map_err(|e| not_a_directory(project, &walked, e))?
+            }
+            Err(e) => return Err(not_a_directory(project, &walked, e)),
+        };
+    }
+    Ok(dir)
+}
+
+/// Refuses when any of `dirs` (relative to the project) is a symbolic link.
+pub fn refuse_links(project: &Path, dirs: &[&str]) -> std::io::Result<()> {
+    for dir in dirs {
+        let path = project.join(dir);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(not_a_directory(
+                project,
+                Path::new(dir),
+                std::io::Error::other("link"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The confined parent directory of `path` and its file name; `None` when
+/// `path` is not under a `.drover` tree.
+fn parent(path: &Path, create: bool) -> std::io::Result<Option<(Dir, std::ffi::OsString)>> {
+    let Some((project, below)) = split(path) else {
+        return Ok(None);
+    };
+    let name = below.file_name().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "a path without a file name",
+        )
+    })?;
+    let dir = open_dir(&project, below.parent().unwrap_or(Path::new("")), create)?;
+    Ok(Some((dir, name.to_os_string())))
+}
+
+/// Creates the directory `path` (and its parents), confined.
+pub fn create_dir_all(path: &Path) -> std::io::Result<()> {
+    match split(path) {
+        Some((project, below)) => open_dir(&project, &below, true).map(drop),
+        None => std::fs::create_dir_all(path),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary sibling and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let Some((dir, name)) = parent(path, true)? else {
+        let dir = path
+            .parent()
+            .ok_or_else(|| std::io::Error::other("path has no parent"))?;
+        std::fs::create_dir_all(dir)?;
+        let mut file = tempfile::NamedTempFile::new_in(dir)?;
+        file.write_all(bytes)?;
+        return file.persist(path).map(drop).map_err(|e| e.error);
+    };
+    write_atomic_in(&dir, Path::new(&name), bytes)
+}
+
+/// Writes `relative` inside the capability `dir` via a temporary sibling, an
+/// fsync and a rename, so a reader sees the old bytes or the new, never half.
+pub fn write_atomic_in(dir: &Dir, relative: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(parent) = relative.parent().filter(|p| !p.as_os_str().is_empty()) {
+        dir.create_dir_all(parent)?;
+    }
+    let name = relative
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = relative.with_file_name(format!(".{name}.drover-{}.tmp", std::process::id()));
+    let mut file = dir.create(&temp)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    if let Err(e) = written {
+        let _ = dir.remove_file(&temp);
+        return Err(e);
+    }
+    dir.rename(&temp, dir, relative).inspect_err(|_| {
+        let _ = dir.remove_file(&temp);
+    })
+}
+
+/// Opens `path` for appending (created if missing), confined.
+pub fn open_append(path: &Path) -> std::io::Result<std::fs::File> {
+    let Some((dir, name)) = parent(path, true)? else {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        return std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path);
+    };
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    dir.open_with(&name, &options)
+        .map(|f| f.into_std())
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Creates (or empties) `path`, confined.
+pub fn create_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let Some((dir, name)) = parent(path, true)? else {
+        return std::fs::File::create(path);
+    };
+    dir.create(&name)
+        .map(|f| f.into_std())
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Removes the file `path`, confined; a missing file is fine.
+pub fn remove_file(path: &Path) -> std::io::Result<()> {
+    let result = match parent(path, false) {
+        Ok(Some((dir, name))) => dir.remove_file(&name),
+        Ok(None) => std::fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
+/// A name safe as one path segment (a task id in a file name):
+/// `[A-Za-z0-9._-]`, at most 64 chars, never hidden, never empty.
+pub fn safe_segment(raw: &str) -> String {
+    let mut out: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    while out.starts_with('.') || out.starts_with('-') {
+        out.remove(0);
+    }
+    if out.is_empty() {
+        "task".to_string()
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_split_at_the_state_directory() {
+        assert_eq!(
+            split(Path::new("/p/.drover/runs/r1/events.jsonl")),
+            Some((
+                PathBuf::from("/p"),
+                PathBuf::from(".drover/runs/r1/events.jsonl")
+            ))
+        );
+        assert_eq!(split(Path::new("/home/u/.config/drover/trust.json")), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_state_directory_is_refused_by_name() {
+        let project = tempfile::tempdir().expect("project");
+        let elsewhere = tempfile::tempdir().expect("elsewhere");
+        std::os::unix::fs::symlink(elsewhere.path(), project.path().join(".drover")).expect("link");
+        let target = project.path().join(".drover/runs/r1/run.json");
+        let err = write_atomic(&target, b"{}").expect_err("refused");
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!(
+                "refusing to use {}: it is a symbolic link (to {})",
+                project.path().join(".drover").display(),
+                elsewhere.path().display()
+            )),
+            "{text}"
+        );
+        assert_eq!(std::fs::read_dir(elsewhere.path()).expect("dir").count(), 0);
+        // A link deeper down is refused too.
+        std::fs::remove_file(project.path().join(".drover")).expect("unlink");
+        std::fs::create_dir_all(project.path().join(".drover")).expect("mkdir");
+        std::os::unix::fs::symlink(elsewhere.path(), project.path().join(".drover/runs"))
+            .expect("link");
+        let err =
+            open_append(&project.path().join(".drover/runs/r1/events.jsonl")).expect_err("refused");
+        assert!(
+            err.to_string()
+                .contains(".drover/runs: it is a symbolic link"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_dir(elsewhere.path()).expect("dir").count(), 0);
+    }
+}

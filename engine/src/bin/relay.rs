@@ -1,0 +1,9 @@
+//! `drover-relay --cli NAME EVENT`: the fast hook relay `drover hooks
+//! install` registers. It links only the `drover-relay` crate (no
+//! WebAssembly runtime, no CLI framework), so a hook costs about a process
+//! spawn; `drover hook` does the same work for older hook configs.
+
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    drover_relay::main(&args)
+}
