@@ -170,7 +170,23 @@ fn by_name(name: &str, project: &Path) -> Result<(Option<(String, Origin)>, Stri
     Ok((builtin, searched.join(", ")))
 }
 
-/// Resolves and loads the component a profile names, under its limits.
+/// Binds a profile to its component: the adapter that drives it, loaded
+/// under the profile's limits in the default sandbox.
+pub fn bind(profile: &Profile, project: &Path) -> Result<Adapter, ResolveError> {
+    bind_in(&Sandbox::with_default_cache()?, profile, project)
+}
+
+/// [`bind`] in a sandbox the caller keeps for more loads.
+pub fn bind_in(
+    sandbox: &Sandbox,
+    profile: &Profile,
+    project: &Path,
+) -> Result<Adapter, ResolveError> {
+    load(sandbox, profile, project).map(|(adapter, _, _)| adapter)
+}
+
+/// Resolves and loads the component a profile names, under its limits;
+/// with where its bytes came from and whether the compile cache had it.
 pub fn load(
     sandbox: &Sandbox,
     profile: &Profile,

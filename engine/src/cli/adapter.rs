@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::Outcome;
 use super::output::{Json, print_json};
 use crate::registry;
-use crate::sandbox::{CompileCache, Limits, Sandbox, wit};
+use crate::sandbox::{Limits, Sandbox, wit};
 
 /// The WIT every adapter implements, as compiled into this binary.
 pub const WIT: &str = include_str!("../../../wit/adapter.wit");
@@ -92,7 +92,7 @@ fn inspect(project: &Path, component: &str, json: bool) -> anyhow::Result<Outcom
         crate::profile::ComponentRef::Builtin(component.to_string())
     };
     let found = registry::resolve(&reference, project)?;
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    let sandbox = Sandbox::with_default_cache()?;
     let (imports, exports) = interface(&sandbox, &found)?;
     let (describe, error) =
         match sandbox.load(&found.name, &found.bytes, &found.sha256, Limits::default()) {

@@ -18,7 +18,7 @@ use super::output::{Json, print_json, table};
 use crate::conformance::{self, Finding, Reference, Subject};
 use crate::profile::{Catalog, ComponentRef};
 use crate::registry;
-use crate::sandbox::{Adapter, CompileCache, Limits, Sandbox, SandboxError, wit};
+use crate::sandbox::{Adapter, Limits, Sandbox, SandboxError, wit};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -163,13 +163,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     } else {
         ComponentRef::Builtin(args.component.clone())
     };
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    let sandbox = Sandbox::with_default_cache()?;
     let limits = Limits {
         call_timeout: Duration::from_secs(10),
         memory_bytes: 256 << 20,
         ..Limits::default()
     };
-    let (adapter, _, _) = registry::load_with(&sandbox, &component, project, limits)?;
+    let adapter = registry::load_with(&sandbox, &component, project, limits)?.0;
     let description = adapter.describe()?;
     let catalog = Catalog::load(project);
     let chosen = match &args.cli {

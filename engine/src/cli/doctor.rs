@@ -14,7 +14,7 @@ use super::output::{Json, print_json};
 use crate::pricing::{self, Prices};
 use crate::profile::Catalog;
 use crate::registry;
-use crate::sandbox::{CompileCache, Sandbox};
+use crate::sandbox::Sandbox;
 use crate::workspace;
 
 #[derive(clap::Args, Debug)]
@@ -88,7 +88,8 @@ fn pricing_health() -> PricingHealth {
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let selection = workspace::select(project, None).ok();
-    let cache = CompileCache::default_location();
+    let sandbox = Sandbox::with_default_cache()?;
+    let cache = sandbox.cache();
     let (cache_entries, cache_bytes) = cache
         .dir()
         .and_then(|d| std::fs::read_dir(d).ok())
@@ -101,16 +102,15 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 })
         })
         .unwrap_or((0, 0));
-    let sandbox = Sandbox::new(cache.clone())?;
     let catalog = Catalog::load(project);
     let trust = crate::trust::Trust::load(project).ok();
     let profiles = catalog
         .profiles()
         .iter()
         .map(|p| {
-            let described = registry::load(&sandbox, p, project)
+            let described = registry::bind_in(&sandbox, p, project)
                 .map_err(|e| e.to_string())
-                .and_then(|(a, _, _)| a.describe().map_err(|e| e.to_string()));
+                .and_then(|a| a.describe().map_err(|e| e.to_string()));
             let (capabilities, limitations, error) = match described {
                 Ok(d) => (
                     d.capabilities

@@ -12,7 +12,7 @@ use super::Outcome;
 use super::output::{Json, print_json};
 use crate::profile::Catalog;
 use crate::registry;
-use crate::sandbox::{CompileCache, Sandbox, wit};
+use crate::sandbox::wit;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -48,8 +48,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     };
     let catalog = Catalog::load(project);
     let profile = catalog.get(&args.cli)?;
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let (adapter, _, _) = registry::load(&sandbox, profile, project)?;
+    let adapter = registry::bind(profile, project)?;
     let reading = adapter.read_screen(
         &profile.to_wit(),
         &crate::workspace::screen_of(&raw, &args.title),

@@ -11,7 +11,6 @@ use super::output::{Json, print_json};
 use crate::hooks::{self, Change};
 use crate::profile::Catalog;
 use crate::registry;
-use crate::sandbox::{CompileCache, Sandbox};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
@@ -50,8 +49,7 @@ pub fn run(project: &Path, command: Command) -> anyhow::Result<Outcome> {
     };
     let catalog = Catalog::load(project);
     let profile = catalog.get(&target.cli)?;
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let (adapter, _, _) = registry::load(&sandbox, profile, project)?;
+    let adapter = registry::bind(profile, project)?;
     let change = match command {
         Command::Install(_) => Some(hooks::install(&adapter, profile, project)?),
         Command::Remove(_) => Some(hooks::remove(&adapter, profile, project)?),

@@ -15,7 +15,6 @@ use crate::hooks;
 use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{RunDir, RunInfo, new_run_id, now_ns, safe_segment};
-use crate::sandbox::{CompileCache, Sandbox};
 use crate::session::recover::{TaskSpec, write_task_spec};
 use crate::session::{
     BudgetMode, Context, Conversation, SessionResult, SessionSpec, Status, acp, conversations,
@@ -159,8 +158,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let profile = catalog.get(&cli)?.clone();
     crate::trust::Trust::load(&project)?.require_profile(&profile)?;
     let selection = workspace::select(&project, args.workspace)?;
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
+    let adapter = registry::bind(&profile, &project)?;
     let ray_target = if selection.kind == Kind::Ray {
         let overrides = crate::ray::Overrides {
             address: args.ray_address.clone(),

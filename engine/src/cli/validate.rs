@@ -19,7 +19,7 @@ use super::output::{Json, print_json};
 use crate::hooks::{self, HookError};
 use crate::profile::{Catalog, Profile};
 use crate::registry;
-use crate::sandbox::{CompileCache, Sandbox};
+use crate::sandbox::Sandbox;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -137,7 +137,7 @@ pub fn collect(project: &Path, named: &[String]) -> Vec<Finding> {
     }
     check_trust(&mut out, project, &selected);
     check_mux(&mut out, project);
-    let sandbox = match Sandbox::new(CompileCache::default_location()) {
+    let sandbox = match Sandbox::with_default_cache() {
         Ok(s) => s,
         Err(e) => {
             out.push(

@@ -21,7 +21,7 @@ use crate::profile::Catalog;
 use crate::registry;
 use crate::relay::ENV_PROBE_CAPTURE;
 use crate::run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
-use crate::sandbox::{CompileCache, Sandbox};
+use crate::sandbox::Sandbox;
 use crate::session::{Context, SessionResult, SessionSpec, Status, headless, interactive};
 use crate::workspace::{Kind, process};
 
@@ -175,7 +175,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
         return live;
     };
     profile.binary = binary.to_string();
-    let sandbox = match Sandbox::new(CompileCache::default_location()) {
+    let sandbox = match Sandbox::with_default_cache() {
         Ok(s) => s,
         Err(e) => {
             live.notes
@@ -183,8 +183,8 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
             return live;
         }
     };
-    let (adapter, _, _) = match registry::load(&sandbox, &profile, &project) {
-        Ok(loaded) => loaded,
+    let adapter = match registry::bind_in(&sandbox, &profile, &project) {
+        Ok(adapter) => adapter,
         Err(e) => {
             live.notes.push((
                 "probe.component",

@@ -21,7 +21,6 @@ use super::wire::{self, TurnRequest};
 use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{RunDir, RunInfo, now_ns};
-use crate::sandbox::{CompileCache, Sandbox};
 use crate::session::{Context, headless};
 
 /// How often the journal is looked at for new lines.
@@ -51,8 +50,7 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
         .with_context(|| format!("the project directory {} on this node", project.display()))?;
     let catalog = Catalog::load(&project);
     let profile = catalog.get(&turn.cli)?.clone();
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
-    let (adapter, _, _) = registry::load(&sandbox, &profile, &project)?;
+    let adapter = registry::bind(&profile, &project)?;
     let state = state_dir(&project);
     // The node's turns keep their run directories in a project of their
     // own below this one's state: create it first, confined to the project.

@@ -37,6 +37,29 @@ fn entries(project: &Path) -> Vec<Entry> {
         .unwrap_or_default()
 }
 
+/// Records that `task` of the context's run used `conversation` and spent
+/// `usage` in it.
+pub fn record_turn(
+    ctx: &super::Context,
+    task: &str,
+    conversation: &str,
+    usage: Option<Tokens>,
+    cost_usd: Option<f64>,
+) {
+    record(
+        &ctx.project,
+        &Entry {
+            ts: crate::run::now_ns(),
+            cli: ctx.profile.name.clone(),
+            conversation: conversation.to_string(),
+            run: ctx.run.id().to_string(),
+            task: task.to_string(),
+            usage,
+            cost_usd,
+        },
+    );
+}
+
 pub fn record(project: &Path, entry: &Entry) {
     if let Ok(line) = serde_json::to_string(entry) {
         let _ = crate::run::append_line(&path(project), &line);

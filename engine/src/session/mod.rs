@@ -19,6 +19,7 @@ pub mod headless;
 pub mod interactive;
 pub mod recover;
 mod result_file;
+pub(crate) mod shared;
 pub mod usage;
 
 use std::path::PathBuf;

@@ -17,7 +17,7 @@ use super::{Context, SessionResult, Status, Timings, Tokens};
 use crate::profile::Catalog;
 use crate::run::status::TaskView;
 use crate::run::{EventWatcher, HookRecord, RunDir, RunInfo, now_ns, read_transitions};
-use crate::sandbox::{CompileCache, Sandbox, wit};
+use crate::sandbox::{Sandbox, wit};
 use crate::workspace::herdr::HerdrError;
 use crate::workspace::process::{self, Identity};
 use crate::workspace::tmux::MuxError;
@@ -161,12 +161,12 @@ impl Settler {
         let loaded = &mut self.loaded;
         status(run, |cli| {
             if loaded.is_none() {
-                let sandbox = Sandbox::new(CompileCache::default_location()).ok()?;
+                let sandbox = Sandbox::with_default_cache().ok()?;
                 *loaded = Some((sandbox, Catalog::load(&project)));
             }
             let (sandbox, catalog) = loaded.as_ref()?;
             let profile = catalog.find(cli)?.clone();
-            let (adapter, _, _) = crate::registry::load(sandbox, &profile, &project).ok()?;
+            let adapter = crate::registry::bind_in(sandbox, &profile, &project).ok()?;
             Some(Context::new(project.clone(), run.clone(), profile, adapter))
         })
     }

@@ -31,9 +31,7 @@ pub use time::{Day, Zone};
 
 use crate::pricing::{Prices, PricingError};
 use crate::profile::Profile;
-use crate::sandbox::{
-    CompileCache, Limits, RequestTally, Sandbox, SandboxError, Tally, requests, wit,
-};
+use crate::sandbox::{Limits, RequestTally, Sandbox, SandboxError, Tally, requests, wit};
 use stream::{Settings, Sink, SinkError};
 
 /// What to read and how to report it.
@@ -245,7 +243,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<Report, UsageError> {
     let prices = Prices::load(request.pricing.as_deref())?;
-    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    let sandbox = Sandbox::with_default_cache()?;
     let plan = discover::plan(
         &sandbox,
         project,

@@ -10,7 +10,9 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::process::{self, Identity};
+use super::{Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
 use crate::acp::rpc::Connection;
+use crate::sandbox::wit;
 
 /// What to start.
 pub struct AgentLaunch<'a> {
@@ -98,5 +100,77 @@ impl AgentProcess {
         process::reap_tree(&tree, grace.min(Duration::from_secs(5)), exited);
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// `agent.start` only: an ACP seat is a process speaking a protocol, not a
+/// pane, and runs no turn processes.
+pub struct Acp;
+
+impl Workspace for Acp {
+    fn kind(&self) -> Kind {
+        Kind::Acp
+    }
+
+    fn ensure_session(&self, _session: &str, _cwd: &Path) -> Result<(), WorkspaceError> {
+        Ok(())
+    }
+
+    fn create_pane(&self, _: &str, _: &str, _: &PaneLaunch<'_>) -> Result<Pane, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "create a pane",
+        })
+    }
+
+    fn read_pane(&self, _: &Pane) -> Result<wit::Screen, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "read a pane",
+        })
+    }
+
+    fn label_pane(&self, _: &Pane, _: &str) -> Result<(), WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "label a pane",
+        })
+    }
+
+    fn type_text(&self, _: &Pane, _: &str, _: bool) -> Result<(), WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "type into a pane",
+        })
+    }
+
+    fn pane_alive(&self, _: &Pane) -> Result<bool, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "watch a pane",
+        })
+    }
+
+    fn close_pane(&self, _: &Pane, _: std::time::Duration) -> Vec<u32> {
+        Vec::new()
+    }
+
+    fn close_session(&self, _: &str) {}
+
+    fn run_turn(
+        &self,
+        _: &super::headless::TurnLaunch<'_>,
+    ) -> Result<super::headless::TurnProcess, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "acp",
+            what: "run a headless turn",
+        })
+    }
+
+    fn start_agent(
+        &self,
+        launch: &AgentLaunch<'_>,
+    ) -> Result<(AgentProcess, crate::acp::rpc::Connection), WorkspaceError> {
+        start(launch).map_err(WorkspaceError::Process)
     }
 }

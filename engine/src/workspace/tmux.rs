@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use super::{Kind, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
+use crate::sandbox::wit;
 use sha2::{Digest, Sha256};
 use wait_timeout::ChildExt;
 
@@ -417,4 +419,80 @@ fn read_on_thread<R: std::io::Read + Send + 'static>(
         let _ = reader.read_to_end(&mut buf);
         buf
     })
+}
+
+impl Workspace for Tmux {
+    fn kind(&self) -> Kind {
+        Kind::Tmux
+    }
+
+    fn ensure_session(&self, session: &str, cwd: &Path) -> Result<(), WorkspaceError> {
+        if !self.has_session(session)? {
+            self.new_session(session, cwd)?;
+        }
+        Ok(())
+    }
+
+    fn create_pane(
+        &self,
+        session: &str,
+        name: &str,
+        launch: &PaneLaunch<'_>,
+    ) -> Result<Pane, WorkspaceError> {
+        let pane = self.new_window(session, name, launch.cwd, launch.env, launch.argv)?;
+        if let Err(e) = self.pipe_pane(&pane, launch.log) {
+            // A pane that died at once cannot be teed; its log stays empty,
+            // which reads as "rendered nothing".
+            tracing::debug!("pipe-pane failed: {e}");
+        }
+        Ok(pane)
+    }
+
+    fn read_pane(&self, pane: &Pane) -> Result<wit::Screen, WorkspaceError> {
+        let text = self.capture(pane)?;
+        let title = self.title(pane).unwrap_or_default();
+        Ok(screen_of(text.as_bytes(), &title))
+    }
+
+    fn label_pane(&self, pane: &Pane, label: &str) -> Result<(), WorkspaceError> {
+        Ok(self.label(pane, label)?)
+    }
+
+    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Ok(Tmux::type_text(self, pane, text)?)
+    }
+
+    fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
+        Ok(self.alive(pane)?)
+    }
+
+    /// Records the pane's process tree first, kills the window, waits, then
+    /// force-kills only processes whose start time still matches.
+    fn close_pane(&self, pane: &Pane, grace: std::time::Duration) -> Vec<u32> {
+        let tree = self.pane_pid(pane).map(process::tree).unwrap_or_default();
+        self.kill_window(pane);
+        let forced = process::reap_tree(&tree, grace, || matches!(self.alive(pane), Ok(false)));
+        if !matches!(self.alive(pane), Ok(false)) {
+            self.kill_window(pane);
+        }
+        forced
+    }
+
+    /// Kills the session; the server exits with its last session.
+    fn close_session(&self, session: &str) {
+        self.kill_session(session);
+    }
+
+    fn run_turn(
+        &self,
+        _: &super::headless::TurnLaunch<'_>,
+    ) -> Result<super::headless::TurnProcess, WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: "tmux",
+            what: "run a headless turn",
+        })
+    }
 }

@@ -12,6 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod ending;
+
 use serde::{Deserialize, Serialize};
 
 use super::jobs::{JobInfo, JobStatus, Jobs, RayError, Submission, Submitted};
@@ -19,10 +21,12 @@ use super::settings::Settings;
 use super::tail::{Next, Position, Tail};
 use super::wire::{self, Line, TurnRequest};
 use crate::run::{Origin, RunDir, now_ns, safe_segment};
-use crate::sandbox::wit;
 use crate::session::clock::Deadline;
-use crate::session::{
-    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, headless,
+use crate::session::{Context, FaultReport, SessionResult, SessionSpec, Status, shared};
+
+pub use ending::settle;
+use ending::{
+    bare_result, conclude_without_result, finish, from_job, from_remote, network_fault, note_job,
 };
 
 /// How long a read of the log stream waits before the loop looks around.
@@ -326,7 +330,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
                     Status::Timeout,
                     format!(
                         "the session deadline of {} passed ({which} clock) and the Ray job was stopped",
-                        headless::humanize(spec.timeout)
+                        shared::humanize(spec.timeout)
                     ),
                     None,
                 )
@@ -401,7 +405,7 @@ fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_
         }
         if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
             last_heartbeat = Some(Instant::now());
-            headless::heartbeat(ctx, spec, &deadline);
+            shared::heartbeat(ctx, spec, &deadline);
         }
         let mut check_now = false;
         match &mut tail {
@@ -460,189 +464,6 @@ fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_
             std::thread::sleep(RETRY_EVERY);
         }
     }
-}
-
-fn network_fault(reason: &str) -> FaultReport {
-    FaultReport {
-        kind: wit::FaultKind::Network,
-        evidence: crate::run::truncate_chars(&super::clean(reason), 500),
-        retry_after_secs: None,
-        rule: "ray:unreachable".to_string(),
-        hint: None,
-    }
-}
-
-fn note_job(record: &mut JobRecord, info: Option<&JobInfo>) {
-    if let Some(info) = info {
-        record.status = Some(info.status);
-        record.message = info.message.as_deref().map(super::jobs::summarize);
-        record.node_id = info.driver_node_id.clone();
-        record.node_address = info.driver_agent_http_address.clone();
-    }
-}
-
-/// The verdict when the node's drover left no result line.
-fn from_job(info: Option<&JobInfo>, id: &str) -> (Status, String) {
-    let Some(info) = info else {
-        return (
-            Status::Crashed,
-            format!("Ray does not know the job {id} (was the cluster restarted?)"),
-        );
-    };
-    let message = info
-        .message
-        .as_deref()
-        .map(super::jobs::summarize)
-        .filter(|m| !m.is_empty());
-    let reason = match info.status {
-        JobStatus::Failed => format!(
-            "the Ray job failed: {}",
-            message.unwrap_or_else(|| "Ray gave no reason".to_string())
-        ),
-        JobStatus::Stopped => "the Ray job was stopped".to_string(),
-        JobStatus::Succeeded => {
-            "the Ray job ended without a result from drover on the node".to_string()
-        }
-        JobStatus::Pending | JobStatus::Running => format!(
-            "the Ray job is still {} (drover stopped waiting)",
-            info.status.as_str()
-        ),
-    };
-    (Status::Crashed, reason)
-}
-
-fn bare_result(
-    ctx: &Context,
-    task: &str,
-    status: Status,
-    reason: String,
-    started: u64,
-) -> SessionResult {
-    let ended = now_ns();
-    SessionResult {
-        status,
-        run_id: ctx.run.id().to_string(),
-        task: task.to_string(),
-        cli: ctx.profile.name.clone(),
-        workspace: "ray".to_string(),
-        reason,
-        session_id: None,
-        transcript_path: None,
-        reply: None,
-        usage: None,
-        cost_usd: None,
-        fault: None,
-        blocked: None,
-        stop_seen: false,
-        result: None,
-        exit_code: None,
-        budget_weighted: None,
-        timings: Timings {
-            started_ns: started,
-            ended_ns: ended,
-            duration_ms: ended.saturating_sub(started) / 1_000_000,
-            timeout_clock: None,
-        },
-        logs: Vec::new(),
-    }
-}
-
-/// The node's result, told from this machine: this run, this workspace,
-/// this machine's copy of the log.
-fn from_remote(ctx: &Context, mut remote: SessionResult, log: &Path) -> SessionResult {
-    remote.run_id = ctx.run.id().to_string();
-    remote.workspace = "ray".to_string();
-    remote.logs = vec![log.to_path_buf()];
-    remote
-}
-
-fn conclude_without_result(ctx: &Context, task: &str, result: SessionResult) -> SessionResult {
-    finish(ctx, task, result, false)
-}
-
-/// Journal (unless the node's verdict was copied), `session.json`, and the
-/// conversation record `--continue` reads.
-fn finish(ctx: &Context, task: &str, result: SessionResult, verdict_copied: bool) -> SessionResult {
-    if !verdict_copied {
-        let state = match result.status {
-            Status::Completed => "done",
-            _ if result.blocked.is_some() => "blocked",
-            _ => "unknown",
-        };
-        ctx.state(task, state, result.blocked.map(|k| k.as_str()), "ray");
-    }
-    crate::session::record_verdict(ctx, &result);
-    if let Some(id) = &result.session_id {
-        conversations::record(
-            &ctx.project,
-            &conversations::Entry {
-                ts: now_ns(),
-                cli: ctx.profile.name.clone(),
-                conversation: id.clone(),
-                run: ctx.run.id().to_string(),
-                task: task.to_string(),
-                usage: result.usage,
-                cost_usd: result.cost_usd,
-            },
-        );
-    }
-    result
-}
-
-/// Settles a task whose driver died, from Ray: copies the journal lines the
-/// job printed since, and concludes once the job has ended. `None` while
-/// the job runs or the cluster cannot be asked (the task stays open).
-pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
-    let Some(mut record) = read_record(&ctx.run, task) else {
-        let started = now_ns();
-        let result = bare_result(
-            ctx,
-            task,
-            Status::Crashed,
-            "drover stopped before it submitted the Ray job (reconciled)".to_string(),
-            started,
-        );
-        return Some(finish(ctx, task, result, false));
-    };
-    let jobs = Jobs::new(&record.address);
-    let info = match jobs.info(&record.submission_id) {
-        Ok(info) => info,
-        Err(e) => {
-            tracing::debug!("cannot settle {task} from Ray yet: {e}");
-            return None;
-        }
-    };
-    let id = record.submission_id.clone();
-    let mut copier = Copier::new(ctx, task, &id, &record.log, true);
-    if info.is_some() {
-        copier.catch_up(&jobs);
-    }
-    if info.as_ref().is_some_and(|i| !i.status.terminal()) {
-        return None;
-    }
-    note_job(&mut record, info.as_ref());
-    write_record(&ctx.run, task, &record);
-    let verdict_seen = copier.verdict_seen;
-    let result = match copier.result.take() {
-        Some(remote) => {
-            let mut r = from_remote(ctx, remote, &record.log);
-            r.reason = format!("{} (reconciled from Ray)", r.reason);
-            r
-        }
-        None => {
-            let (status, reason) = from_job(info.as_ref(), &id);
-            let mut r = bare_result(
-                ctx,
-                task,
-                status,
-                format!("{reason} (reconciled)"),
-                record.submitted_ns,
-            );
-            r.logs = vec![record.log.clone()];
-            r
-        }
-    };
-    Some(finish(ctx, task, result, verdict_seen))
 }
 
 #[cfg(test)]

@@ -1,0 +1,125 @@
+//! ACP seats: their background host, which holds the agent and its session.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+use super::send::{report_send, send_outcome};
+use super::{SendArgs, context, seat_dir};
+use crate::cli::Outcome;
+use crate::cli::output::print_json;
+use crate::run::RunDir;
+use crate::seat_host;
+use crate::seats::{self, SeatRecord};
+use crate::workspace::process;
+
+/// `drover up --workspace acp`: the seat is recorded, then its host starts
+/// the agent and opens its session.
+pub(super) fn up_acp(project: &Path, record: &SeatRecord, json: bool) -> anyhow::Result<Outcome> {
+    crate::policy::Policy::load(project)?;
+    seats::save(project, record)?;
+    let state = match start_host(project, record) {
+        Ok(state) => state,
+        Err(e) => {
+            let _ = seats::remove(project, &record.nick);
+            bail!("seat {} did not come up: {e}", record.nick);
+        }
+    };
+    let record = seats::load(project, &record.nick).unwrap_or_else(|| record.clone());
+    if json {
+        print_json(
+            &serde_json::json!({"seat": record, "blocked": null, "agent_pid": state.agent_pid}),
+        )?;
+    } else {
+        println!(
+            "seat {} up: {} · {} on acp (agent pid {}, session {})",
+            record.nick,
+            record.cli,
+            record.role,
+            state.agent_pid.map_or("?".to_string(), |p| p.to_string()),
+            state.session.unwrap_or_default()
+        );
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Starts an acp seat's host and waits until its agent has a session.
+pub(super) fn start_host(
+    project: &Path,
+    record: &SeatRecord,
+) -> anyhow::Result<seat_host::HostState> {
+    let run = RunDir::open(project, &record.run_id)?;
+    let log = run
+        .root()
+        .join("logs")
+        .join(format!("{}.host.log", record.nick));
+    let pid = seat_host::spawn(project, record, &log)
+        .with_context(|| format!("starting the seat host for {}", record.nick))?;
+    seat_host::wait_ready(&seat_dir(project, record), pid, seat_host::READY_TIMEOUT)
+        .map_err(|e| anyhow::anyhow!("{e} (log: {})", log.display()))
+}
+
+/// `drover send` to an acp seat: the message goes to the seat's host (one
+/// is started, resuming the conversation, if none is alive), and the turn's
+/// result comes back as a file.
+pub(super) fn send_acp(
+    project: &Path,
+    record: &SeatRecord,
+    args: &SendArgs,
+) -> anyhow::Result<Outcome> {
+    let dir = seat_dir(project, record);
+    let host = match seat_host::alive(&dir) {
+        Some(host) => host,
+        None => start_host(project, record)?,
+    };
+    let id = seat_host::post(&dir, &args.prompt, args.timeout)
+        .with_context(|| format!("leaving the message for seat {}", record.nick))?;
+    let interrupted = crate::cli::interrupt_flag()?;
+    let mut cancelled = false;
+    let result = loop {
+        if let Some(result) = seat_host::result(&dir, &id) {
+            break result;
+        }
+        if interrupted.load(std::sync::atomic::Ordering::Relaxed) && !cancelled {
+            seat_host::cancel(&dir, &id);
+            cancelled = true;
+        }
+        if !host.identity.is_some_and(process::alive) {
+            bail!(
+                "seat {}'s host stopped before the turn ended; `drover send` again to restart it (the conversation resumes)",
+                record.nick
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    report_send(record, &result, args.json.json)?;
+    Ok(send_outcome(&interrupted, &result))
+}
+
+/// `drover seat-host NICK`: the background process of an acp seat.
+pub fn host(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
+    let project = project.canonicalize()?;
+    let Some(record) = seats::load(&project, nick) else {
+        bail!("no seat named {nick}");
+    };
+    let ctx = context(&project, &record)?;
+    let stop = crate::cli::interrupt_flag()?;
+    seat_host::serve(&ctx, &record, &stop).map_err(|e| anyhow::anyhow!(e))?;
+    Ok(Outcome::Ok)
+}
+
+/// Asks a seat host to stop (it closes its agent), then makes sure.
+pub(super) fn stop_host(nick: &str, host: process::Identity) {
+    process::terminate(host);
+    let until = std::time::Instant::now() + Duration::from_secs(15);
+    while process::alive(host) && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if process::alive(host) {
+        for member in &process::tree(host.pid) {
+            process::force_kill(*member);
+        }
+        eprintln!("{nick}: force-killed its host {}", host.pid);
+    }
+}

@@ -1,0 +1,149 @@
+//! `drover seats`: every seat and its state.
+
+use crate::cli::output::out;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{ListArgs, seat_dir};
+use crate::cli::Outcome;
+use crate::cli::output::{print_json, table};
+use crate::seat_host;
+use crate::seats::{self, SeatRecord};
+use crate::workspace::{self, Kind};
+
+/// A task's state as `seats` and `status` print it.
+pub fn state_label(
+    state: Option<&str>,
+    prompt_kind: Option<&str>,
+    evidence: Option<&str>,
+) -> String {
+    match (state, prompt_kind) {
+        (Some("blocked"), kind) => {
+            let mut label = format!("blocked ({})", kind.unwrap_or("other"));
+            if let Some(e) = evidence {
+                label.push_str(": ");
+                label.push_str(&crate::run::truncate_chars(e, 60));
+            }
+            label
+        }
+        (Some(s), _) => s.to_string(),
+        (None, _) => "-".to_string(),
+    }
+}
+
+#[derive(Serialize)]
+struct SeatStatus {
+    #[serde(flatten)]
+    record: SeatRecord,
+    state: Option<String>,
+    prompt_kind: Option<String>,
+    evidence: Option<String>,
+    /// The question a blocked seat waits on, with its options.
+    question: Option<crate::question::Question>,
+    verdict: Option<String>,
+    alive: Option<bool>,
+}
+
+pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
+    let statuses: Vec<SeatStatus> = seats::list(project)
+        .into_iter()
+        .map(|record| {
+            let journal = crate::run::runs_root(project)
+                .join(&record.run_id)
+                .join("events.jsonl");
+            let view = crate::run::status::TaskView::of(
+                &record.nick,
+                &crate::run::read_transitions(&journal),
+            );
+            let alive = if record.workspace == Kind::Acp.as_str() {
+                Some(seat_host::alive(&seat_dir(project, &record)).is_some())
+            } else {
+                record.pane.as_ref().map(|p| {
+                    Kind::parse(&record.workspace)
+                        .and_then(|k| workspace::open(k, project).ok())
+                        .and_then(|ws| ws.pane_alive(p).ok())
+                        .unwrap_or(false)
+                })
+            };
+            SeatStatus {
+                record,
+                state: view.state,
+                prompt_kind: view.prompt_kind,
+                evidence: view.evidence,
+                question: view.question,
+                verdict: view.verdict,
+                alive,
+            }
+        })
+        .collect();
+    if args.json.json {
+        print_json(&serde_json::json!({"seats": statuses}))?;
+    } else {
+        let rows: Vec<Vec<String>> = statuses
+            .iter()
+            .map(|s| {
+                vec![
+                    s.record.nick.clone(),
+                    s.record.role.clone(),
+                    s.record.cli.clone(),
+                    s.record.workspace.clone(),
+                    if s.record.human {
+                        "yes".into()
+                    } else {
+                        "no".into()
+                    },
+                    state_label(
+                        s.state.as_deref(),
+                        s.prompt_kind.as_deref(),
+                        s.evidence.as_deref(),
+                    ),
+                    match (s.alive, s.record.workspace == Kind::Acp.as_str()) {
+                        (Some(true), true) => "agent up".into(),
+                        (Some(false), true) => "agent stopped (send resumes it)".into(),
+                        (Some(true), false) => "pane up".into(),
+                        (Some(false), false) => "pane gone".into(),
+                        (None, _) => s
+                            .record
+                            .conversation
+                            .clone()
+                            .unwrap_or_else(|| "no conversation yet".into()),
+                    },
+                    match (s.record.cost_usd, s.record.budget_usd) {
+                        (Some(c), Some(b)) => format!("${c:.2} of ${b:.2}"),
+                        (Some(c), None) => format!("${c:.2}"),
+                        (None, Some(b)) => format!("- of ${b:.2}"),
+                        (None, None) => "-".into(),
+                    },
+                ]
+            })
+            .collect();
+        out!(
+            "{}",
+            table(
+                &[
+                    "SEAT",
+                    "ROLE",
+                    "CLI",
+                    "WORKSPACE",
+                    "HUMAN",
+                    "STATE",
+                    "WHERE",
+                    "COST"
+                ],
+                &rows
+            )
+        );
+        for s in &statuses {
+            if let Some(q) = &s.question {
+                println!("\n{} asks: {}", s.record.nick, q.summary());
+                println!(
+                    "  answer with `drover answer {} OPTION`: {}",
+                    s.record.nick,
+                    q.options_line()
+                );
+            }
+        }
+    }
+    Ok(Outcome::Ok)
+}

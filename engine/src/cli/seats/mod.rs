@@ -1,0 +1,378 @@
+//! Seat commands: `drover up`, `send`, `attach`, `down` and `seats`.
+
+mod host;
+mod list;
+mod send;
+
+use super::output::{errln, outln};
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+use super::Outcome;
+use super::output::{Json, print_json};
+use crate::hooks;
+use crate::profile::Catalog;
+use crate::registry;
+use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
+use crate::seat_host;
+use crate::seats::{self, RaySeat, SeatRecord};
+use crate::session::{Context, SessionSpec, interactive};
+use crate::workspace::{self, Kind, process};
+
+pub use host::host;
+use host::{stop_host, up_acp};
+pub use list::{list, state_label};
+pub use send::send;
+
+#[derive(clap::Args, Debug)]
+pub struct UpArgs {
+    /// The seat's nickname.
+    nick: String,
+    #[arg(long = "cli", value_name = "NAME")]
+    cli: String,
+    /// What the seat is for (shown in its pane label).
+    #[arg(long, default_value = "agent")]
+    role: String,
+    #[arg(long, value_enum)]
+    workspace: Option<Kind>,
+    /// A seat for a person: drover never types into it or waits on it.
+    #[arg(long)]
+    human: bool,
+    #[arg(long, value_name = "MODEL")]
+    model: Option<String>,
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<std::path::PathBuf>,
+    /// ray: the custom resource that picks the seat's node.
+    #[arg(long, value_name = "RESOURCE")]
+    place: Option<String>,
+    /// ray: the dashboard address (default: [ray] address, RAY_ADDRESS).
+    #[arg(long, value_name = "URL")]
+    ray_address: Option<String>,
+    /// How long the CLI may take to become ready.
+    #[arg(long, value_parser = super::run::parse_duration, default_value = "2m")]
+    timeout: Duration,
+    /// Dollar budget for the seat's whole conversation, checked while each
+    /// message runs (as `drover run --budget-usd`).
+    #[arg(long, value_name = "DOLLARS", value_parser = super::run::parse_dollars)]
+    budget_usd: Option<f64>,
+    /// `warn` notes the crossing; `enforce` ends the message `over_budget`
+    /// after the grace.
+    #[arg(long, value_enum, default_value = "warn")]
+    budget_mode: crate::session::BudgetMode,
+    /// Replace the profile's bypass args with these (repeatable).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Drop the profile's bypass args (the CLI asks for permissions).
+    #[arg(long, conflicts_with = "args")]
+    no_bypass: bool,
+    #[command(flatten)]
+    json: Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SendArgs {
+    nick: String,
+    #[arg(long, value_parser = super::run::parse_duration, default_value = "90m")]
+    timeout: Duration,
+    /// Return once the message is typed (or the turn started); the turn
+    /// goes on in the background. Follow it with `drover wait NICK`.
+    #[arg(long)]
+    no_wait: bool,
+    #[command(flatten)]
+    json: Json,
+    /// The message.
+    prompt: String,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DownArgs {
+    /// Seats to stop (default: none; use --all for every seat).
+    nicks: Vec<String>,
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    json: Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ListArgs {
+    #[command(flatten)]
+    json: Json,
+}
+
+pub(super) fn check_nick(nick: &str) -> anyhow::Result<()> {
+    if safe_segment(nick) != nick {
+        bail!("seat nickname '{nick}' must be letters, digits, '.', '_' or '-'");
+    }
+    Ok(())
+}
+
+pub(super) fn ray_settings(
+    project: &Path,
+    cli: &str,
+    seat: &RaySeat,
+) -> anyhow::Result<crate::ray::Settings> {
+    let overrides = crate::ray::Overrides {
+        address: seat.address.clone(),
+        place: seat.place.clone(),
+    };
+    Ok(crate::ray::Settings::resolve(project, cli, &overrides)?)
+}
+
+/// What `send` works with; the seat's profile must be trusted (it runs).
+pub(super) fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Context> {
+    let catalog = Catalog::load(project);
+    let profile = catalog.get(&seat.cli)?.clone();
+    crate::trust::Trust::load(project)?.require_profile(&profile)?;
+    let adapter = registry::bind(&profile, project)?;
+    let run = RunDir::open(project, &seat.run_id)
+        .with_context(|| format!("seat {}'s run {}", seat.nick, seat.run_id))?;
+    Ok(Context::new(project.to_path_buf(), run, profile, adapter))
+}
+
+pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
+    let project = project
+        .canonicalize()
+        .with_context(|| format!("project {}", project.display()))?;
+    check_nick(&args.nick)?;
+    if let Some(existing) = seats::load(&project, &args.nick) {
+        bail!(
+            "seat {} is already up ({} on {}); `drover down {}` first",
+            existing.nick,
+            existing.cli,
+            existing.workspace,
+            existing.nick
+        );
+    }
+    let catalog = Catalog::load(&project);
+    let profile = catalog.get(&args.cli)?.clone();
+    crate::trust::Trust::load(&project)?.require_profile(&profile)?;
+    let kind = workspace::select(&project, args.workspace)?.kind;
+    if args.human && !kind.has_panes() {
+        bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
+    }
+    let ray = if kind == Kind::Ray {
+        let seat = RaySeat {
+            address: args.ray_address.clone(),
+            place: args.place.clone(),
+            node: None,
+        };
+        let settings = ray_settings(&project, &profile.name, &seat)?;
+        crate::ray::jobs::Jobs::new(&settings.address).version()?;
+        Some(seat)
+    } else {
+        if args.place.is_some() || args.ray_address.is_some() {
+            bail!("--place and --ray-address are for --workspace ray");
+        }
+        None
+    };
+    let adapter = registry::bind(&profile, &project)?;
+    if kind.has_panes() && !args.human && !profile.hookless() {
+        let status = hooks::status(&adapter, &profile, &project)?;
+        if !status.missing.is_empty() {
+            bail!(
+                "drover's relay is not registered for {}; run `drover hooks install --cli {}` first",
+                status.missing.join(", "),
+                profile.name
+            );
+        }
+    }
+    let cwd = match &args.cwd {
+        Some(d) => d
+            .canonicalize()
+            .with_context(|| format!("--cwd {}", d.display()))?,
+        None => project.clone(),
+    };
+    let run_id = format!("seat-{}-{}", args.nick, crate::run::new_run_id());
+    let run = RunDir::create(&project, &run_id)?;
+    run.write_info(&RunInfo {
+        run_id: run_id.clone(),
+        created_ns: now_ns(),
+        cli: profile.name.clone(),
+        workspace: kind.as_str().to_string(),
+        project: project.clone(),
+        tasks: vec![args.nick.clone()],
+        driver_pid: std::process::id(),
+        driver_start: process::identity(std::process::id()).map(|i| i.start),
+    })?;
+    let mut record = SeatRecord {
+        nick: args.nick.clone(),
+        role: args.role.clone(),
+        cli: profile.name.clone(),
+        workspace: kind.as_str().to_string(),
+        human: args.human,
+        run_id,
+        cwd: cwd.clone(),
+        model: args.model.clone().unwrap_or_default(),
+        conversation: None,
+        pane: None,
+        created_ns: now_ns(),
+        budget_usd: args.budget_usd,
+        budget_mode: if args.budget_usd.is_some() {
+            args.budget_mode
+        } else {
+            crate::session::BudgetMode::Off
+        },
+        cost_usd: None,
+        extra_args: if args.no_bypass {
+            Some(Vec::new())
+        } else if args.args.is_empty() {
+            None
+        } else {
+            Some(args.args.clone())
+        },
+        ray,
+    };
+    if kind == Kind::Acp {
+        return up_acp(&project, &record, args.json.json);
+    }
+    let mut blocked = None;
+    if kind.has_panes() {
+        let ctx = Context::new(project.clone(), run, profile, adapter);
+        let mut spec = SessionSpec::new(&args.nick, "", cwd);
+        spec.model = record.model.clone();
+        spec.extra_args = record.extra_args.clone();
+        spec.timeout = args.timeout;
+        spec.keep = true;
+        spec.cancel = Some(super::interrupt_flag()?);
+        let seat = match interactive::up(&ctx, &spec, args.human) {
+            Ok(seat) => seat,
+            Err(result) => bail!(
+                "seat {} did not come up: {} ({})",
+                args.nick,
+                result.status.as_str(),
+                result.reason
+            ),
+        };
+        let _ = seat
+            .ws()
+            .label_pane(&seat.pane, &format!("{} · {}", args.nick, args.role));
+        record.pane = Some(seat.pane.clone());
+        blocked = crate::run::status::TaskView::of(
+            &args.nick,
+            &crate::run::read_transitions(&ctx.run.journal_path()),
+        )
+        .prompt_kind;
+    }
+    seats::save(&project, &record)?;
+    if args.json.json {
+        print_json(&serde_json::json!({"seat": record, "blocked": blocked}))?;
+    } else {
+        outln!(
+            "seat {} up: {} · {} on {}{}",
+            record.nick,
+            record.cli,
+            record.role,
+            record.workspace,
+            if record.human { " (human)" } else { "" }
+        );
+        if let Some(kind) = &blocked {
+            outln!(
+                "  its CLI waits at a {kind} prompt: `drover attach {}` and answer it",
+                record.nick
+            );
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The task directory of a seat's own run.
+pub(super) fn seat_dir(project: &Path, record: &SeatRecord) -> std::path::PathBuf {
+    crate::run::runs_root(project)
+        .join(&record.run_id)
+        .join("tasks")
+        .join(&record.nick)
+}
+
+pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
+    let project = project.canonicalize()?;
+    let Some(record) = seats::load(&project, nick) else {
+        bail!("no seat named {nick}");
+    };
+    let Some(pane) = record.pane else {
+        bail!(
+            "{nick} is a {} seat: there is no pane to attach to (its logs are in .drover/runs/{}/logs)",
+            record.workspace,
+            record.run_id
+        );
+    };
+    let argv = match Kind::parse(&record.workspace) {
+        Some(Kind::Herdr) => {
+            let herdr = workspace::herdr::Herdr::connect(workspace::herdr::CALL_TIMEOUT)?;
+            herdr.call("pane.focus", serde_json::json!({"pane_id": pane.pane}))?;
+            vec!["herdr".to_string()]
+        }
+        _ => workspace::tmux::Tmux::for_project(&project)?.attach_argv(&pane),
+    };
+    let error = std::os::unix::process::CommandExt::exec(
+        std::process::Command::new(&argv[0]).args(&argv[1..]),
+    );
+    bail!("cannot run {}: {error}", argv.join(" "))
+}
+
+pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
+    let project = project.canonicalize()?;
+    let targets: Vec<SeatRecord> = if args.all {
+        seats::list(&project)
+    } else {
+        args.nicks
+            .iter()
+            .map(|n| seats::load(&project, n).with_context(|| format!("no seat named {n}")))
+            .collect::<anyhow::Result<_>>()?
+    };
+    if targets.is_empty() && !args.all {
+        bail!("name the seats to stop, or pass --all");
+    }
+    let mut downed = Vec::new();
+    for record in targets {
+        let mut forced = Vec::new();
+        if let Some(pane) = &record.pane
+            && let Some(kind) = Kind::parse(&record.workspace)
+            && let Ok(ws) = workspace::open(kind, &project)
+        {
+            forced = ws.close_pane(pane, Duration::from_secs(10));
+            ws.close_session(&pane.session);
+            if !forced.is_empty() && !args.json.json {
+                errln!("{}: force-killed {forced:?}", record.nick);
+            }
+        }
+        if let Some(host) = seat_host::alive(&seat_dir(&project, &record))
+            && let Some(identity) = host.identity
+        {
+            stop_host(&record.nick, identity);
+        }
+        let mut stopped_job = None;
+        if let Ok(run) = RunDir::open(&project, &record.run_id) {
+            if record.ray.is_some() {
+                match crate::ray::driver::stop_job(&run, &record.nick) {
+                    Ok(job) => stopped_job = job,
+                    Err(e) => eprintln!("{}: cannot stop its Ray job: {e}", record.nick),
+                }
+                if let Some(job) = stopped_job.as_ref().filter(|_| !args.json.json) {
+                    eprintln!("{}: stopped Ray job {job}", record.nick);
+                }
+            }
+            let mut journal = Journal::open(run.journal_path());
+            journal.record(
+                &record.nick,
+                "unknown",
+                None,
+                "down",
+                serde_json::Value::Null,
+            );
+        }
+        seats::remove(&project, &record.nick)?;
+        if !args.json.json {
+            outln!("seat {} down", record.nick);
+        }
+        downed.push(
+            serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced, "stopped_job": stopped_job}),
+        );
+    }
+    if args.json.json {
+        print_json(&serde_json::json!({"down": downed}))?;
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,210 @@
+//! `drover send`: one message to a seat, waited for or in the background.
+
+use crate::cli::output::outln;
+use std::os::unix::process::CommandExt as _;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+use super::host::send_acp;
+use super::{SendArgs, context, ray_settings};
+use crate::cli::Outcome;
+use crate::cli::output::print_json;
+use crate::run::now_ns;
+use crate::seats::{self, SeatRecord};
+use crate::session::{Conversation, SessionSpec, Status, headless, interactive};
+use crate::workspace::{self, Kind};
+
+pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
+    let project = project
+        .canonicalize()
+        .with_context(|| format!("project {}", project.display()))?;
+    let Some(mut record) = seats::load(&project, &args.nick) else {
+        bail!("no seat named {} (see `drover seats`)", args.nick);
+    };
+    if record.human {
+        bail!(
+            "{} is a human seat: drover never types into it",
+            record.nick
+        );
+    }
+    if args.no_wait {
+        return send_in_background(&project, &record, &args);
+    }
+    if record.workspace == Kind::Acp.as_str() {
+        return send_acp(&project, &record, &args);
+    }
+    let ctx = context(&project, &record)?;
+    let mut spec = SessionSpec::new(&record.nick, &args.prompt, record.cwd.clone());
+    spec.model = record.model.clone();
+    spec.extra_args = record.extra_args.clone();
+    spec.timeout = args.timeout;
+    spec.keep = true;
+    spec.cost_budget = record.budget_usd;
+    spec.budget_mode = record.budget_mode;
+    let interrupted = crate::cli::interrupt_flag()?;
+    spec.cancel = Some(std::sync::Arc::clone(&interrupted));
+    let kind = Kind::parse(&record.workspace).unwrap_or(Kind::Headless);
+    let result = if kind.has_panes() {
+        let pane = record.pane.clone().context("the seat record has no pane")?;
+        let seat = interactive::Seat {
+            workspace: workspace::open(kind, &project)?,
+            pane,
+        };
+        if let Ok(false) = seat.ws().pane_alive(&seat.pane) {
+            bail!(
+                "seat {}'s pane is gone; `drover down {}` and bring it up again",
+                record.nick,
+                record.nick
+            );
+        }
+        interactive::send(&ctx, &spec, &seat, record.human)
+    } else {
+        spec.conversation = record
+            .conversation
+            .clone()
+            .map_or(Conversation::Fresh, Conversation::Resume);
+        match record.ray.clone() {
+            Some(mut seat) => {
+                let target = crate::ray::driver::Target {
+                    settings: ray_settings(&project, &record.cli, &seat)?,
+                    node: seat.node.clone(),
+                };
+                let result = crate::ray::driver::run(&ctx, &spec, &target);
+                if seat.node.is_none()
+                    && result.session_id.is_some()
+                    && let Some(job) = crate::ray::driver::read_record(&ctx.run, &record.nick)
+                {
+                    seat.node = job.node_id;
+                    record.ray = Some(seat);
+                    seats::save(&project, &record)?;
+                }
+                result
+            }
+            None => headless::run(&ctx, &spec),
+        }
+    };
+    let mut changed = false;
+    if let Some(id) = &result.session_id {
+        record.conversation = Some(id.clone());
+        changed = true;
+    }
+    if let Some(cost) = result.cost_usd {
+        // A pane's transcript holds the whole conversation; a headless
+        // message reports its own turns.
+        record.cost_usd = Some(if record.workspace == Kind::Tmux.as_str() {
+            cost
+        } else {
+            record.cost_usd.unwrap_or(0.0) + cost
+        });
+        changed = true;
+    }
+    if changed {
+        seats::save(&project, &record)?;
+    }
+    report_send(&record, &result, args.json.json)?;
+    Ok(send_outcome(&interrupted, &result))
+}
+
+pub(super) fn send_outcome(
+    interrupted: &std::sync::atomic::AtomicBool,
+    result: &crate::session::SessionResult,
+) -> Outcome {
+    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        Outcome::Interrupted
+    } else if result.status == Status::Completed {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    }
+}
+
+pub(super) fn report_send(
+    record: &SeatRecord,
+    result: &crate::session::SessionResult,
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        print_json(result)?;
+    } else {
+        outln!(
+            "{}: {} ({})",
+            record.nick,
+            result.status.as_str(),
+            result.reason
+        );
+        if let Some(reply) = &result.reply {
+            outln!(
+                "  reply: {}",
+                crate::run::truncate_chars(reply.lines().next().unwrap_or_default(), 200)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `drover send --no-wait`: the same `drover send` in a detached process;
+/// returns once that process typed the message (the seat's journal shows
+/// it working) or gave up.
+pub(super) fn send_in_background(
+    project: &Path,
+    record: &SeatRecord,
+    args: &SendArgs,
+) -> anyhow::Result<Outcome> {
+    let started = now_ns();
+    let mut follower = crate::run::Follower::new(project, Some(&record.run_id));
+    follower.read_all();
+    let mut child = std::process::Command::new(std::env::current_exe()?)
+        .arg("--project")
+        .arg(project)
+        .args(["send", "--timeout"])
+        .arg(format!("{}s", args.timeout.as_secs()))
+        .arg(&record.nick)
+        .arg(&args.prompt)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .context("starting the background send")?;
+    let pid = child.id();
+    let until = std::time::Instant::now() + Duration::from_secs(120);
+    let started_line = loop {
+        let line = follower
+            .next(Duration::from_millis(200))
+            .into_iter()
+            .find(|e| e.transition.task == record.nick && e.transition.ts >= started);
+        if let Some(line) = line {
+            break line;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            bail!(
+                "the background send of {} ended before the turn started ({status})",
+                record.nick
+            );
+        }
+        if std::time::Instant::now() >= until {
+            bail!(
+                "the background send of {} did not start its turn within 2 minutes",
+                record.nick
+            );
+        }
+    };
+    // Reaped on a thread: the turn may outlive this command, never as a zombie of it.
+    std::thread::spawn(move || child.wait());
+    if args.json.json {
+        print_json(&serde_json::json!({
+            "seat": record.nick, "run": record.run_id, "task": record.nick,
+            "pid": pid, "started": started_line.to_json(),
+        }))?;
+    } else {
+        outln!(
+            "{}: {} (`drover wait {}` for its verdict)",
+            record.nick,
+            started_line.transition.state,
+            record.nick
+        );
+    }
+    Ok(Outcome::Ok)
+}
