@@ -182,17 +182,7 @@ pub fn bind_in(
     profile: &Profile,
     project: &Path,
 ) -> Result<Adapter, ResolveError> {
-    load(sandbox, profile, project).map(|(adapter, _, _)| adapter)
-}
-
-/// Resolves and loads the component a profile names, under its limits;
-/// with where its bytes came from and whether the compile cache had it.
-pub fn load(
-    sandbox: &Sandbox,
-    profile: &Profile,
-    project: &Path,
-) -> Result<(Adapter, Origin, CacheOutcome), ResolveError> {
-    load_with(sandbox, &profile.component, project, profile.limits())
+    load_with(sandbox, &profile.component, project, profile.limits()).map(|(adapter, _, _)| adapter)
 }
 
 pub fn load_with(

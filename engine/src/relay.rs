@@ -104,8 +104,7 @@ impl DropParser {
         let Some(sandbox) = self.sandbox.as_ref() else {
             return Err("no sandbox".to_string());
         };
-        let (adapter, _, _) =
-            registry::load(sandbox, &profile, &project).map_err(|e| e.to_string())?;
+        let adapter = registry::bind_in(sandbox, &profile, &project).map_err(|e| e.to_string())?;
         Ok((profile, adapter))
     }
 

@@ -502,7 +502,7 @@ mod tests {
         let catalog = crate::profile::Catalog::load(Path::new("/nonexistent"));
         let profile = catalog.find("claude").expect("claude");
         let dir = tempfile::tempdir().expect("tempdir");
-        let (adapter, _, _) = crate::registry::load(&sandbox, profile, dir.path()).expect("loads");
+        let adapter = crate::registry::bind_in(&sandbox, profile, dir.path()).expect("loads");
         let path = dir.path().join(&profile.hooks.config_path);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         let original = "{\n  \"model\": \"x\"\n}\n";
@@ -561,8 +561,7 @@ mod tests {
         let mut checked = 0;
         for profile in catalog.profiles().iter().filter(|p| !p.hookless()) {
             let dir = tempfile::tempdir().expect("tempdir");
-            let (adapter, _, _) =
-                crate::registry::load(&sandbox, profile, dir.path()).expect("loads");
+            let adapter = crate::registry::bind_in(&sandbox, profile, dir.path()).expect("loads");
             let path = dir.path().join(&profile.hooks.config_path);
             let json = path.extension().is_some_and(|e| e == "json");
             let original = "{\n\t\"mine\": {\"keep\": [1, \"a\"]},\n\t\"model\": \"x\"\n}\n";
