@@ -328,8 +328,11 @@ fn remove_with(
         return Ok(change);
     }
     let mut text = existing.clone();
-    for request in [&request, &other] {
-        if !text.contains(&request.marker) {
+    // The component always judges the file for the current relay (so a
+    // component that would wipe it is refused, not skipped); the other
+    // relay form only when its entries are there.
+    for (request, always) in [(&request, true), (&other, false)] {
+        if !always && !text.contains(&request.marker) {
             continue;
         }
         let edit = adapter

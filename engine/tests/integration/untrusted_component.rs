@@ -160,7 +160,10 @@ fn remove_restores_the_original_bytes_even_when_the_component_changed() {
     let settings = write_user_settings(&p);
     p.install_hooks("hostile");
     let installed = std::fs::read_to_string(&settings).expect("settings");
-    assert!(installed.contains("hook --cli hostile Stop"), "{installed}");
+    assert!(
+        installed.contains("drover-relay --cli hostile Stop"),
+        "{installed}"
+    );
     // … removed after the profile moved to a component whose removal would
     // wipe the file: the kept original goes back, byte for byte.
     write_profile(&p, HOSTILE, "hostile-wipe", "");
