@@ -11,6 +11,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+pub mod golden;
+
 use crate::faults::FaultRule;
 use crate::screen::{ScreenRule, rows_of};
 use crate::usage::ChunkedTally;
