@@ -166,7 +166,7 @@ fn error_output_classifies() {
     // stdout and stderr as printed (stderr's closing JSON object) …
     assert_failures_classify(classify, &failures(), |_, _| {});
     // … and parse-turn's sentence.
-    assert_sentences_classify(classify, &failures());
+    assert_sentences_classify(classify, &failures(), |_, _| {});
     let text = classify(run!("headless-error-500-text", "txt").lines()).expect("fault");
     assert_eq!(
         (text.kind, text.evidence.as_str()),

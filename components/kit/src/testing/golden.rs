@@ -73,14 +73,19 @@ pub fn assert_failures_classify(
 
 /// Asserts that each failure's sentence, on its own, classifies as its
 /// kind: what the engine classifies when all it has is the turn's error.
+/// `evidence` checks the evidence line of each fault found.
 #[track_caller]
 pub fn assert_sentences_classify(
     classify: impl Fn(Vec<String>) -> Option<Fault>,
     failures: &[Failure],
+    evidence: impl Fn(&Failure, &Fault),
 ) {
     for f in failures {
         let fault = classify(rows_of(f.sentence));
-        assert_eq!(fault.map(|x| x.kind), f.kind, "{}", f.sentence);
+        assert_eq!(fault.as_ref().map(|x| x.kind), f.kind, "{}", f.sentence);
+        if let Some(fault) = fault {
+            evidence(f, &fault);
+        }
     }
 }
 
