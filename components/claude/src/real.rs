@@ -11,11 +11,12 @@ use drover_kit::Adapter;
 use drover_kit::screen::rows_of as lines;
 use drover_kit::testing::golden::{
     Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
-    assert_sentences_classify, failure, hook_logs, kinds,
+    assert_sentences_classify, failure, kinds,
 };
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied, hook_lines,
-    hook_request, only_entry, parse_payload, parsed_hooks, screen, total,
+    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied,
+    captured_hook_logs, hook_lines, hook_request, only_entry, parse_payload, parsed_hooks, screen,
+    total,
 };
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
@@ -302,19 +303,6 @@ fn every_pane_reads_and_classifies_as_what_it_shows() {
     assert_eq!(idle.evidence, "❯ Resend your message to try again");
 }
 
-fn all_hook_logs() -> Vec<&'static str> {
-    let runs = [
-        run!("headless-success", "json"),
-        run!("headless-resume", "json"),
-        run!("headless-text", "txt"),
-        run!("headless-stream-json", "jsonl"),
-        run!("headless-tool-allowed", "json"),
-        run!("headless-tool-denied", "json"),
-        run!("headless-error-529-text", "txt"),
-    ];
-    hook_logs(&failures(), &runs, &[real!("interactive.hooks.jsonl")])
-}
-
 #[test]
 fn every_captured_hook_payload_parses() {
     let expected_kind = kinds(
@@ -323,7 +311,7 @@ fn every_captured_hook_payload_parses() {
     );
     let seen = assert_captured_hooks::<Claude>(
         &profile(),
-        &all_hook_logs(),
+        &captured_hook_logs("claude"),
         "<tmp>/claude/work",
         expected_kind,
         |native, e, field| {

@@ -11,11 +11,11 @@
 use drover_kit::Adapter;
 use drover_kit::testing::golden::{
     Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
-    failure, hook_logs, kinds,
+    failure, kinds,
 };
 use drover_kit::testing::{
     Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied, calls,
-    hook_lines, hook_names, hook_request, only_entry, parsed_hooks, total,
+    captured_hook_logs, hook_lines, hook_names, hook_request, only_entry, parsed_hooks, total,
 };
 use drover_kit::{FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport};
 
@@ -267,17 +267,6 @@ fn every_pane_reads_and_classifies_as_what_it_shows() {
     assert_panes(read, classify, Evidence::Exact, &panes);
 }
 
-fn all_hook_logs() -> Vec<&'static str> {
-    let runs = [
-        run!("headless-success", "jsonl"),
-        run!("headless-resume", "jsonl"),
-        run!("headless-text", "txt"),
-        run!("headless-tool", "jsonl"),
-        run!("headless-error-500-text", "txt"),
-    ];
-    hook_logs(&failures(), &runs, &[real!("interactive.hooks.jsonl")])
-}
-
 #[test]
 fn every_captured_hook_payload_parses() {
     let expected_kind = kinds(
@@ -286,7 +275,7 @@ fn every_captured_hook_payload_parses() {
     let seen =
         assert_captured_hooks::<Codex>(
             &profile(),
-            &all_hook_logs(),
+            &captured_hook_logs("codex"),
             "<tmp>/codex/work",
             expected_kind,
             |native, e, field| {

@@ -137,6 +137,25 @@ macro_rules! __real_captures {
 }
 pub use __real_captures as real_captures;
 
+/// Every hook log captured for `cli` (its `tests/fixtures/real/<cli>/`
+/// files named `*.hooks.jsonl`), in file-name order: read from the tree,
+/// so a capture added later is checked without being listed.
+pub fn captured_hook_logs(cli: &str) -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/real")
+        .join(cli);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".hooks.jsonl"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
+
 /// One captured headless run: its stdout, stderr, exit code and hook log.
 pub struct Run {
     pub stdout: &'static str,
@@ -445,14 +464,14 @@ pub fn hook_names(log: &str) -> Vec<String> {
 #[track_caller]
 pub fn assert_captured_hooks<A: Adapter>(
     profile: &Profile,
-    logs: &[&str],
+    logs: &[impl AsRef<str>],
     cwd: &str,
     kind: impl Fn(&str) -> CanonicalEvent,
     each: impl Fn(&str, &HookEvent, &dyn Fn(&str) -> Option<String>),
 ) -> usize {
     let mut seen = 0;
     for log in logs {
-        for (native, payload) in hook_lines(log) {
+        for (native, payload) in hook_lines(log.as_ref()) {
             let e = parse_payload::<A>(profile, &native, &payload);
             let field = |k: &str| payload[k].as_str().map(str::to_string);
             assert_eq!(e.kind, kind(&native), "{native}");

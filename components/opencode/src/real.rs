@@ -14,9 +14,11 @@ use drover_kit::Adapter;
 use drover_kit::screen::rows_of as rows;
 use drover_kit::testing::golden::{
     Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
-    failure, hook_logs,
+    failure,
 };
-use drover_kit::testing::{Evidence, Run, assert_replied, calls, hook_lines, total};
+use drover_kit::testing::{
+    Evidence, Run, assert_replied, calls, captured_hook_logs, hook_lines, total,
+};
 use drover_kit::{
     CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
     UsageReport,
@@ -225,21 +227,11 @@ fn relayed(log: &str) -> Vec<(String, Value, Value)> {
         .collect()
 }
 
-fn all_hook_logs() -> Vec<&'static str> {
-    let runs = [
-        run!("headless-success", "jsonl"),
-        run!("headless-resume", "jsonl"),
-        run!("headless-text", "txt"),
-        run!("headless-tool", "jsonl"),
-    ];
-    hook_logs(&failures(), &runs, &[real!("interactive.hooks.jsonl")])
-}
-
 #[test]
 fn every_captured_bus_event_parses() {
     let mut seen = 0;
-    for log in all_hook_logs() {
-        for (event, properties, payload) in relayed(log) {
+    for log in captured_hook_logs("opencode") {
+        for (event, properties, payload) in relayed(&log) {
             let expected = match event.as_str() {
                 "session.created" => CanonicalEvent::SessionStart,
                 "session.idle" => CanonicalEvent::Stop,

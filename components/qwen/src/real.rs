@@ -14,11 +14,11 @@
 use drover_kit::Adapter;
 use drover_kit::testing::golden::{
     Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
-    assert_sentences_classify, failure, hook_logs, kinds,
+    assert_sentences_classify, failure, kinds,
 };
 use drover_kit::testing::{
     Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied, calls,
-    hook_names, hook_request_for, only_entry, total,
+    captured_hook_logs, hook_names, hook_request_for, only_entry, total,
 };
 use drover_kit::{
     FaultKind, LocationContext, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
@@ -239,18 +239,6 @@ fn every_pane_reads_and_classifies_as_what_it_shows() {
     assert_panes(read, classify, Evidence::Exact, &panes);
 }
 
-fn all_hook_logs() -> Vec<&'static str> {
-    let runs = [
-        run!("headless-success", "json"),
-        run!("headless-resume", "json"),
-        run!("headless-text", "txt"),
-        run!("headless-stream-json", "jsonl"),
-        run!("headless-tool", "json"),
-        run!("headless-error-500-text", "txt"),
-    ];
-    hook_logs(&failures(), &runs, &[real!("interactive.hooks.jsonl")])
-}
-
 #[test]
 fn every_captured_hook_payload_parses() {
     let expected_kind = kinds(
@@ -260,7 +248,7 @@ fn every_captured_hook_payload_parses() {
     );
     let seen = assert_captured_hooks::<Qwen>(
         &profile(),
-        &all_hook_logs(),
+        &captured_hook_logs("qwen"),
         "<tmp>/qwen/work",
         expected_kind,
         |native, e, field| {

@@ -98,14 +98,6 @@ pub fn assert_no_run_faults(classify: impl Fn(Vec<String>) -> Option<Fault>, run
     }
 }
 
-/// The hook logs of `failures`, then of `runs`, then `more` (logs of
-/// interactive sessions).
-pub fn hook_logs(failures: &[Failure], runs: &[Run], more: &[&'static str]) -> Vec<&'static str> {
-    let failed = failures.iter().map(|f| f.run.hooks);
-    let ran = runs.iter().map(|r| r.hooks);
-    failed.chain(ran).chain(more.iter().copied()).collect()
-}
-
 /// The canonical kind a test expects for each native event, written as
 /// words `native=Canonical` (a word without `=` names an event whose native
 /// and canonical names are the same; `Other` is a valid kind). The lookup
