@@ -273,6 +273,26 @@ pub fn assert_no_faults(rules: &[FaultRule], lines: &[&str]) {
     }
 }
 
+/// Asserts that every one of `rules` has a sample among `samples` (a
+/// line, the rule id it must classify by) and that `rule_of` (the crate's
+/// classifier, as the id of the rule that fired) classifies each sample by
+/// its rule: a rule whose regex fails to compile is skipped silently.
+#[track_caller]
+pub fn assert_every_fault_rule_fires(
+    rules: &[FaultRule],
+    samples: &[(impl AsRef<str>, &str)],
+    rule_of: impl Fn(&str) -> Option<String>,
+) {
+    for rule in rules {
+        let sampled = samples.iter().any(|(_, id)| *id == rule.id);
+        assert!(sampled, "no sample for {}", rule.id);
+    }
+    for (line, id) in samples {
+        let line = line.as_ref();
+        assert_eq!(rule_of(line).as_deref(), Some(*id), "{line}");
+    }
+}
+
 /// The output of a headless turn with no usage from before it.
 pub fn turn_output(stdout: &str, stderr: &str, exit_code: Option<i32>) -> TurnOutput {
     TurnOutput {
@@ -333,6 +353,21 @@ pub fn screen(text: &str) -> Screen {
 pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>, String) {
     let r = crate::screen::read(rules, &screen(text));
     (r.state, r.prompt_kind, r.rule)
+}
+
+/// Asserts that every one of `rules` has a sample among `samples` (pane
+/// text, the rule id it must read by) and that each sample reads by its
+/// rule: a rule whose regex fails to compile is skipped silently when
+/// screens are read, so only this notices it.
+#[track_caller]
+pub fn assert_every_rule_fires(rules: &[ScreenRule], samples: &[(&str, &str)]) {
+    for rule in rules {
+        let sampled = samples.iter().any(|(_, id)| *id == rule.id);
+        assert!(sampled, "no sample for {}", rule.id);
+    }
+    for (text, id) in samples {
+        assert_eq!(state(rules, text).2, *id, "{text:?}");
+    }
 }
 
 /// Asserts that `state` (a crate's [`state`] over its rules) reads each
