@@ -29,6 +29,7 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
 
 /// Where Claude Code departs from Claude Code's hook contract.
 const DIALECT: Dialect = Dialect {
+    native_kind: claude_hooks::native_kind,
     stop_failure_reason: &["error", "error_type"],
     notification_prompt,
     pre_compact_trigger: false,

@@ -6,8 +6,8 @@
 //! `source`, SessionEnd a `reason`, tool events a `tool_name`. Codex has no
 //! StopFailure and no Notification event: a failed turn fires nothing.
 
-use drover_kit::payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
+use drover_kit::claude_hooks::{self, Dialect};
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile};
 
 fn native_kind(native: &str) -> CanonicalEvent {
     match native {
@@ -26,36 +26,24 @@ fn native_kind(native: &str) -> CanonicalEvent {
     }
 }
 
+/// Where Codex departs from Claude Code's hook contract: fewer events. A
+/// StopFailure or Notification comes only from a profile's mapping, and
+/// then is read as Claude Code's would be.
+const DIALECT: Dialect = Dialect {
+    native_kind,
+    stop_failure_reason: &["error"],
+    notification_prompt: |_, _| None,
+    pre_compact_trigger: false,
+};
+
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
-    let kind = event.kind;
-    event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
-    match kind {
-        CanonicalEvent::Stop | CanonicalEvent::SubagentStop => {
-            event.last_message = payload.string(&["last_assistant_message"]);
-        }
-        CanonicalEvent::SessionStart => {
-            event.reason = payload.string(&["source"]);
-        }
-        CanonicalEvent::SessionEnd => {
-            event.reason = payload.string(&["reason"]);
-        }
-        CanonicalEvent::PermissionRequest => {
-            event.prompt_kind = Some(PromptKind::Permission);
-            event.reason = payload.string(&["tool_name"]);
-        }
-        CanonicalEvent::ToolStart | CanonicalEvent::ToolEnd => {
-            event.reason = payload.string(&["tool_name"]);
-        }
-        _ => {}
-    }
-    event.fields_found = payload.fields_found();
-    Ok(event)
+    claude_hooks::parse(profile, native, bytes, &DIALECT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::PromptKind;
     use crate::tests_support::profile;
 
     const STOP: &str = include_str!("../fixtures/hook-stop.json");

@@ -30,6 +30,7 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
 
 /// Where Qwen Code departs from Claude Code's hook contract.
 const DIALECT: Dialect = Dialect {
+    native_kind: claude_hooks::native_kind,
     stop_failure_reason: &["error", "error_type", "error_details"],
     notification_prompt,
     pre_compact_trigger: true,
