@@ -43,8 +43,9 @@ pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_kit::PromptKind;
     use crate::tests_support::profile;
+    use drover_kit::PromptKind;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     const STOP: &str = include_str!("../fixtures/hook-stop.json");
     const SESSION_START: &str = include_str!("../fixtures/hook-session-start.json");
@@ -55,24 +56,21 @@ mod tests {
     fn stop_carries_session_transcript_and_reply() {
         let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
         assert_eq!((e.kind, e.native.as_str()), (CanonicalEvent::Stop, "Stop"));
-        assert_eq!(e.session_id.as_deref(), Some(SESSION));
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some(
-                "/t/home/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl"
-            )
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/t/work/codex"));
-        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            [
-                "session_id",
-                "transcript_path",
-                "cwd",
-                "last_assistant_message"
-            ]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: SESSION,
+                transcript: "/t/home/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl",
+                cwd: "/t/work/codex",
+                reply: Some("TMUXOK"),
+                reason: None,
+                fields: &[
+                    "session_id",
+                    "transcript_path",
+                    "cwd",
+                    "last_assistant_message",
+                ],
+            },
         );
     }
 

@@ -522,6 +522,32 @@ pub fn assert_captured_hooks<A: Adapter>(
     seen
 }
 
+/// What a parsed Stop of the main agent must carry: its conversation,
+/// transcript and working directory, the reply and the reason where the
+/// CLI gives them, and the payload keys it was read from, in order.
+pub struct StopCarries<'a> {
+    pub session: &'a str,
+    pub transcript: &'a str,
+    pub cwd: &'a str,
+    pub reply: Option<&'a str>,
+    pub reason: Option<&'a str>,
+    pub fields: &'a [&'a str],
+}
+
+/// Asserts that `e` is a Stop of the main agent carrying `expected`. A
+/// failure is reported at the caller's line.
+#[track_caller]
+pub fn assert_stop_carries(e: &HookEvent, expected: StopCarries) {
+    assert_eq!(e.kind, CanonicalEvent::Stop);
+    assert!(!e.subagent);
+    assert_eq!(e.session_id.as_deref(), Some(expected.session));
+    assert_eq!(e.transcript_path.as_deref(), Some(expected.transcript));
+    assert_eq!(e.cwd.as_deref(), Some(expected.cwd));
+    assert_eq!(e.last_message.as_deref(), expected.reply);
+    assert_eq!(e.reason.as_deref(), expected.reason);
+    assert_eq!(e.fields_found, expected.fields);
+}
+
 /// The hook-install request the engine sends: drover's relay for `cli`,
 /// its marker, and `events` each under its own name.
 pub fn hook_request(dialect: &str, cli: &str, events: &[&str]) -> HookInstall {
