@@ -88,16 +88,11 @@ pub const RULES: &[ScreenRule] = &[
 mod tests {
     use super::*;
 
-    fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        drover_kit::testing::state(RULES, text)
-    }
-
     // Screens modelled on rows quoted in github/copilot-cli issues
     // (fixtures/README.md).
-    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
-    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
-    const PERMISSION: &str = include_str!("../fixtures/screen-permission.txt");
-    const TRUST: &str = include_str!("../fixtures/screen-trust.txt");
+    drover_kit::testing::screen_fixtures! {
+        RULES; IDLE = "idle", WORKING = "working", PERMISSION = "permission", TRUST = "trust",
+    }
 
     #[test]
     fn reads_each_state() {

@@ -156,6 +156,32 @@ pub fn captured_hook_logs(cli: &str) -> Vec<String> {
         .collect()
 }
 
+/// Declares the screen fixtures of a crate's tests: a `const NAME: &str`
+/// for each `NAME = "file"`, the text of the crate's
+/// `fixtures/screen-<file>.txt`. Given `rules;` first, it also declares
+/// `fn state(text)`: [`state`] over those rules.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __screen_fixtures {
+    ($rules:expr; $($name:ident = $file:literal),* $(,)?) => {
+        fn state(text: &str) -> ($crate::SeatState, Option<$crate::PromptKind>, String) {
+            $crate::testing::state($rules, text)
+        }
+        $crate::testing::screen_fixtures!($($name = $file),*);
+    };
+    ($($name:ident = $file:literal),* $(,)?) => {
+        $(
+            const $name: &str = include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/fixtures/screen-",
+                $file,
+                ".txt"
+            ));
+        )*
+    };
+}
+pub use __screen_fixtures as screen_fixtures;
+
 /// One captured headless run: its stdout, stderr, exit code and hook log.
 pub struct Run {
     pub stdout: &'static str,
