@@ -84,6 +84,100 @@ pub fn noise_and_prefixes(salt: u64, fixtures: &[&[u8]]) -> Vec<Vec<u8>> {
     inputs
 }
 
+/// Up to 300 bytes: one time in three random bytes, otherwise a splice of
+/// `tokens` (what the parsers look for, and what breaks them).
+pub fn token_splice(rng: &mut Xorshift64Star, tokens: &[&str]) -> Vec<u8> {
+    let len = rng.below(300);
+    let mut out = Vec::with_capacity(len);
+    if rng.below(3) == 0 {
+        for _ in 0..len {
+            out.push(rng.next_u64() as u8);
+        }
+    } else {
+        while out.len() < len {
+            out.extend_from_slice(tokens[rng.below(tokens.len())].as_bytes());
+        }
+    }
+    out
+}
+
+/// Tokens that break any JSON reader: punctuation, null, a negative, an
+/// overflowing float and an overflowing integer.
+const JSON_TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\n",
+    "null",
+    "-1",
+    "1e999",
+    "18446744073709551616",
+];
+
+/// Tokens that break any text reader: an escape sequence, NUL, a
+/// two-byte character.
+const TEXT_TOKENS: &[&str] = &["\u{1b}[31m", "\u{0}", "é"];
+
+/// Feeds `exercise` 300 [`token_splice`] inputs from `seed`, spliced from
+/// JSON's tokens, the CLI's `tokens` (what its parsers look for) and a few
+/// that break text; then each of `fixtures` cut short at about 40 places.
+/// The test passes if nothing panicked.
+pub fn survive_hostile_input(
+    seed: u64,
+    tokens: &[&str],
+    fixtures: &[&[u8]],
+    exercise: impl Fn(&[u8]),
+) {
+    let tokens = [JSON_TOKENS, tokens, TEXT_TOKENS].concat();
+    let mut rng = Xorshift64Star(seed);
+    for _ in 0..300 {
+        exercise(&token_splice(&mut rng, &tokens));
+    }
+    for fixture in fixtures {
+        for cut in cuts(fixture.len(), 40) {
+            exercise(&fixture[..cut]);
+        }
+    }
+}
+
+/// Runs `bytes` through what `A` reads from outside: parse-hook under each
+/// of `natives`, each usage parser of `parsers` over a file named `file`
+/// (fed in 7-byte chunks), read-screen (the text also as the title),
+/// parse-turn (the text as stdout and stderr, exit code `exit`) and
+/// classify-fault. Results are dropped: only a panic fails.
+pub fn exercise_reads<A: Adapter>(
+    profile: &Profile,
+    natives: &[&str],
+    parsers: &[&str],
+    file: &str,
+    exit: i32,
+    bytes: &[u8],
+) {
+    for native in natives {
+        let _ = A::parse_hook(profile, native, bytes);
+    }
+    for parser in parsers {
+        let tally = ChunkedTally::of::<A>(parser);
+        tally.begin_file(file);
+        for chunk in bytes.chunks(7) {
+            let _ = tally.feed(chunk);
+        }
+        let _ = tally.finish();
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let screen = Screen {
+        rows: rows_of(&text),
+        title: text.to_string(),
+    };
+    let _ = A::read_screen(profile, &screen);
+    let _ = A::parse_turn(profile, &turn_output(&text, &text, Some(exit)));
+    let _ = A::classify_fault(profile, &rows_of(&text));
+}
+
 /// A fixture of `tests/fixtures/real/<cli>/`, embedded at compile time.
 #[doc(hidden)]
 #[macro_export]
