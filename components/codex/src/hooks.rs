@@ -27,8 +27,8 @@ fn native_kind(native: &str) -> CanonicalEvent {
 }
 
 /// Where Codex departs from Claude Code's hook contract: fewer events. A
-/// StopFailure or Notification comes only from a profile's mapping, and
-/// then is read as Claude Code's would be.
+/// StopFailure or Notification comes only from a profile's mapping; its
+/// reason is then read from Claude Code's fields.
 const DIALECT: Dialect = Dialect {
     native_kind,
     stop_failure_reason: &["error"],
