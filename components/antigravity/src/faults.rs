@@ -116,6 +116,7 @@ pub fn resets_in(line: &str) -> Option<u32> {
 mod tests {
     use super::*;
     use drover_kit::FaultKind;
+    use drover_kit::testing::assert_every_fault_rule_fires;
 
     fn one(line: &str) -> Option<Fault> {
         classify(&[], &[line.to_string()])
@@ -213,15 +214,6 @@ mod tests {
                 "antigravity/trust-dialog",
             ),
         ];
-        for rule in RULES {
-            assert!(
-                samples.iter().any(|(_, id)| *id == rule.id),
-                "no sample for {}",
-                rule.id
-            );
-        }
-        for (line, id) in samples {
-            assert_eq!(one(line).map(|f| f.rule), Some(id.to_string()), "{line}");
-        }
+        assert_every_fault_rule_fires(RULES, &samples, |line| one(line).map(|f| f.rule));
     }
 }

@@ -31,6 +31,7 @@ pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent,
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     // bmad-loop §1.2/§3: protojson camelCase, workspacePaths[0] as cwd.
     const STOP: &str = include_str!("../fixtures/hook-stop.json");
@@ -38,28 +39,21 @@ mod tests {
     #[test]
     fn stop_reads_the_protojson_fields() {
         let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
-        assert_eq!(e.kind, CanonicalEvent::Stop);
-        assert_eq!(
-            e.session_id.as_deref(),
-            Some("7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d")
-        );
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some(
-                "/home/u/.gemini/antigravity-cli/brain/7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d/.system_generated/logs/transcript_full.jsonl"
-            )
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/home/project"));
-        assert_eq!(e.reason.as_deref(), Some("NO_TOOL_CALL"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            [
-                "conversationId",
-                "transcriptPath",
-                "workspacePaths",
-                "terminationReason"
-            ]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: "7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d",
+                transcript: "/home/u/.gemini/antigravity-cli/brain/7c1e0d2a-3b4f-4a5e-8f60-71829a3b4c5d/.system_generated/logs/transcript_full.jsonl",
+                cwd: "/home/project",
+                reply: None,
+                reason: Some("NO_TOOL_CALL"),
+                fields: &[
+                    "conversationId",
+                    "transcriptPath",
+                    "workspacePaths",
+                    "terminationReason",
+                ],
+            },
         );
     }
 

@@ -29,6 +29,7 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
 
 /// Where Claude Code departs from Claude Code's hook contract.
 const DIALECT: Dialect = Dialect {
+    native_kind: claude_hooks::native_kind,
     stop_failure_reason: &["error", "error_type"],
     notification_prompt,
     pre_compact_trigger: false,
@@ -43,6 +44,7 @@ mod tests {
     use super::*;
     use crate::tests_support::profile;
     use drover_kit::CanonicalEvent;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     // Payload shapes observed from Claude Code 2.1.332 (docs/adapters/claude.md).
     const STOP: &str = r#"{"session_id":"5f0c","transcript_path":"/h/.claude/projects/-w/5f0c.jsonl","cwd":"/w","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"TMUXOK","background_tasks":[],"session_crons":[],"effort":"high","permission_mode":"auto","prompt_id":"p1"}"#;
@@ -50,23 +52,21 @@ mod tests {
     #[test]
     fn stop_carries_session_transcript_and_reply() {
         let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
-        assert_eq!(e.kind, CanonicalEvent::Stop);
-        assert_eq!(e.session_id.as_deref(), Some("5f0c"));
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some("/h/.claude/projects/-w/5f0c.jsonl")
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/w"));
-        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            [
-                "session_id",
-                "transcript_path",
-                "cwd",
-                "last_assistant_message"
-            ]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: "5f0c",
+                transcript: "/h/.claude/projects/-w/5f0c.jsonl",
+                cwd: "/w",
+                reply: Some("TMUXOK"),
+                reason: None,
+                fields: &[
+                    "session_id",
+                    "transcript_path",
+                    "cwd",
+                    "last_assistant_message",
+                ],
+            },
         );
     }
 

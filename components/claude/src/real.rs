@@ -9,15 +9,18 @@
 
 use drover_kit::Adapter;
 use drover_kit::screen::rows_of as lines;
+use drover_kit::testing::golden::{
+    Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
+    assert_sentences_classify, failure, kinds,
+};
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, assert_replied, hook_lines, hook_request, only_entry,
-    parse_payload, parsed_hooks, screen, total,
+    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied,
+    captured_hook_logs, hook_lines, hook_request, only_entry, parse_payload, parsed_hooks, screen,
+    total,
 };
 use drover_kit::usage::ChunkedTally;
 use drover_kit::{
-    CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
-    UsageReport,
+    FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
 };
 
 use crate::tests_support::profile;
@@ -112,60 +115,59 @@ fn text_mode_prints_the_reply_or_the_sentence() {
     );
 }
 
-/// (run, session id, sentence, fault kind of the sentence)
-fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
+fn failures() -> Vec<Failure> {
     vec![
-        (
+        failure(
             run!("headless-error-500", "json"),
             "86c51f42-bc18-4827-92aa-39fac4865887",
             "API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
             Some(FaultKind::ServerError),
         ),
-        (
+        failure(
             run!("headless-error-529", "json"),
             "b40c56c7-7bfb-4356-8ad7-ab2a5ec425be",
             "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             // Anthropic's 503 body is an `overloaded_error`.
             run!("headless-error-503", "json"),
             "ae18430a-c844-47d5-b748-2b06b67ecf7c",
             "API Error: 503 Service unavailable. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             run!("headless-error-429", "json"),
             "52630d47-b85e-4d94-970c-9d4bb952e5c2",
             "API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
             Some(FaultKind::RateLimit),
         ),
-        (
+        failure(
             run!("headless-error-401", "json"),
             "ee10fd0c-a93c-4223-9e3f-59f9fe5d6c3d",
             "Invalid API key · Fix external API key",
             Some(FaultKind::Auth),
         ),
-        (
+        failure(
             // A bad request is the request's fault, not the environment's.
             run!("headless-error-400", "json"),
             "13751046-7495-4161-92bc-67f99ca651d8",
             "API Error: 400 fake error",
             None,
         ),
-        (
+        failure(
             run!("headless-error-drop", "json"),
             "2abbd34b-5c69-4ff3-89e3-30c7caa35988",
             "API Error: Connection dropped (ECONNRESET). Check the gateway set in ANTHROPIC_BASE_URL, then try again.",
             Some(FaultKind::Network),
         ),
-        (
+        failure(
             run!("headless-error-closed-port", "json"),
             "2e7b099c-0fb4-4884-ba3c-ffa83839086a",
             "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
             Some(FaultKind::Network),
         ),
-        (
+        failure(
             run!("headless-error-closed-port-retries2", "json"),
             "a58a6c09-ff4d-4810-a4fd-229b4afecd2d",
             "API Error: Connection refused — a firewall or proxy may be blocking it (ECONNREFUSED)",
@@ -176,13 +178,15 @@ fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
 
 #[test]
 fn every_error_mode_fails_with_the_clis_sentence_and_no_usage() {
-    for (run, session, sentence, _) in error_runs() {
-        assert_eq!(run.exit_code(), Some(1), "{sentence}");
-        let r = parse(&run, None);
-        assert_failed(&r, Some(session), sentence);
-        // The server answered with an error body: no tokens, no request.
-        assert_eq!(total(r.usage), Usage::ZERO, "{sentence}");
-    }
+    assert_failures(
+        |run| parse(run, None),
+        &failures(),
+        |f, r| {
+            assert_eq!(f.run.exit_code(), Some(1), "{}", f.sentence);
+            // The server answered with an error body: no tokens, no request.
+            assert_eq!(total(r.usage.clone()), Usage::ZERO, "{}", f.sentence);
+        },
+    );
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
@@ -192,162 +196,122 @@ fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
 #[test]
 fn the_sentences_of_headless_runs_classify() {
     // In -p mode the sentence is the result text, which parse-turn returns.
-    for (run, _, sentence, kind) in error_runs() {
-        let error = parse(&run, None).error.expect("sentence");
-        let fault = classify(lines(&error));
-        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
-        if let Some(fault) = fault {
-            assert_eq!(fault.evidence, sentence);
-        }
-        // The raw output: the result object's line.
-        let mut raw = lines(run.stdout);
-        raw.extend(lines(run.stderr));
-        let fault = classify(raw);
-        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
-        if let Some(fault) = fault {
-            assert!(fault.evidence.starts_with(r#"{"duration_api_ms":0,"#));
-        }
-    }
+    assert_sentences_classify(classify, &failures(), |f, fault| {
+        assert_eq!(fault.evidence, f.sentence);
+    });
+    // The raw output: the result object's line.
+    assert_failures_classify(classify, &failures(), |_, fault| {
+        assert!(fault.evidence.starts_with(r#"{"duration_api_ms":0,"#));
+    });
     let text = run!("headless-error-529-text", "txt");
     let fault = classify(lines(text.stdout)).expect("classified");
     assert_eq!(fault.kind, FaultKind::Overload);
     assert!(fault.evidence.starts_with("API Error: 529 Overloaded."));
     // Successful runs print nothing that reads as a fault.
-    for run in [
-        run!("headless-success", "json"),
-        run!("headless-text", "txt"),
-        run!("headless-stream-json", "jsonl"),
-    ] {
-        let mut all = lines(run.stdout);
-        all.extend(lines(run.stderr));
-        assert_eq!(classify(all), None);
-    }
+    assert_no_run_faults(
+        classify,
+        &[
+            run!("headless-success", "json"),
+            run!("headless-text", "txt"),
+            run!("headless-stream-json", "jsonl"),
+        ],
+    );
 }
 
 #[test]
-fn panes_classify_by_the_sentence_they_show() {
-    let cases: [(&str, Option<(FaultKind, &str)>); 14] = [
-        (real!("pane-idle.txt"), None),
-        (real!("pane-idle-auto-mode.txt"), None),
-        (real!("pane-working.txt"), None),
-        (real!("pane-reply.txt"), None),
-        (real!("pane-permission.txt"), None),
-        (real!("pane-after-tool.txt"), None),
-        (real!("pane-exit.txt"), None),
+fn every_pane_reads_and_classifies_as_what_it_shows() {
+    use FaultKind::{Auth, Network, Overload, RateLimit};
+    use PromptKind::{Other, Permission, TrustDialog};
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let panes: [Pane; 14] = [
+        (real!("pane-idle.txt"), Idle, None, None),
+        (real!("pane-idle-auto-mode.txt"), Idle, None, None),
+        (real!("pane-working.txt"), Working, None, None),
+        (real!("pane-reply.txt"), Idle, None, None),
+        (
+            real!("pane-permission.txt"),
+            Blocked,
+            Some(Permission),
+            None,
+        ),
+        (real!("pane-after-tool.txt"), Idle, None, None),
         (
             real!("pane-error-529.txt"),
+            Idle,
+            None,
             Some((
-                FaultKind::Overload,
+                Overload,
                 "● API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
             )),
         ),
         (
             // The 529 sentence is still on screen above; the newest wins.
             real!("pane-error-429.txt"),
+            Idle,
+            None,
             Some((
-                FaultKind::RateLimit,
+                RateLimit,
                 "● API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
             )),
         ),
         (
-            // `⎿` + U+00A0 before the sentence, no `● API Error` prefix.
+            // `⎿` + U+00A0 before the sentence, no `● API Error` prefix. The
+            // idle prompt after a 401 offers "Once fixed, resend…".
             real!("pane-error-401.txt"),
-            Some((FaultKind::Auth, "⎿  Invalid API key · Fix external API key")),
+            Idle,
+            None,
+            Some((Auth, "⎿  Invalid API key · Fix external API key")),
         ),
         (
             real!("pane-retrying-529.txt"),
-            Some((
-                FaultKind::Overload,
-                "✻ 529 Overloaded · retrying in 1s · attempt 2/2",
-            )),
+            Working,
+            None,
+            Some((Overload, "✻ 529 Overloaded · retrying in 1s · attempt 2/2")),
         ),
         (
             real!("pane-error-529-after-retries.txt"),
+            Idle,
+            None,
             Some((
-                FaultKind::Overload,
+                Overload,
                 "● API Error: Repeated 529 Overloaded errors. The API is at capacity — this is usually temporary. Try again in a moment. If it persists, check your inference gateway (127.0.0.1:<port>).",
             )),
         ),
         (
-            real!("pane-first-run.txt"),
-            Some((
-                FaultKind::Network,
-                "Failed to connect to api.anthropic.com: ENOTFOUND",
-            )),
-        ),
-        (
             real!("pane-trust-dialog.txt"),
+            Blocked,
+            Some(TrustDialog),
             Some((
                 FaultKind::TrustDialog,
                 "Quick safety check: Is this a project you created or one you trust? (Like your own code, a well-known open source project, or work from your team). If not, take a moment to review what's in this",
             )),
         ),
+        (
+            real!("pane-first-run.txt"),
+            Blocked,
+            Some(Other),
+            Some((Network, "Failed to connect to api.anthropic.com: ENOTFOUND")),
+        ),
+        // Claude has exited; the pane shows only its resume hint.
+        (real!("pane-exit.txt"), Unknown, None, None),
     ];
-    assert_pane_faults(classify, &cases, Evidence::Exact);
+    let read = |s| Claude::read_screen(&profile(), &s);
+    assert_panes(read, classify, Evidence::Exact, &panes);
     let retrying = classify(lines(real!("pane-retrying-529.txt"))).expect("fault");
     assert_eq!(retrying.retry_after_secs, Some(1));
-}
-
-#[test]
-fn every_pane_reads_as_what_it_shows() {
-    use PromptKind::{Other, Permission, TrustDialog};
-    use SeatState::{Blocked, Idle, Unknown, Working};
-    let cases: [(&str, SeatState, Option<PromptKind>); 15] = [
-        (real!("pane-idle.txt"), Idle, None),
-        (real!("pane-idle-auto-mode.txt"), Idle, None),
-        (real!("pane-working.txt"), Working, None),
-        (real!("pane-reply.txt"), Idle, None),
-        (real!("pane-permission.txt"), Blocked, Some(Permission)),
-        (real!("pane-after-tool.txt"), Idle, None),
-        (real!("pane-error-529.txt"), Idle, None),
-        (real!("pane-error-429.txt"), Idle, None),
-        (real!("pane-error-401.txt"), Idle, None),
-        (real!("pane-retrying-529.txt"), Working, None),
-        (real!("pane-error-529-after-retries.txt"), Idle, None),
-        (real!("pane-trust-dialog.txt"), Blocked, Some(TrustDialog)),
-        (real!("pane-first-run.txt"), Blocked, Some(Other)),
-        // Claude has exited; the pane shows only its resume hint.
-        (real!("pane-exit.txt"), Unknown, None),
-        // The idle prompt after a 401 offers "Once fixed, resend…".
-        (real!("pane-error-401.txt"), Idle, None),
-    ];
-    assert_readings(|s| Claude::read_screen(&profile(), &s), &cases);
     let idle = Claude::read_screen(&profile(), &screen(real!("pane-error-429.txt")));
     assert_eq!(idle.evidence, "❯ Resend your message to try again");
 }
 
-fn all_hook_logs() -> Vec<&'static str> {
-    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
-    logs.extend([
-        run!("headless-success", "json").hooks,
-        run!("headless-resume", "json").hooks,
-        run!("headless-text", "txt").hooks,
-        run!("headless-stream-json", "jsonl").hooks,
-        run!("headless-tool-allowed", "json").hooks,
-        run!("headless-tool-denied", "json").hooks,
-        run!("headless-error-529-text", "txt").hooks,
-        real!("interactive.hooks.jsonl"),
-    ]);
-    logs
-}
-
 #[test]
 fn every_captured_hook_payload_parses() {
-    let expected_kind = |native: &str| match native {
-        "SessionStart" => CanonicalEvent::SessionStart,
-        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
-        "Stop" => CanonicalEvent::Stop,
-        "StopFailure" => CanonicalEvent::StopFailure,
-        "SessionEnd" => CanonicalEvent::SessionEnd,
-        "PermissionRequest" => CanonicalEvent::PermissionRequest,
-        "PreToolUse" => CanonicalEvent::ToolStart,
-        "PostToolUse" => CanonicalEvent::ToolEnd,
-        "PostToolBatch" | "MessageDisplay" => CanonicalEvent::Other,
-        other => panic!("a captured event this test does not know: {other}"),
-    };
+    let expected_kind = kinds(
+        "SessionStart UserPromptSubmit Stop StopFailure SessionEnd PermissionRequest PreToolUse \
+         PostToolUse PostToolBatch=Other MessageDisplay=Other",
+    );
     let seen = assert_captured_hooks::<Claude>(
         &profile(),
-        &all_hook_logs(),
+        &captured_hook_logs("claude"),
         "<tmp>/claude/work",
         expected_kind,
         |native, e, field| {

@@ -6,8 +6,8 @@
 //! `source`, SessionEnd a `reason`, tool events a `tool_name`. Codex has no
 //! StopFailure and no Notification event: a failed turn fires nothing.
 
-use drover_kit::payload;
-use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
+use drover_kit::claude_hooks::{self, Dialect};
+use drover_kit::{AdapterError, CanonicalEvent, HookEvent, Profile};
 
 fn native_kind(native: &str) -> CanonicalEvent {
     match native {
@@ -26,37 +26,26 @@ fn native_kind(native: &str) -> CanonicalEvent {
     }
 }
 
+/// Where Codex departs from Claude Code's hook contract: fewer events. A
+/// StopFailure or Notification comes only from a profile's mapping; its
+/// reason is then read from Claude Code's fields.
+const DIALECT: Dialect = Dialect {
+    native_kind,
+    stop_failure_reason: &["error"],
+    notification_prompt: |_, _| None,
+    pre_compact_trigger: false,
+};
+
 pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent, AdapterError> {
-    let (mut payload, mut event) = payload::begin_event(profile, native, bytes, native_kind)?;
-    let kind = event.kind;
-    event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
-    match kind {
-        CanonicalEvent::Stop | CanonicalEvent::SubagentStop => {
-            event.last_message = payload.string(&["last_assistant_message"]);
-        }
-        CanonicalEvent::SessionStart => {
-            event.reason = payload.string(&["source"]);
-        }
-        CanonicalEvent::SessionEnd => {
-            event.reason = payload.string(&["reason"]);
-        }
-        CanonicalEvent::PermissionRequest => {
-            event.prompt_kind = Some(PromptKind::Permission);
-            event.reason = payload.string(&["tool_name"]);
-        }
-        CanonicalEvent::ToolStart | CanonicalEvent::ToolEnd => {
-            event.reason = payload.string(&["tool_name"]);
-        }
-        _ => {}
-    }
-    event.fields_found = payload.fields_found();
-    Ok(event)
+    claude_hooks::parse(profile, native, bytes, &DIALECT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::PromptKind;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     const STOP: &str = include_str!("../fixtures/hook-stop.json");
     const SESSION_START: &str = include_str!("../fixtures/hook-session-start.json");
@@ -67,24 +56,21 @@ mod tests {
     fn stop_carries_session_transcript_and_reply() {
         let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
         assert_eq!((e.kind, e.native.as_str()), (CanonicalEvent::Stop, "Stop"));
-        assert_eq!(e.session_id.as_deref(), Some(SESSION));
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some(
-                "/t/home/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl"
-            )
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/t/work/codex"));
-        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            [
-                "session_id",
-                "transcript_path",
-                "cwd",
-                "last_assistant_message"
-            ]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: SESSION,
+                transcript: "/t/home/.codex/sessions/2026/11/30/rollout-2026-11-30T10-00-00-019a9776-0a34-7842-8627-112b63d66e90.jsonl",
+                cwd: "/t/work/codex",
+                reply: Some("TMUXOK"),
+                reason: None,
+                fields: &[
+                    "session_id",
+                    "transcript_path",
+                    "cwd",
+                    "last_assistant_message",
+                ],
+            },
         );
     }
 

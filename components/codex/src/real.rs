@@ -9,14 +9,15 @@
 //! numbers quoted below). A failed call carried no usage.
 
 use drover_kit::Adapter;
+use drover_kit::testing::golden::{
+    Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
+    failure, kinds,
+};
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, assert_replied, calls, hook_lines, hook_names,
-    hook_request, only_entry, parsed_hooks, total,
+    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied, calls,
+    captured_hook_logs, hook_lines, hook_names, hook_request, only_entry, parsed_hooks, total,
 };
-use drover_kit::{
-    CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
-};
+use drover_kit::{FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport};
 
 use crate::tests_support::profile;
 use crate::{Codex, PARSER};
@@ -99,53 +100,52 @@ fn text_mode_prints_the_reply_and_the_sentence_on_stderr() {
     );
 }
 
-/// (run, thread, sentence, fault kind)
-fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
+fn failures() -> Vec<Failure> {
     vec![
-        (
+        failure(
             run!("headless-error-500", "jsonl"),
             "01a22d68-b676-7b62-b4b8-a5331d09f667",
             "We’re currently experiencing high demand, which may cause temporary errors.",
             Some(FaultKind::ServerError),
         ),
-        (
+        failure(
             run!("headless-error-529", "jsonl"),
             "01a22d68-b926-7651-bc30-f981a2eda831",
             "unexpected status 529 <unknown status code>: Overloaded, url: http://127.0.0.1:<port>/v1/responses",
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             run!("headless-error-503", "jsonl"),
             "01a22d68-bbf7-7d22-9584-c2e6a0ac17d4",
             "unexpected status 503 Service Unavailable: The engine is currently overloaded, please try again later., url: http://127.0.0.1:<port>/v1/responses",
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             run!("headless-error-429", "jsonl"),
             "01a22d68-be17-74d1-8203-a02e1d9675ee",
             "exceeded retry limit, last status: 429 Too Many Requests",
             Some(FaultKind::RateLimit),
         ),
-        (
+        failure(
             run!("headless-error-401", "jsonl"),
             "01a22d68-c0f3-7541-80e8-50a23a590818",
             "unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:<port>/v1/responses",
             Some(FaultKind::Auth),
         ),
-        (
+        failure(
             // The API's error body, as codex prints it. Not an environment fault.
             run!("headless-error-400", "jsonl"),
             "01a22d68-c376-7282-b583-731f9e9e7b15",
             r#"{"error":{"code":null,"message":"fake error","param":null,"type":"invalid_request_error"}}"#,
             None,
         ),
-        (
+        failure(
             run!("headless-error-drop", "jsonl"),
             "01a22d68-c896-76d0-a255-771934c42d24",
             "stream disconnected before completion: error sending request",
             Some(FaultKind::Network),
         ),
-        (
+        failure(
             // Codex reconnects forever; the capture's `timeout 40` ended it.
             run!("headless-error-closed-port", "jsonl"),
             "01a22d68-cb5a-7f23-9278-fde960ba60ac",
@@ -157,12 +157,14 @@ fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
 
 #[test]
 fn every_error_mode_fails_with_the_clis_sentence() {
-    for (run, thread, sentence, _) in error_runs() {
-        let r = parse(&run, None);
-        assert_failed(&r, Some(thread), sentence);
-        // No call succeeded and exec reported no usage.
-        assert_eq!(r.usage, None, "{sentence}");
-    }
+    assert_failures(
+        |run| parse(run, None),
+        &failures(),
+        |f, r| {
+            // No call succeeded and exec reported no usage.
+            assert_eq!(r.usage, None, "{}", f.sentence);
+        },
+    );
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
@@ -171,14 +173,10 @@ fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
 
 #[test]
 fn headless_output_classifies() {
-    for (run, _, sentence, kind) in error_runs() {
-        let fault = classify(run.lines());
-        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
-        if let Some(fault) = fault {
-            // The JSON line that carries the sentence.
-            assert!(fault.evidence.contains(sentence), "{}", fault.evidence);
-        }
-    }
+    assert_failures_classify(classify, &failures(), |f, fault| {
+        // The JSON line that carries the sentence.
+        assert!(fault.evidence.contains(f.sentence), "{}", fault.evidence);
+    });
     let text = classify(run!("headless-error-500-text", "txt").lines()).expect("fault");
     assert_eq!(
         (text.kind, text.evidence.as_str()),
@@ -188,113 +186,96 @@ fn headless_output_classifies() {
         )
     );
     // The hook-trust warnings every run prints are not faults.
-    for run in [
-        run!("headless-success", "jsonl"),
-        run!("headless-resume", "jsonl"),
-        run!("headless-text", "txt"),
-        run!("headless-tool", "jsonl"),
-    ] {
-        assert_eq!(classify(run.lines()), None);
-    }
+    assert_no_run_faults(
+        classify,
+        &[
+            run!("headless-success", "jsonl"),
+            run!("headless-resume", "jsonl"),
+            run!("headless-text", "txt"),
+            run!("headless-tool", "jsonl"),
+        ],
+    );
 }
 
 #[test]
-fn panes_classify_by_the_sentence_they_show() {
-    let cases: [(&str, Option<(FaultKind, &str)>); 13] = [
-        (real!("pane-idle.txt"), None),
-        (real!("pane-working.txt"), None),
-        (real!("pane-reply.txt"), None),
-        (real!("pane-permission.txt"), None),
-        (real!("pane-after-tool.txt"), None),
-        (real!("pane-exit.txt"), None),
-        (real!("pane-first-run-1.txt"), None),
-        (real!("pane-first-run-2.txt"), None),
-        (real!("pane-first-run-3.txt"), None),
+fn every_pane_reads_and_classifies_as_what_it_shows() {
+    use FaultKind::{Auth, Network, RateLimit, ServerError};
+    use PromptKind::{HooksReview, ModelNudge, Permission};
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let panes: [Pane; 13] = [
+        (real!("pane-idle.txt"), Idle, None, None),
+        (real!("pane-working.txt"), Working, None, None),
+        (real!("pane-reply.txt"), Idle, None, None),
+        (
+            real!("pane-permission.txt"),
+            Blocked,
+            Some(Permission),
+            None,
+        ),
+        (real!("pane-after-tool.txt"), Idle, None, None),
         (
             real!("pane-error-500.txt"),
+            Idle,
+            None,
             Some((
-                FaultKind::ServerError,
+                ServerError,
                 "■ We’re currently experiencing high demand, which may cause temporary errors.",
             )),
         ),
         (
             real!("pane-error-429.txt"),
+            Idle,
+            None,
             Some((
-                FaultKind::RateLimit,
+                RateLimit,
                 "■ exceeded retry limit, last status: 429 Too Many Requests",
             )),
         ),
         (
             real!("pane-error-401.txt"),
+            Idle,
+            None,
             Some((
-                FaultKind::Auth,
+                Auth,
                 "■ unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:<port>/v1/responses",
             )),
         ),
+        // The endless reconnect is a turn still running.
         (
             real!("pane-reconnecting-closed-port.txt"),
-            Some((
-                FaultKind::Network,
-                "└ Connection failed: error sending request",
-            )),
+            Working,
+            None,
+            Some((Network, "└ Connection failed: error sending request")),
         ),
-    ];
-    assert_pane_faults(classify, &cases, Evidence::Exact);
-}
-
-#[test]
-fn every_pane_reads_as_what_it_shows() {
-    use PromptKind::{HooksReview, ModelNudge, Permission};
-    use SeatState::{Blocked, Idle, Unknown, Working};
-    let cases: [(&str, SeatState, Option<PromptKind>); 13] = [
-        (real!("pane-idle.txt"), Idle, None),
-        (real!("pane-working.txt"), Working, None),
-        (real!("pane-reply.txt"), Idle, None),
-        (real!("pane-permission.txt"), Blocked, Some(Permission)),
-        (real!("pane-after-tool.txt"), Idle, None),
-        (real!("pane-error-500.txt"), Idle, None),
-        (real!("pane-error-429.txt"), Idle, None),
-        (real!("pane-error-401.txt"), Idle, None),
-        // The endless reconnect is a turn still running.
-        (real!("pane-reconnecting-closed-port.txt"), Working, None),
-        (real!("pane-first-run-1.txt"), Blocked, Some(HooksReview)),
-        (real!("pane-first-run-2.txt"), Blocked, Some(ModelNudge)),
-        (real!("pane-first-run-3.txt"), Idle, None),
+        (
+            real!("pane-first-run-1.txt"),
+            Blocked,
+            Some(HooksReview),
+            None,
+        ),
+        (
+            real!("pane-first-run-2.txt"),
+            Blocked,
+            Some(ModelNudge),
+            None,
+        ),
+        (real!("pane-first-run-3.txt"), Idle, None, None),
         // Codex has exited; only its usage summary and resume hint remain.
-        (real!("pane-exit.txt"), Unknown, None),
+        (real!("pane-exit.txt"), Unknown, None, None),
     ];
-    assert_readings(|s| Codex::read_screen(&profile(), &s), &cases);
-}
-
-fn all_hook_logs() -> Vec<&'static str> {
-    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
-    logs.extend([
-        run!("headless-success", "jsonl").hooks,
-        run!("headless-resume", "jsonl").hooks,
-        run!("headless-text", "txt").hooks,
-        run!("headless-tool", "jsonl").hooks,
-        run!("headless-error-500-text", "txt").hooks,
-        real!("interactive.hooks.jsonl"),
-    ]);
-    logs
+    let read = |s| Codex::read_screen(&profile(), &s);
+    assert_panes(read, classify, Evidence::Exact, &panes);
 }
 
 #[test]
 fn every_captured_hook_payload_parses() {
-    let expected_kind = |native: &str| match native {
-        "SessionStart" => CanonicalEvent::SessionStart,
-        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
-        "Stop" => CanonicalEvent::Stop,
-        "SessionEnd" => CanonicalEvent::SessionEnd,
-        "PermissionRequest" => CanonicalEvent::PermissionRequest,
-        "PreToolUse" => CanonicalEvent::ToolStart,
-        "PostToolUse" => CanonicalEvent::ToolEnd,
-        other => panic!("a captured event this test does not know: {other}"),
-    };
+    let expected_kind = kinds(
+        "SessionStart UserPromptSubmit Stop SessionEnd PermissionRequest PreToolUse PostToolUse",
+    );
     let seen =
         assert_captured_hooks::<Codex>(
             &profile(),
-            &all_hook_logs(),
+            &captured_hook_logs("codex"),
             "<tmp>/codex/work",
             expected_kind,
             |native, e, field| {
@@ -324,7 +305,13 @@ fn every_captured_hook_payload_parses() {
 
 #[test]
 fn failed_turns_fire_session_end_but_no_stop() {
-    for (run, thread, sentence, _) in error_runs() {
+    for Failure {
+        run,
+        session,
+        sentence,
+        ..
+    } in failures()
+    {
         let events = hook_names(run.hooks);
         assert!(!events.contains(&"Stop".to_string()), "{sentence}");
         // The closed-port run was killed, so it never ended its session.
@@ -334,7 +321,7 @@ fn failed_turns_fire_session_end_but_no_stop() {
             .into_iter()
             .find(|(e, _)| e == "SessionStart")
             .expect("SessionStart");
-        assert_eq!(start["session_id"].as_str(), Some(thread));
+        assert_eq!(start["session_id"].as_str(), session);
     }
     let starts = parsed_hooks::<Codex>(
         &profile(),

@@ -104,13 +104,15 @@ mod tests {
         reading(text, "codex")
     }
 
-    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
-    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
-    const RECONNECTING: &str = include_str!("../fixtures/screen-reconnecting.txt");
-    const HOOKS: &str = include_str!("../fixtures/screen-hooks-review.txt");
-    const NUDGE: &str = include_str!("../fixtures/screen-model-nudge.txt");
-    const TRUST: &str = include_str!("../fixtures/screen-trust.txt");
-    const APPROVAL: &str = include_str!("../fixtures/screen-approval.txt");
+    drover_kit::testing::screen_fixtures!(
+        IDLE = "idle",
+        WORKING = "working",
+        RECONNECTING = "reconnecting",
+        HOOKS = "hooks-review",
+        NUDGE = "model-nudge",
+        TRUST = "trust",
+        APPROVAL = "approval"
+    );
 
     #[test]
     fn reads_each_state() {

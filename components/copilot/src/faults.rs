@@ -158,7 +158,9 @@ mod tests {
     use super::*;
     use drover_kit::FaultKind;
     use drover_kit::faults::classify;
-    use drover_kit::testing::{assert_fault_kinds, assert_no_faults, fault_of};
+    use drover_kit::testing::{
+        assert_every_fault_rule_fires, assert_fault_kinds, assert_no_faults, fault_of,
+    };
 
     #[test]
     fn every_collected_sentence_classifies() {
@@ -284,19 +286,8 @@ mod tests {
             ("● Request failed due to a transient API error. Retrying...".to_string(), "copilot/transient-retrying"),
             (" │ Do you trust the files in this folder?".to_string(), "copilot/trust-dialog"),
         ];
-        for rule in RULES {
-            assert!(
-                samples.iter().any(|(_, id)| *id == rule.id),
-                "no sample for {}",
-                rule.id
-            );
-        }
-        for (line, id) in &samples {
-            assert_eq!(
-                fault_of(RULES, line).map(|(_, r)| r),
-                Some(id.to_string()),
-                "{line}"
-            );
-        }
+        assert_every_fault_rule_fires(RULES, &samples, |line| {
+            fault_of(RULES, line).map(|(_, rule)| rule)
+        });
     }
 }

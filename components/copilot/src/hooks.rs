@@ -123,6 +123,7 @@ pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent,
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     // Shapes from the Copilot CLI hooks reference (camelCase payloads) and
     // bmad-loop's observation of subagent stops (fixtures/README.md).
@@ -132,23 +133,16 @@ mod tests {
     #[test]
     fn agent_stop_carries_session_transcript_and_cwd() {
         let e = parse(&profile(), "agentStop", STOP.as_bytes()).expect("parses");
-        assert_eq!(e.kind, CanonicalEvent::Stop);
-        assert_eq!(
-            e.session_id.as_deref(),
-            Some("8a216c49-e51c-4eef-9405-bf83298fced2")
-        );
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some(
-                "/home/u/.copilot/session-state/8a216c49-e51c-4eef-9405-bf83298fced2/events.jsonl"
-            )
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/home/project"));
-        assert_eq!(e.reason.as_deref(), Some("end_turn"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            ["sessionId", "transcriptPath", "cwd", "stopReason"]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: "8a216c49-e51c-4eef-9405-bf83298fced2",
+                transcript: "/home/u/.copilot/session-state/8a216c49-e51c-4eef-9405-bf83298fced2/events.jsonl",
+                cwd: "/home/project",
+                reply: None,
+                reason: Some("end_turn"),
+                fields: &["sessionId", "transcriptPath", "cwd", "stopReason"],
+            },
         );
     }
 

@@ -88,16 +88,11 @@ pub const RULES: &[ScreenRule] = &[
 mod tests {
     use super::*;
 
-    fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        drover_kit::testing::state(RULES, text)
-    }
-
     // Screens modelled on rows quoted in github/copilot-cli issues
     // (fixtures/README.md).
-    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
-    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
-    const PERMISSION: &str = include_str!("../fixtures/screen-permission.txt");
-    const TRUST: &str = include_str!("../fixtures/screen-trust.txt");
+    drover_kit::testing::screen_fixtures! {
+        RULES; IDLE = "idle", WORKING = "working", PERMISSION = "permission", TRUST = "trust",
+    }
 
     #[test]
     fn reads_each_state() {
@@ -138,7 +133,6 @@ mod tests {
 
     #[test]
     fn every_rule_compiles_and_fires() {
-        // A rule whose regex fails to compile is skipped silently by the kit.
         let samples = [
             (
                 " ◎ Working esc esc edit prompt        gpt-4.1\n",
@@ -167,15 +161,6 @@ mod tests {
             ("● done\n❯ \n", "copilot/v1/prompt"),
             ("● done\n shift+tab switch mode\n", "copilot/v1/status-bar"),
         ];
-        for rule in RULES {
-            assert!(
-                samples.iter().any(|(_, id)| *id == rule.id),
-                "no sample for {}",
-                rule.id
-            );
-        }
-        for (text, id) in samples {
-            assert_eq!(state(text).2, id, "{text:?}");
-        }
+        drover_kit::testing::assert_every_rule_fires(RULES, &samples);
     }
 }

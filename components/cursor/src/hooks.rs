@@ -72,6 +72,7 @@ pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent,
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     // Shape from published stop payloads (fixtures/README.md).
     const STOP: &str = include_str!("../fixtures/hook-stop.json");
@@ -79,28 +80,21 @@ mod tests {
     #[test]
     fn stop_reads_conversation_transcript_and_workspace() {
         let e = parse(&profile(), "stop", STOP.as_bytes()).expect("parses");
-        assert_eq!(e.kind, CanonicalEvent::Stop);
-        assert_eq!(
-            e.session_id.as_deref(),
-            Some("cdefee2d-2727-4b73-bf77-d9d830f31d2a")
-        );
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some(
-                "/home/u/.cursor/projects/home-project/agent-transcripts/cdefee2d-2727-4b73-bf77-d9d830f31d2a.jsonl"
-            )
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/home/project"));
-        assert_eq!(e.reason.as_deref(), Some("completed"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            [
-                "conversation_id",
-                "transcript_path",
-                "workspace_roots",
-                "status"
-            ]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: "cdefee2d-2727-4b73-bf77-d9d830f31d2a",
+                transcript: "/home/u/.cursor/projects/home-project/agent-transcripts/cdefee2d-2727-4b73-bf77-d9d830f31d2a.jsonl",
+                cwd: "/home/project",
+                reply: None,
+                reason: Some("completed"),
+                fields: &[
+                    "conversation_id",
+                    "transcript_path",
+                    "workspace_roots",
+                    "status",
+                ],
+            },
         );
     }
 

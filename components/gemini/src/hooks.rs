@@ -77,6 +77,7 @@ pub fn parse(profile: &Profile, native: &str, bytes: &[u8]) -> Result<HookEvent,
 mod tests {
     use super::*;
     use crate::tests_support::profile;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     // Payload shapes recorded from Gemini CLI 0.61.0 (docs/adapters/gemini.md).
     const AFTER_AGENT: &str = r#"{"session_id":"7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69","transcript_path":"/t/home/.gemini/tmp/gemini/chats/session-2026-11-30T10-00-7c0e5d2a.jsonl","cwd":"/t/work/gemini","hook_event_name":"AfterAgent","timestamp":"2026-11-30T10:00:03.512Z","prompt":"Reply with exactly: TMUXOK","prompt_response":"TMUXOK","stop_hook_active":false}"#;
@@ -84,28 +85,23 @@ mod tests {
     #[test]
     fn after_agent_is_the_stop_with_the_reply() {
         let e = parse(&profile(), "AfterAgent", AFTER_AGENT.as_bytes()).expect("parses");
-        assert_eq!(e.kind, CanonicalEvent::Stop);
         assert_eq!(e.native, "AfterAgent");
-        assert_eq!(
-            e.session_id.as_deref(),
-            Some("7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69")
-        );
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some("/t/home/.gemini/tmp/gemini/chats/session-2026-11-30T10-00-7c0e5d2a.jsonl")
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/t/work/gemini"));
-        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            [
-                "session_id",
-                "transcript_path",
-                "cwd",
-                "prompt_response",
-                "stop_hook_active"
-            ]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: "7c0e5d2a-9b1f-4e43-8a47-1f2d3c4b5a69",
+                transcript: "/t/home/.gemini/tmp/gemini/chats/session-2026-11-30T10-00-7c0e5d2a.jsonl",
+                cwd: "/t/work/gemini",
+                reply: Some("TMUXOK"),
+                reason: None,
+                fields: &[
+                    "session_id",
+                    "transcript_path",
+                    "cwd",
+                    "prompt_response",
+                    "stop_hook_active",
+                ],
+            },
         );
     }
 

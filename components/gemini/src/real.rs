@@ -9,14 +9,15 @@
 //! numbers quoted below). A failed call carried no usage.
 
 use drover_kit::Adapter;
+use drover_kit::testing::golden::{
+    Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
+    failure, kinds,
+};
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, assert_replied, calls, hook_lines, hook_names,
-    hook_request_for, only_entry, parse_payload, total,
+    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied, calls,
+    captured_hook_logs, hook_lines, hook_names, hook_request_for, only_entry, parse_payload, total,
 };
-use drover_kit::{
-    CanonicalEvent, FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
-};
+use drover_kit::{FaultKind, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport};
 
 use crate::tests_support::profile;
 use crate::{Gemini, PARSER};
@@ -118,78 +119,75 @@ fn text_and_stream_json_modes() {
     );
 }
 
-/// (run, session, exit code, the CLI's message, fault kind of stderr)
-fn error_runs() -> Vec<(Run, &'static str, i32, &'static str, Option<FaultKind>)> {
+fn failures() -> Vec<Failure> {
     vec![
-        (
+        failure(
             run!("headless-error-500", "json"),
             "6aad96b2-1b56-4c5f-af8c-c3261fb896aa",
-            244,
             r#"{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}"#,
             Some(FaultKind::ServerError),
         ),
-        (
+        failure(
             run!("headless-error-503", "json"),
             "e8156ce9-401e-4788-a9f5-bf14c6b2ceee",
-            247,
             "The model is overloaded. Please try again later.",
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             run!("headless-error-529", "json"),
             "368e9b8e-ffe4-4714-8a59-3bfc8cec61ae",
-            17,
             r#"{"error":{"code":529,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}"#,
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             run!("headless-error-429", "json"),
             "36b1a96e-3c59-4096-aa46-4c804df5cdd8",
-            173,
             "Resource has been exhausted (e.g. check quota).",
             Some(FaultKind::RateLimit),
         ),
-        (
+        failure(
             run!("headless-error-401", "json"),
             "429e3940-f7a8-442f-b4d9-127c38d83b1d",
-            145,
             r#"{"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}"#,
             Some(FaultKind::Auth),
         ),
-        (
+        failure(
             run!("headless-error-400", "json"),
             "63b19375-9560-4687-ab37-bc9b334a9673",
-            144,
             r#"{"error":{"code":400,"message":"fake error","status":"INVALID_ARGUMENT"}}"#,
             None,
         ),
-        (
+        failure(
             run!("headless-error-drop", "json"),
             "03863ce4-f276-4a8c-aeb8-916f8bf3369b",
-            1,
             "exception TypeError: fetch failed sending request",
             Some(FaultKind::Network),
         ),
-        (
+        failure(
             run!("headless-error-closed-port", "json"),
             "ec301e8b-2e7d-4d2a-9829-1cf589a112bc",
-            1,
             "exception TypeError: fetch failed sending request",
             Some(FaultKind::Network),
         ),
     ]
 }
 
+/// The exit code of each failure: the HTTP status mod 256 (500, 503, 529,
+/// 429, 401, 400), then 1 for the two network failures.
+const EXITS: [i32; 8] = [244, 247, 17, 173, 145, 144, 1, 1];
+
 #[test]
 fn every_error_mode_fails_with_the_clis_message() {
-    for (run, session, exit, message, _) in error_runs() {
-        // The exit code is the HTTP status mod 256; stdout stays empty.
-        assert_eq!(run.exit_code(), Some(exit), "{message}");
-        assert_eq!(run.stdout, "", "{message}");
-        let r = parse(&run);
-        assert_failed(&r, Some(session), message);
-        assert_eq!(r.usage, None, "{message}");
+    let failures = failures();
+    for (f, exit) in failures.iter().zip(EXITS) {
+        // stdout stays empty.
+        assert_eq!(f.run.exit_code(), Some(exit), "{}", f.sentence);
+        assert_eq!(f.run.stdout, "", "{}", f.sentence);
     }
+    assert_eq!(failures.len(), EXITS.len());
+    assert_failures(parse, &failures, |f, r| {
+        assert_eq!(r.usage, None, "{}", f.sentence)
+    });
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
@@ -198,117 +196,94 @@ fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
 
 #[test]
 fn stderr_of_every_error_mode_classifies() {
-    for (run, _, _, message, kind) in error_runs() {
-        let fault = classify(run.lines());
-        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{message}");
-        if let Some(fault) = fault {
-            assert!(
-                fault
-                    .evidence
-                    .starts_with("Error when talking to Gemini API Full report available at:"),
-                "{}",
-                fault.evidence
-            );
-        }
-    }
+    assert_failures_classify(classify, &failures(), |_, fault| {
+        assert!(
+            fault
+                .evidence
+                .starts_with("Error when talking to Gemini API Full report available at:"),
+            "{}",
+            fault.evidence
+        );
+    });
     let text = classify(run!("headless-error-500-text", "txt").lines()).expect("fault");
     assert_eq!(text.kind, FaultKind::ServerError);
     // The router's schema complaint on stderr of a successful run is noise.
-    for run in [
-        run!("headless-success", "json"),
-        run!("headless-resume", "json"),
-        run!("headless-tool", "json"),
-        run!("headless-text", "txt"),
-    ] {
-        assert_eq!(classify(run.lines()), None);
-    }
+    assert_no_run_faults(
+        classify,
+        &[
+            run!("headless-success", "json"),
+            run!("headless-resume", "json"),
+            run!("headless-tool", "json"),
+            run!("headless-text", "txt"),
+        ],
+    );
 }
 
 const AUTH_LINE: &str = r#"✕ [API Error: {"error":{"code":401,"message":"API key not valid. Please pass a valid API key.","status":"UNAUTHENTICATED"}}]"#;
 
 #[test]
-fn panes_classify_by_the_sentence_they_show() {
-    let cases: [(&str, Option<(FaultKind, &str)>); 9] = [
-        (real!("pane-idle.txt"), None),
-        (real!("pane-working.txt"), None),
-        (real!("pane-reply.txt"), None),
-        (real!("pane-permission.txt"), None),
-        (real!("pane-after-tool.txt"), None),
+fn every_pane_reads_and_classifies_as_what_it_shows() {
+    use FaultKind::Auth;
+    use PromptKind::{Permission, TrustDialog};
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let panes: [Pane; 9] = [
+        // A still `Executing Hook: rec-SessionStart` line above the prompt.
+        (real!("pane-idle.txt"), Idle, None, None),
+        (real!("pane-working.txt"), Working, None, None),
+        (real!("pane-reply.txt"), Idle, None, None),
+        (
+            real!("pane-permission.txt"),
+            Blocked,
+            Some(Permission),
+            None,
+        ),
+        (real!("pane-after-tool.txt"), Idle, None, None),
         (
             real!("pane-error-401.txt"),
-            Some((FaultKind::Auth, AUTH_LINE)),
+            Idle,
+            None,
+            Some((Auth, AUTH_LINE)),
         ),
-        // The persistent 429 prints nothing while it retries: the newest
-        // sentence on screen is still the earlier 401.
+        // 20 s into the persistent 429: the retry loop spins. It prints
+        // nothing meanwhile: the newest sentence on screen is still the
+        // earlier 401.
         (
             real!("pane-error-429.txt"),
-            Some((FaultKind::Auth, AUTH_LINE)),
+            Working,
+            None,
+            Some((Auth, AUTH_LINE)),
         ),
-        (real!("pane-exit.txt"), Some((FaultKind::Auth, AUTH_LINE))),
         (
             real!("pane-first-run.txt"),
+            Blocked,
+            Some(TrustDialog),
             Some((
                 FaultKind::TrustDialog,
                 "│ Do you trust the files in this folder?  │",
             )),
         ),
-    ];
-    assert_pane_faults(classify, &cases, Evidence::IgnoringSpacing);
-}
-
-#[test]
-fn every_pane_reads_as_what_it_shows() {
-    use PromptKind::{Permission, TrustDialog};
-    use SeatState::{Blocked, Idle, Unknown, Working};
-    let cases: [(&str, SeatState, Option<PromptKind>); 9] = [
-        // A still `Executing Hook: rec-SessionStart` line above the prompt.
-        (real!("pane-idle.txt"), Idle, None),
-        (real!("pane-working.txt"), Working, None),
-        (real!("pane-reply.txt"), Idle, None),
-        (real!("pane-permission.txt"), Blocked, Some(Permission)),
-        (real!("pane-after-tool.txt"), Idle, None),
-        (real!("pane-error-401.txt"), Idle, None),
-        // 20 s into the persistent 429: the retry loop spins.
-        (real!("pane-error-429.txt"), Working, None),
-        (real!("pane-first-run.txt"), Blocked, Some(TrustDialog)),
         // Gemini has quit; its summary box and hook log remain.
-        (real!("pane-exit.txt"), Unknown, None),
+        (
+            real!("pane-exit.txt"),
+            Unknown,
+            None,
+            Some((Auth, AUTH_LINE)),
+        ),
     ];
-    assert_readings(|s| Gemini::read_screen(&profile(), &s), &cases);
-}
-
-fn all_hook_logs() -> Vec<&'static str> {
-    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
-    logs.extend([
-        run!("headless-success", "json").hooks,
-        run!("headless-resume", "json").hooks,
-        run!("headless-pinned-model", "json").hooks,
-        run!("headless-text", "txt").hooks,
-        run!("headless-stream-json", "jsonl").hooks,
-        run!("headless-tool", "json").hooks,
-        run!("headless-error-500-text", "txt").hooks,
-        real!("interactive.hooks.jsonl"),
-    ]);
-    logs
+    let read = |s| Gemini::read_screen(&profile(), &s);
+    assert_panes(read, classify, Evidence::IgnoringSpacing, &panes);
 }
 
 #[test]
 fn every_captured_hook_payload_parses() {
-    let expected_kind = |native: &str| match native {
-        "SessionStart" => CanonicalEvent::SessionStart,
-        "BeforeAgent" => CanonicalEvent::PromptSubmit,
-        "AfterAgent" => CanonicalEvent::Stop,
-        "SessionEnd" => CanonicalEvent::SessionEnd,
-        "PreCompress" => CanonicalEvent::PreCompact,
-        "Notification" => CanonicalEvent::Notification,
-        "BeforeTool" => CanonicalEvent::ToolStart,
-        "AfterTool" => CanonicalEvent::ToolEnd,
-        "BeforeModel" | "AfterModel" | "BeforeToolSelection" => CanonicalEvent::Other,
-        other => panic!("a captured event this test does not know: {other}"),
-    };
+    let expected_kind = kinds(
+        "SessionStart BeforeAgent=PromptSubmit AfterAgent=Stop SessionEnd PreCompress=PreCompact \
+         Notification BeforeTool=ToolStart AfterTool=ToolEnd BeforeModel=Other AfterModel=Other \
+         BeforeToolSelection=Other",
+    );
     let seen = assert_captured_hooks::<Gemini>(
         &profile(),
-        &all_hook_logs(),
+        &captured_hook_logs("gemini"),
         "<tmp>/gemini/work",
         expected_kind,
         |native, e, field| match native {
@@ -355,13 +330,14 @@ fn hooks_tie_to_their_runs_and_failures_fire_no_end() {
             Some("TOOLDONE".to_string())
         )]
     );
-    for (run, _, _, message, _) in error_runs() {
-        let events = hook_names(run.hooks);
+    for f in failures() {
+        let events = hook_names(f.run.hooks);
         assert!(
             !events
                 .iter()
                 .any(|e| e == "AfterAgent" || e == "SessionEnd"),
-            "{message}"
+            "{}",
+            f.sentence
         );
     }
 }

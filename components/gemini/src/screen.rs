@@ -113,23 +113,13 @@ pub const RULES: &[ScreenRule] = &[
 mod tests {
     use super::*;
 
-    fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        drover_kit::testing::state(RULES, text)
-    }
-
     // Screens modelled on Gemini CLI 0.61.0 panes (docs/adapters/gemini.md
     // §4) and gemini-cli's UI snapshots; see fixtures/README.md.
-    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
-    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
-    const HOOKS: &str = include_str!("../fixtures/screen-hooks.txt");
-    const PERMISSION: &str = include_str!("../fixtures/screen-permission.txt");
-    const PERMISSION_OLD: &str = include_str!("../fixtures/screen-permission-old.txt");
-    const TRUST: &str = include_str!("../fixtures/screen-trust.txt");
-    const AUTH: &str = include_str!("../fixtures/screen-auth.txt");
-    const MODEL_NUDGE: &str = include_str!("../fixtures/screen-model-nudge.txt");
-    const QUESTION: &str = include_str!("../fixtures/screen-question.txt");
-    const PROSE: &str = include_str!("../fixtures/screen-prose.txt");
-    const TYPED: &str = include_str!("../fixtures/screen-typed.txt");
+    drover_kit::testing::screen_fixtures! {
+        RULES; IDLE = "idle", WORKING = "working", HOOKS = "hooks", PERMISSION = "permission",
+        PERMISSION_OLD = "permission-old", TRUST = "trust", AUTH = "auth",
+        MODEL_NUDGE = "model-nudge", QUESTION = "question", PROSE = "prose", TYPED = "typed",
+    }
 
     #[test]
     fn reads_each_state() {

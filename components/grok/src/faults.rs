@@ -70,6 +70,7 @@ pub fn sentences(lines: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_kit::testing::assert_every_fault_rule_fires;
 
     fn one(line: &str) -> Option<String> {
         drover_kit::faults::classify(RULES, &[], &[line.to_string()]).map(|f| f.rule)
@@ -115,16 +116,7 @@ mod tests {
                 "grok/trust-dialog",
             ),
         ];
-        for rule in RULES {
-            assert!(
-                samples.iter().any(|(_, id)| *id == rule.id),
-                "no sample for {}",
-                rule.id
-            );
-        }
-        for (line, id) in samples {
-            assert_eq!(one(line).as_deref(), Some(id), "{line}");
-        }
+        assert_every_fault_rule_fires(RULES, &samples, one);
         // A reply quoting a sentence is not a fault.
         assert_eq!(
             one("The log said: API error (status 500 Internal Server Error)"),

@@ -71,15 +71,6 @@ mod tests {
             ("  Shift+Tab:mode  │  Ctrl+x:shortcuts\n", "grok/v1/footer"),
             ("     Logged in with API key  │  Beta\n", "grok/v1/welcome"),
         ];
-        for rule in RULES {
-            assert!(
-                samples.iter().any(|(_, id)| *id == rule.id),
-                "no sample for {}",
-                rule.id
-            );
-        }
-        for (text, id) in samples {
-            assert_eq!(drover_kit::testing::state(RULES, text).2, id, "{text:?}");
-        }
+        drover_kit::testing::assert_every_rule_fires(RULES, &samples);
     }
 }

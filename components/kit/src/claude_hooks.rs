@@ -1,4 +1,4 @@
-//! Claude Code's hook contract, which other CLIs (Qwen Code) copy: the
+//! Claude Code's hook contract, which other CLIs (Qwen Code, Codex) copy: the
 //! native event names, and the snake_case fields each event carries.
 //!
 //! Every payload carries `session_id`, `transcript_path`, `cwd` and
@@ -13,6 +13,9 @@ use crate::{AdapterError, CanonicalEvent, HookEvent, Profile, PromptKind};
 
 /// Where a CLI departs from Claude Code's contract.
 pub struct Dialect {
+    /// The canonical event of a native name; [`native_kind`] for a CLI that
+    /// fires all of Claude Code's events.
+    pub native_kind: fn(&str) -> CanonicalEvent,
     /// The keys a StopFailure's reason is read from, first found wins.
     pub stop_failure_reason: &'static [&'static str],
     /// What a Notification asks of the user, from its
@@ -40,7 +43,7 @@ pub fn parse(
     bytes: &[u8],
     dialect: &Dialect,
 ) -> Result<HookEvent, AdapterError> {
-    let (mut payload, mut event) = begin_event(profile, native, bytes, native_kind)?;
+    let (mut payload, mut event) = begin_event(profile, native, bytes, dialect.native_kind)?;
     let kind = event.kind;
     event.subagent = matches!(native, "SubagentStop" | "SubagentStart");
     match kind {

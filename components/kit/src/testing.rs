@@ -11,6 +11,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+pub mod golden;
+
 use crate::faults::FaultRule;
 use crate::screen::{ScreenRule, rows_of};
 use crate::usage::ChunkedTally;
@@ -82,6 +84,100 @@ pub fn noise_and_prefixes(salt: u64, fixtures: &[&[u8]]) -> Vec<Vec<u8>> {
     inputs
 }
 
+/// Up to 300 bytes: one time in three random bytes, otherwise a splice of
+/// `tokens` (what the parsers look for, and what breaks them).
+pub fn token_splice(rng: &mut Xorshift64Star, tokens: &[&str]) -> Vec<u8> {
+    let len = rng.below(300);
+    let mut out = Vec::with_capacity(len);
+    if rng.below(3) == 0 {
+        for _ in 0..len {
+            out.push(rng.next_u64() as u8);
+        }
+    } else {
+        while out.len() < len {
+            out.extend_from_slice(tokens[rng.below(tokens.len())].as_bytes());
+        }
+    }
+    out
+}
+
+/// Tokens that break any JSON reader: punctuation, null, a negative, an
+/// overflowing float and an overflowing integer.
+const JSON_TOKENS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\n",
+    "null",
+    "-1",
+    "1e999",
+    "18446744073709551616",
+];
+
+/// Tokens that break any text reader: an escape sequence, NUL, a
+/// two-byte character.
+const TEXT_TOKENS: &[&str] = &["\u{1b}[31m", "\u{0}", "é"];
+
+/// Feeds `exercise` 300 [`token_splice`] inputs from `seed`, spliced from
+/// JSON's tokens, the CLI's `tokens` (what its parsers look for) and a few
+/// that break text; then each of `fixtures` cut short at about 40 places.
+/// The test passes if nothing panicked.
+pub fn survive_hostile_input(
+    seed: u64,
+    tokens: &[&str],
+    fixtures: &[&[u8]],
+    exercise: impl Fn(&[u8]),
+) {
+    let tokens = [JSON_TOKENS, tokens, TEXT_TOKENS].concat();
+    let mut rng = Xorshift64Star(seed);
+    for _ in 0..300 {
+        exercise(&token_splice(&mut rng, &tokens));
+    }
+    for fixture in fixtures {
+        for cut in cuts(fixture.len(), 40) {
+            exercise(&fixture[..cut]);
+        }
+    }
+}
+
+/// Runs `bytes` through what `A` reads from outside: parse-hook under each
+/// of `natives`, each usage parser of `parsers` over a file named `file`
+/// (fed in 7-byte chunks), read-screen (the text also as the title),
+/// parse-turn (the text as stdout and stderr, exit code `exit`) and
+/// classify-fault. Results are dropped: only a panic fails.
+pub fn exercise_reads<A: Adapter>(
+    profile: &Profile,
+    natives: &[&str],
+    parsers: &[&str],
+    file: &str,
+    exit: i32,
+    bytes: &[u8],
+) {
+    for native in natives {
+        let _ = A::parse_hook(profile, native, bytes);
+    }
+    for parser in parsers {
+        let tally = ChunkedTally::of::<A>(parser);
+        tally.begin_file(file);
+        for chunk in bytes.chunks(7) {
+            let _ = tally.feed(chunk);
+        }
+        let _ = tally.finish();
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let screen = Screen {
+        rows: rows_of(&text),
+        title: text.to_string(),
+    };
+    let _ = A::read_screen(profile, &screen);
+    let _ = A::parse_turn(profile, &turn_output(&text, &text, Some(exit)));
+    let _ = A::classify_fault(profile, &rows_of(&text));
+}
+
 /// A fixture of `tests/fixtures/real/<cli>/`, embedded at compile time.
 #[doc(hidden)]
 #[macro_export]
@@ -134,6 +230,51 @@ macro_rules! __real_captures {
     };
 }
 pub use __real_captures as real_captures;
+
+/// Every hook log captured for `cli` (its `tests/fixtures/real/<cli>/`
+/// files named `*.hooks.jsonl`), in file-name order: read from the tree,
+/// so a capture added later is checked without being listed.
+pub fn captured_hook_logs(cli: &str) -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/real")
+        .join(cli);
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".hooks.jsonl"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
+
+/// Declares the screen fixtures of a crate's tests: a `const NAME: &str`
+/// for each `NAME = "file"`, the text of the crate's
+/// `fixtures/screen-<file>.txt`. Given `rules;` first, it also declares
+/// `fn state(text)`: [`state`] over those rules.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __screen_fixtures {
+    ($rules:expr; $($name:ident = $file:literal),* $(,)?) => {
+        fn state(text: &str) -> ($crate::SeatState, Option<$crate::PromptKind>, String) {
+            $crate::testing::state($rules, text)
+        }
+        $crate::testing::screen_fixtures!($($name = $file),*);
+    };
+    ($($name:ident = $file:literal),* $(,)?) => {
+        $(
+            const $name: &str = include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/fixtures/screen-",
+                $file,
+                ".txt"
+            ));
+        )*
+    };
+}
+pub use __screen_fixtures as screen_fixtures;
 
 /// One captured headless run: its stdout, stderr, exit code and hook log.
 pub struct Run {
@@ -252,6 +393,26 @@ pub fn assert_no_faults(rules: &[FaultRule], lines: &[&str]) {
     }
 }
 
+/// Asserts that every one of `rules` has a sample among `samples` (a
+/// line, the rule id it must classify by) and that `rule_of` (the crate's
+/// classifier, as the id of the rule that fired) classifies each sample by
+/// its rule: a rule whose regex fails to compile is skipped silently.
+#[track_caller]
+pub fn assert_every_fault_rule_fires(
+    rules: &[FaultRule],
+    samples: &[(impl AsRef<str>, &str)],
+    rule_of: impl Fn(&str) -> Option<String>,
+) {
+    for rule in rules {
+        let sampled = samples.iter().any(|(_, id)| *id == rule.id);
+        assert!(sampled, "no sample for {}", rule.id);
+    }
+    for (line, id) in samples {
+        let line = line.as_ref();
+        assert_eq!(rule_of(line).as_deref(), Some(*id), "{line}");
+    }
+}
+
 /// The output of a headless turn with no usage from before it.
 pub fn turn_output(stdout: &str, stderr: &str, exit_code: Option<i32>) -> TurnOutput {
     TurnOutput {
@@ -312,6 +473,21 @@ pub fn screen(text: &str) -> Screen {
 pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>, String) {
     let r = crate::screen::read(rules, &screen(text));
     (r.state, r.prompt_kind, r.rule)
+}
+
+/// Asserts that every one of `rules` has a sample among `samples` (pane
+/// text, the rule id it must read by) and that each sample reads by its
+/// rule: a rule whose regex fails to compile is skipped silently when
+/// screens are read, so only this notices it.
+#[track_caller]
+pub fn assert_every_rule_fires(rules: &[ScreenRule], samples: &[(&str, &str)]) {
+    for rule in rules {
+        let sampled = samples.iter().any(|(_, id)| *id == rule.id);
+        assert!(sampled, "no sample for {}", rule.id);
+    }
+    for (text, id) in samples {
+        assert_eq!(state(rules, text).2, *id, "{text:?}");
+    }
 }
 
 /// Asserts that `state` (a crate's [`state`] over its rules) reads each
@@ -443,14 +619,14 @@ pub fn hook_names(log: &str) -> Vec<String> {
 #[track_caller]
 pub fn assert_captured_hooks<A: Adapter>(
     profile: &Profile,
-    logs: &[&str],
+    logs: &[impl AsRef<str>],
     cwd: &str,
     kind: impl Fn(&str) -> CanonicalEvent,
     each: impl Fn(&str, &HookEvent, &dyn Fn(&str) -> Option<String>),
 ) -> usize {
     let mut seen = 0;
     for log in logs {
-        for (native, payload) in hook_lines(log) {
+        for (native, payload) in hook_lines(log.as_ref()) {
             let e = parse_payload::<A>(profile, &native, &payload);
             let field = |k: &str| payload[k].as_str().map(str::to_string);
             assert_eq!(e.kind, kind(&native), "{native}");
@@ -464,6 +640,32 @@ pub fn assert_captured_hooks<A: Adapter>(
         }
     }
     seen
+}
+
+/// What a parsed Stop of the main agent must carry: its conversation,
+/// transcript and working directory, the reply and the reason where the
+/// CLI gives them, and the payload keys it was read from, in order.
+pub struct StopCarries<'a> {
+    pub session: &'a str,
+    pub transcript: &'a str,
+    pub cwd: &'a str,
+    pub reply: Option<&'a str>,
+    pub reason: Option<&'a str>,
+    pub fields: &'a [&'a str],
+}
+
+/// Asserts that `e` is a Stop of the main agent carrying `expected`. A
+/// failure is reported at the caller's line.
+#[track_caller]
+pub fn assert_stop_carries(e: &HookEvent, expected: StopCarries) {
+    assert_eq!(e.kind, CanonicalEvent::Stop);
+    assert!(!e.subagent);
+    assert_eq!(e.session_id.as_deref(), Some(expected.session));
+    assert_eq!(e.transcript_path.as_deref(), Some(expected.transcript));
+    assert_eq!(e.cwd.as_deref(), Some(expected.cwd));
+    assert_eq!(e.last_message.as_deref(), expected.reply);
+    assert_eq!(e.reason.as_deref(), expected.reason);
+    assert_eq!(e.fields_found, expected.fields);
 }
 
 /// The hook-install request the engine sends: drover's relay for `cli`,

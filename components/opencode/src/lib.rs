@@ -108,8 +108,7 @@ mod tests_support {
 mod tests {
     use super::*;
     use drover_kit::CanonicalEvent;
-    use drover_kit::testing::{Xorshift64Star, cuts};
-    use drover_kit::{HookInstall, Screen};
+    use drover_kit::HookInstall;
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
         drover_kit::testing::location_context("/home/p", env)
@@ -186,83 +185,46 @@ mod tests {
         );
     }
 
-    /// Random bytes, or random splices of tokens these parsers look for.
-    fn hostile(rng: &mut Xorshift64Star) -> Vec<u8> {
-        const TOKENS: &[&str] = &[
-            "{",
-            "}",
-            "[",
-            "]",
-            ",",
-            ":",
-            "\"",
-            "\n",
-            "null",
-            "-1",
-            "1e999",
-            "18446744073709551616",
-            "\"tokens\":",
-            "\"role\":\"assistant\"",
-            "\"data\":",
-            "\"id\":",
-            "\"cache\":{\"read\":",
-            "\"time\":{\"created\":",
-            "\"type\":\"step_finish\"",
-            "\"part\":",
-            "\"properties\":",
-            "\"sessionID\":",
-            "\"info\":{\"parentID\":",
-            "\"error\":",
-            "┃",
-            "△ Permission required",
-            "esc interrupt",
-            "Ask anything",
-            "Error: ",
-            "\u{1b}[31m",
-            "\u{0}",
-            "é",
-        ];
-        let len = rng.below(300);
-        let mut out = Vec::with_capacity(len);
-        if rng.below(3) == 0 {
-            for _ in 0..len {
-                out.push(rng.next_u64() as u8);
-            }
-        } else {
-            while out.len() < len {
-                out.extend_from_slice(TOKENS[rng.below(TOKENS.len())].as_bytes());
-            }
-        }
-        out
-    }
+    /// What these parsers look for, spliced into hostile input (the kit adds
+    /// JSON's punctuation and a few tokens that break text).
+    const TOKENS: &[&str] = &[
+        "\"tokens\":",
+        "\"role\":\"assistant\"",
+        "\"data\":",
+        "\"id\":",
+        "\"cache\":{\"read\":",
+        "\"time\":{\"created\":",
+        "\"type\":\"step_finish\"",
+        "\"part\":",
+        "\"properties\":",
+        "\"sessionID\":",
+        "\"info\":{\"parentID\":",
+        "\"error\":",
+        "┃",
+        "△ Permission required",
+        "esc interrupt",
+        "Ask anything",
+        "Error: ",
+    ];
 
     fn exercise(bytes: &[u8]) {
         let profile = tests_support::profile();
-        for native in [
+        let natives = [
             "session.idle",
             "session.error",
             "session.created",
             "permission.asked",
             "x",
-        ] {
-            let _ = Opencode::parse_hook(&profile, native, bytes);
-        }
-        for parser in [usage::DB, usage::JSON] {
-            let tally = drover_kit::usage::ChunkedTally::of::<Opencode>(parser);
-            tally.begin_file("opencode.db");
-            for chunk in bytes.chunks(7) {
-                let _ = tally.feed(chunk);
-            }
-            let _ = tally.finish();
-        }
+        ];
+        drover_kit::testing::exercise_reads::<Opencode>(
+            &profile,
+            &natives,
+            &[usage::DB, usage::JSON],
+            "opencode.db",
+            0,
+            bytes,
+        );
         let text = String::from_utf8_lossy(bytes);
-        let screen = Screen {
-            rows: drover_kit::screen::rows_of(&text),
-            title: text.to_string(),
-        };
-        let _ = Opencode::read_screen(&profile, &screen);
-        let turn = drover_kit::testing::turn_output(&text, &text, Some(0));
-        let _ = Opencode::parse_turn(&profile, &turn);
         let request = HookInstall {
             dialect: "opencode-plugin".to_string(),
             relay_command: "drover hook".to_string(),
@@ -271,18 +233,10 @@ mod tests {
         };
         let _ = Opencode::detect_hooks(text.as_ref(), &request);
         let _ = Opencode::remove_hooks(text.as_ref(), &request);
-        let _ = Opencode::classify_fault(
-            &profile,
-            &text.lines().map(str::to_string).collect::<Vec<_>>(),
-        );
     }
 
     #[test]
     fn hostile_input_never_panics() {
-        let mut rng = Xorshift64Star(0x0dd5_eed5_1234_5678);
-        for _ in 0..300 {
-            exercise(&hostile(&mut rng));
-        }
         let fixtures: [&[u8]; 6] = [
             include_bytes!("../fixtures/db-messages.jsonl"),
             include_bytes!("../fixtures/run-success.jsonl"),
@@ -291,10 +245,11 @@ mod tests {
             include_bytes!("../fixtures/screen-working.txt"),
             include_bytes!("../fixtures/plugin.record.js"),
         ];
-        for fixture in fixtures {
-            for cut in cuts(fixture.len(), 40) {
-                exercise(&fixture[..cut]);
-            }
-        }
+        drover_kit::testing::survive_hostile_input(
+            0x0dd5_eed5_1234_5678,
+            TOKENS,
+            &fixtures,
+            exercise,
+        );
     }
 }

@@ -12,9 +12,12 @@
 
 use drover_kit::Adapter;
 use drover_kit::screen::rows_of as rows;
+use drover_kit::testing::golden::{
+    Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
+    failure,
+};
 use drover_kit::testing::{
-    Evidence, Run, assert_failed, assert_pane_faults, assert_readings, assert_replied, calls,
-    hook_lines, total,
+    Evidence, Run, assert_replied, calls, captured_hook_logs, hook_lines, total,
 };
 use drover_kit::{
     CanonicalEvent, FaultKind, HookInstall, PromptKind, SeatState, TurnOutcome, TurnResult, Usage,
@@ -84,46 +87,45 @@ fn text_mode_prints_the_reply() {
     assert_eq!((plain.error, plain.usage), (None, None));
 }
 
-/// (run, session, the CLI's message, fault kind)
-fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
+fn failures() -> Vec<Failure> {
     vec![
-        (
+        failure(
             run!("headless-error-500", "jsonl"),
             "ses_dd2a3f6b6ffeRwacS1AGoL7WSu",
             "The server had an error while processing your request.",
             Some(FaultKind::ServerError),
         ),
-        (
+        failure(
             run!("headless-error-503", "jsonl"),
             "ses_dd2a2cf22ffe3O5Yfsz8jjLDOC",
             "The engine is currently overloaded, please try again later.",
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             run!("headless-error-429", "jsonl"),
             "ses_dd2a19be3ffehRsgheV2KBfsR5",
             "Rate limit reached for requests",
             Some(FaultKind::RateLimit),
         ),
-        (
+        failure(
             run!("headless-error-401", "jsonl"),
             "ses_dd2a075daffeJ5Y8QlS2P0CGym",
             "Incorrect API key provided",
             Some(FaultKind::Auth),
         ),
-        (
+        failure(
             run!("headless-error-400", "jsonl"),
             "ses_dd2a06248ffeiNhERifwHtZM32",
             "fake error",
             None,
         ),
-        (
+        failure(
             run!("headless-error-drop", "jsonl"),
             "ses_dd2a05102ffeMX7jgLKu7yiIq6",
             "Cannot connect to API: The socket connection was closed unexpectedly. For more information, pass `verbose: true` in the second argument to fetch()",
             Some(FaultKind::Network),
         ),
-        (
+        failure(
             run!("headless-error-closed-port", "jsonl"),
             "ses_dd29f4496ffeHdcgDJfcJI0Aya",
             "Cannot connect to API: Unable to connect. Is the computer able to access the url?",
@@ -134,13 +136,12 @@ fn error_runs() -> Vec<(Run, &'static str, &'static str, Option<FaultKind>)> {
 
 #[test]
 fn every_error_mode_fails_with_the_clis_message() {
-    for (run, session, message, _) in error_runs() {
+    assert_failures(parse, &failures(), |f, r| {
         // Errors are a stdout event only; stderr stays empty.
-        assert_eq!((run.exit_code(), run.stderr), (Some(1), ""), "{message}");
-        let r = parse(&run);
-        assert_failed(&r, Some(session), message);
-        assert_eq!(r.usage, None, "{message}");
-    }
+        let printed = (f.run.exit_code(), f.run.stderr);
+        assert_eq!(printed, (Some(1), ""), "{}", f.sentence);
+        assert_eq!(r.usage, None, "{}", f.sentence);
+    });
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
@@ -149,72 +150,59 @@ fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
 
 #[test]
 fn error_events_classify() {
-    for (run, _, message, kind) in error_runs() {
-        let fault = classify(run.lines());
-        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{message}");
-        if let Some(fault) = fault {
-            assert!(fault.evidence.starts_with(r#"{"type":"error","#));
-        }
-    }
-    for run in [
-        run!("headless-success", "jsonl"),
-        run!("headless-resume", "jsonl"),
-        run!("headless-text", "txt"),
-        run!("headless-tool", "jsonl"),
-    ] {
-        assert_eq!(classify(run.lines()), None);
-    }
+    assert_failures_classify(classify, &failures(), |_, fault| {
+        assert!(fault.evidence.starts_with(r#"{"type":"error","#));
+    });
+    assert_no_run_faults(
+        classify,
+        &[
+            run!("headless-success", "jsonl"),
+            run!("headless-resume", "jsonl"),
+            run!("headless-text", "txt"),
+            run!("headless-tool", "jsonl"),
+        ],
+    );
 }
 
 #[test]
-fn panes_classify_by_the_sentence_they_show() {
-    let cases: [(&str, Option<(FaultKind, &str)>); 9] = [
-        (real!("pane-idle.txt"), None),
-        (real!("pane-working.txt"), None),
-        (real!("pane-reply.txt"), None),
-        (real!("pane-permission.txt"), None),
-        (real!("pane-after-tool.txt"), None),
-        (real!("pane-exit.txt"), None),
-        (real!("pane-first-run.txt"), None),
+fn every_pane_reads_and_classifies_as_what_it_shows() {
+    use SeatState::{Blocked, Idle, Unknown, Working};
+    let panes: [Pane; 9] = [
+        (real!("pane-idle.txt"), Idle, None, None),
+        (real!("pane-working.txt"), Working, None, None),
+        // After a turn the input box has no placeholder.
+        (real!("pane-reply.txt"), Idle, None, None),
+        (
+            real!("pane-permission.txt"),
+            Blocked,
+            Some(PromptKind::Permission),
+            None,
+        ),
+        (real!("pane-after-tool.txt"), Idle, None, None),
         (
             real!("pane-error-401.txt"),
+            Idle,
+            None,
             Some((FaultKind::Auth, "┃ Incorrect API key provided")),
         ),
         (
             real!("pane-error-500-retrying.txt"),
+            Working,
+            None,
             Some((
                 FaultKind::ServerError,
                 "⬝⬝⬝⬝⬝⬝■■ The server had an error while processing your request. [retrying in 1s attempt #3] esc interrupt • OpenCode 1.18.33",
             )),
         ),
+        // No provider configured: the home screen, no dialog.
+        (real!("pane-first-run.txt"), Idle, None, None),
+        // opencode has exited; only its "Continue opencode -s …" hint is left.
+        (real!("pane-exit.txt"), Unknown, None, None),
     ];
-    assert_pane_faults(classify, &cases, Evidence::IgnoringSpacing);
+    let read = |s| Opencode::read_screen(&profile(), &s);
+    assert_panes(read, classify, Evidence::IgnoringSpacing, &panes);
     let retrying = classify(rows(real!("pane-error-500-retrying.txt"))).expect("fault");
     assert_eq!(retrying.retry_after_secs, Some(1));
-}
-
-#[test]
-fn every_pane_reads_as_what_it_shows() {
-    use SeatState::{Blocked, Idle, Unknown, Working};
-    let cases: [(&str, SeatState, Option<PromptKind>); 9] = [
-        (real!("pane-idle.txt"), Idle, None),
-        (real!("pane-working.txt"), Working, None),
-        // After a turn the input box has no placeholder.
-        (real!("pane-reply.txt"), Idle, None),
-        (
-            real!("pane-permission.txt"),
-            Blocked,
-            Some(PromptKind::Permission),
-        ),
-        (real!("pane-after-tool.txt"), Idle, None),
-        (real!("pane-error-401.txt"), Idle, None),
-        (real!("pane-error-500-retrying.txt"), Working, None),
-        // No provider configured: the home screen, no dialog.
-        (real!("pane-first-run.txt"), Idle, None),
-        // opencode has exited; only its "Continue opencode -s …" hint is left.
-        (real!("pane-exit.txt"), Unknown, None),
-    ];
-    assert_readings(|s| Opencode::read_screen(&profile(), &s), &cases);
 }
 
 /// The recorder logged `{event, payload: properties}`; drover's plugin
@@ -239,23 +227,11 @@ fn relayed(log: &str) -> Vec<(String, Value, Value)> {
         .collect()
 }
 
-fn all_hook_logs() -> Vec<&'static str> {
-    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
-    logs.extend([
-        run!("headless-success", "jsonl").hooks,
-        run!("headless-resume", "jsonl").hooks,
-        run!("headless-text", "txt").hooks,
-        run!("headless-tool", "jsonl").hooks,
-        real!("interactive.hooks.jsonl"),
-    ]);
-    logs
-}
-
 #[test]
 fn every_captured_bus_event_parses() {
     let mut seen = 0;
-    for log in all_hook_logs() {
-        for (event, properties, payload) in relayed(log) {
+    for log in captured_hook_logs("opencode") {
+        for (event, properties, payload) in relayed(&log) {
             let expected = match event.as_str() {
                 "session.created" => CanonicalEvent::SessionStart,
                 "session.idle" => CanonicalEvent::Stop,
@@ -308,7 +284,13 @@ fn every_captured_bus_event_parses() {
 
 #[test]
 fn failed_turns_end_with_error_then_idle() {
-    for (run, session, message, _) in error_runs() {
+    for Failure {
+        run,
+        session,
+        sentence,
+        ..
+    } in failures()
+    {
         let turn: Vec<(String, Option<String>)> = relayed(run.hooks)
             .into_iter()
             .filter(|(e, ..)| e.starts_with("session.") && e != "session.updated")
@@ -323,7 +305,7 @@ fn failed_turns_end_with_error_then_idle() {
                 (event, e.session_id)
             })
             .collect();
-        let s = Some(session.to_string());
+        let s = session.map(str::to_string);
         assert_eq!(
             turn,
             [
@@ -332,7 +314,7 @@ fn failed_turns_end_with_error_then_idle() {
                 ("session.idle".to_string(), s.clone()),
                 ("session.idle".to_string(), s),
             ],
-            "{message}"
+            "{sentence}"
         );
     }
 }

@@ -60,14 +60,10 @@ pub const RULES: &[ScreenRule] = &[
 mod tests {
     use super::*;
 
-    fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        drover_kit::testing::state(RULES, text)
+    drover_kit::testing::screen_fixtures! {
+        RULES; IDLE = "idle", WORKING = "working", PERMISSION = "permission",
+        QUESTION = "question",
     }
-
-    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
-    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
-    const PERMISSION: &str = include_str!("../fixtures/screen-permission.txt");
-    const QUESTION: &str = include_str!("../fixtures/screen-question.txt");
 
     #[test]
     fn reads_each_state() {

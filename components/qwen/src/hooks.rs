@@ -30,6 +30,7 @@ fn notification_prompt(kind: Option<&str>, message: Option<&str>) -> Option<Prom
 
 /// Where Qwen Code departs from Claude Code's hook contract.
 const DIALECT: Dialect = Dialect {
+    native_kind: claude_hooks::native_kind,
     stop_failure_reason: &["error", "error_type", "error_details"],
     notification_prompt,
     pre_compact_trigger: true,
@@ -44,6 +45,7 @@ mod tests {
     use super::*;
     use crate::tests_support::profile;
     use drover_kit::CanonicalEvent;
+    use drover_kit::testing::{StopCarries, assert_stop_carries};
 
     const STOP: &str = include_str!("../fixtures/hook-stop.json");
     const SESSION_START: &str = include_str!("../fixtures/hook-session-start.json");
@@ -51,28 +53,21 @@ mod tests {
     #[test]
     fn stop_carries_session_transcript_and_reply() {
         let e = parse(&profile(), "Stop", STOP.as_bytes()).expect("parses");
-        assert_eq!(e.kind, CanonicalEvent::Stop);
-        assert_eq!(
-            e.session_id.as_deref(),
-            Some("4f1c2a9e-0000-4000-8000-00000000a001")
-        );
-        assert_eq!(
-            e.transcript_path.as_deref(),
-            Some(
-                "/tmp/t/home-qwen/.qwen/projects/-tmp-t-work-qwen/chats/4f1c2a9e-0000-4000-8000-00000000a001.jsonl"
-            )
-        );
-        assert_eq!(e.cwd.as_deref(), Some("/tmp/t/work/qwen"));
-        assert_eq!(e.last_message.as_deref(), Some("TMUXOK"));
-        assert!(!e.subagent);
-        assert_eq!(
-            e.fields_found,
-            [
-                "session_id",
-                "transcript_path",
-                "cwd",
-                "last_assistant_message"
-            ]
+        assert_stop_carries(
+            &e,
+            StopCarries {
+                session: "4f1c2a9e-0000-4000-8000-00000000a001",
+                transcript: "/tmp/t/home-qwen/.qwen/projects/-tmp-t-work-qwen/chats/4f1c2a9e-0000-4000-8000-00000000a001.jsonl",
+                cwd: "/tmp/t/work/qwen",
+                reply: Some("TMUXOK"),
+                reason: None,
+                fields: &[
+                    "session_id",
+                    "transcript_path",
+                    "cwd",
+                    "last_assistant_message",
+                ],
+            },
         );
     }
 

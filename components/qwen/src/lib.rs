@@ -111,8 +111,7 @@ mod tests_support {
 mod tests {
     use super::*;
     use drover_kit::GlobBase;
-    use drover_kit::testing::{Xorshift64Star, cuts};
-    use drover_kit::{CanonicalEvent, HookInstall, Screen};
+    use drover_kit::{CanonicalEvent, HookInstall};
 
     fn context(env: &[(&str, &str)]) -> LocationContext {
         drover_kit::testing::location_context("/home/p", env)
@@ -213,86 +212,42 @@ mod tests {
         assert_eq!(event.kind, CanonicalEvent::Stop);
     }
 
-    /// Random bytes, or random splices of tokens these parsers look for.
-    fn hostile(rng: &mut Xorshift64Star) -> Vec<u8> {
-        const TOKENS: &[&str] = &[
-            "{",
-            "}",
-            "[",
-            "]",
-            ",",
-            ":",
-            "\"",
-            "\n",
-            "null",
-            "-1",
-            "1e999",
-            "18446744073709551616",
-            "\"usageMetadata\"",
-            "\"type\":\"assistant\"",
-            "\"uuid\":",
-            "\"promptTokenCount\":",
-            "\"thoughtsTokenCount\":",
-            "\"session_id\":",
-            "\"result\"",
-            "\"stats\":{\"models\":{\"m\":",
-            "╭",
-            "╰",
-            "│",
-            "⠏",
-            "◆",
-            "esc to cancel",
-            "[API Error: ",
-            "Type your message or @path/to/file",
-            "\u{1b}[31m",
-            "\u{0}",
-            "é",
-        ];
-        let len = rng.below(300);
-        let mut out = Vec::with_capacity(len);
-        if rng.below(3) == 0 {
-            for _ in 0..len {
-                out.push(rng.next_u64() as u8);
-            }
-        } else {
-            while out.len() < len {
-                out.extend_from_slice(TOKENS[rng.below(TOKENS.len())].as_bytes());
-            }
-        }
-        out
-    }
+    /// What these parsers look for, spliced into hostile input (the kit adds
+    /// JSON's punctuation and a few tokens that break text).
+    const TOKENS: &[&str] = &[
+        "\"usageMetadata\"",
+        "\"type\":\"assistant\"",
+        "\"uuid\":",
+        "\"promptTokenCount\":",
+        "\"thoughtsTokenCount\":",
+        "\"session_id\":",
+        "\"result\"",
+        "\"stats\":{\"models\":{\"m\":",
+        "╭",
+        "╰",
+        "│",
+        "⠏",
+        "◆",
+        "esc to cancel",
+        "[API Error: ",
+        "Type your message or @path/to/file",
+    ];
 
     fn exercise(bytes: &[u8]) {
         let profile = tests_support::profile();
-        for native in ["Stop", "Notification", "StopFailure", "Unknown"] {
-            let _ = Qwen::parse_hook(&profile, native, bytes);
-        }
-        let tally = drover_kit::usage::ChunkedTally::of::<Qwen>(PARSER);
-        tally.begin_file("x.jsonl");
-        for chunk in bytes.chunks(7) {
-            let _ = tally.feed(chunk);
-        }
-        let _ = tally.finish();
-        let text = String::from_utf8_lossy(bytes);
-        let screen = Screen {
-            rows: drover_kit::screen::rows_of(&text),
-            title: text.to_string(),
-        };
-        let _ = Qwen::read_screen(&profile, &screen);
-        let turn = drover_kit::testing::turn_output(&text, &text, Some(1));
-        let _ = Qwen::parse_turn(&profile, &turn);
-        let _ = Qwen::classify_fault(
+        let natives = ["Stop", "Notification", "StopFailure", "Unknown"];
+        drover_kit::testing::exercise_reads::<Qwen>(
             &profile,
-            &text.lines().map(str::to_string).collect::<Vec<_>>(),
+            &natives,
+            &[PARSER],
+            "x.jsonl",
+            1,
+            bytes,
         );
     }
 
     #[test]
     fn hostile_input_never_panics() {
-        let mut rng = Xorshift64Star(0x9e37_79b9_7f4a_7c15);
-        for _ in 0..300 {
-            exercise(&hostile(&mut rng));
-        }
         let fixtures: [&[u8]; 6] = [
             include_bytes!("../fixtures/chat.jsonl"),
             include_bytes!("../fixtures/headless-success.json"),
@@ -301,10 +256,11 @@ mod tests {
             include_bytes!("../fixtures/screen-working.txt"),
             include_bytes!("../fixtures/settings.user.json"),
         ];
-        for fixture in fixtures {
-            for cut in cuts(fixture.len(), 40) {
-                exercise(&fixture[..cut]);
-            }
-        }
+        drover_kit::testing::survive_hostile_input(
+            0x9e37_79b9_7f4a_7c15,
+            TOKENS,
+            &fixtures,
+            exercise,
+        );
     }
 }

@@ -12,14 +12,16 @@
 //! own.
 
 use drover_kit::Adapter;
+use drover_kit::testing::golden::{
+    Failure, Pane, assert_failures, assert_failures_classify, assert_no_run_faults, assert_panes,
+    assert_sentences_classify, failure, kinds,
+};
 use drover_kit::testing::{
-    Evidence, Run, assert_captured_hooks, assert_failed, assert_hooks_round_trip,
-    assert_pane_faults, assert_readings, assert_replied, calls, hook_names, hook_request_for,
-    only_entry, total,
+    Evidence, Run, assert_captured_hooks, assert_hooks_round_trip, assert_replied, calls,
+    captured_hook_logs, hook_names, hook_request_for, only_entry, total,
 };
 use drover_kit::{
-    CanonicalEvent, FaultKind, LocationContext, PromptKind, SeatState, TurnOutcome, TurnResult,
-    Usage, UsageReport,
+    FaultKind, LocationContext, PromptKind, SeatState, TurnOutcome, TurnResult, Usage, UsageReport,
 };
 use serde_json::Value;
 
@@ -100,40 +102,39 @@ fn text_mode_prints_the_reply_or_the_sentence() {
     );
 }
 
-/// (run, session, the CLI's sentence, fault kind)
-fn error_runs() -> Vec<(Run, Option<&'static str>, &'static str, Option<FaultKind>)> {
+fn failures() -> Vec<Failure> {
     vec![
-        (
+        failure(
             run!("headless-error-500", "json"),
             Some("f12ffd8d-ab2b-44e2-a22d-9c28d2bbcab1"),
             "[API Error: 500 The server had an error while processing your request.]",
             Some(FaultKind::ServerError),
         ),
-        (
+        failure(
             run!("headless-error-503", "json"),
             Some("bebf2499-61a4-4d70-be1f-fa46861de90a"),
             "[API Error: 503 The engine is currently overloaded, please try again later.]",
             Some(FaultKind::Overload),
         ),
-        (
+        failure(
             run!("headless-error-429", "json"),
             Some("45814266-c006-4cbb-85d1-47e00eb83969"),
             "[API Error: 429 Rate limit reached for requests]\nPossible quota limitations in place or slow response times detected. Please wait and try again later.",
             Some(FaultKind::RateLimit),
         ),
-        (
+        failure(
             run!("headless-error-401", "json"),
             Some("c935a5f5-e0c3-405b-8a1e-7ae602d7b08a"),
             "[API Error: 401 Incorrect API key provided]",
             Some(FaultKind::Auth),
         ),
-        (
+        failure(
             run!("headless-error-400", "json"),
             Some("37af7b8c-855a-4f1b-9cfb-4ff25d0606b7"),
             "[API Error: 400 fake error]",
             None,
         ),
-        (
+        failure(
             // Qwen retried the dropped connection until the deadline; killed,
             // it prints only its cancellation, and no sentence names the cause.
             run!("headless-error-drop", "json"),
@@ -141,7 +142,7 @@ fn error_runs() -> Vec<(Run, Option<&'static str>, &'static str, Option<FaultKin
             "Operation cancelled.",
             None,
         ),
-        (
+        failure(
             run!("headless-error-closed-port", "json"),
             None,
             "Operation cancelled.",
@@ -152,13 +153,8 @@ fn error_runs() -> Vec<(Run, Option<&'static str>, &'static str, Option<FaultKin
 
 #[test]
 fn every_error_mode_fails_with_the_clis_sentence() {
-    for (run, session, sentence, _) in error_runs() {
-        let r = parse(&run, None);
-        assert_failed(&r, session, sentence);
-        // No call succeeded: zero tokens and no request, or no usage at all.
-        let usage = r.usage.map(|u| u.total()).unwrap_or(Usage::ZERO);
-        assert_eq!(usage, Usage::ZERO, "{sentence}");
-    }
+    // No call succeeded: zero tokens and no request, or no usage at all.
+    assert_failures(|run| parse(run, None), &failures(), |_, _| {});
 }
 
 fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
@@ -167,15 +163,10 @@ fn classify(lines: Vec<String>) -> Option<drover_kit::Fault> {
 
 #[test]
 fn error_output_classifies() {
-    for (run, _, sentence, kind) in error_runs() {
-        // stdout and stderr as printed (stderr's closing JSON object) …
-        let fault = classify(run.lines());
-        assert_eq!(fault.as_ref().map(|f| f.kind), kind, "{sentence}");
-        // … and parse-turn's sentence.
-        let error = parse(&run, None).error.expect("sentence");
-        let lines = error.lines().map(str::to_string).collect();
-        assert_eq!(classify(lines).map(|f| f.kind), kind, "{sentence}");
-    }
+    // stdout and stderr as printed (stderr's closing JSON object) …
+    assert_failures_classify(classify, &failures(), |_, _| {});
+    // … and parse-turn's sentence.
+    assert_sentences_classify(classify, &failures(), |_, _| {});
     let text = classify(run!("headless-error-500-text", "txt").lines()).expect("fault");
     assert_eq!(
         (text.kind, text.evidence.as_str()),
@@ -184,105 +175,80 @@ fn error_output_classifies() {
             "[API Error: 500 The server had an error while processing your request.]"
         )
     );
-    for run in [
-        run!("headless-success", "json"),
-        run!("headless-text", "txt"),
-        run!("headless-tool", "json"),
-    ] {
-        assert_eq!(classify(run.lines()), None);
-    }
+    assert_no_run_faults(
+        classify,
+        &[
+            run!("headless-success", "json"),
+            run!("headless-text", "txt"),
+            run!("headless-tool", "json"),
+        ],
+    );
 }
 
 #[test]
-fn panes_classify_by_the_sentence_they_show() {
+fn every_pane_reads_and_classifies_as_what_it_shows() {
+    use FaultKind::Auth;
+    use SeatState::{Blocked, Idle, Unknown, Working};
     let auth = "✕ [API Error: 401 Incorrect API key provided]";
-    let cases: [(&str, Option<(FaultKind, &str)>); 10] = [
-        (real!("pane-idle.txt"), None),
-        (real!("pane-working.txt"), None),
-        (real!("pane-reply.txt"), None),
-        (real!("pane-permission.txt"), None),
-        (real!("pane-after-tool.txt"), None),
-        (real!("pane-exit.txt"), None),
-        (real!("pane-first-run.txt"), None),
+    let panes: [Pane; 10] = [
+        (real!("pane-idle.txt"), Idle, None, None),
+        (real!("pane-working.txt"), Working, None, None),
+        (real!("pane-reply.txt"), Idle, None, None),
+        (
+            real!("pane-permission.txt"),
+            Blocked,
+            Some(PromptKind::Permission),
+            None,
+        ),
+        // The input row proposes a follow-up: `> OK`.
+        (real!("pane-after-tool.txt"), Idle, None, None),
         (
             real!("pane-error-401.txt"),
+            Idle,
+            None,
             Some((
-                FaultKind::Auth,
+                Auth,
                 "✕ [API Error: 401 Incorrect API key provided] (Press Ctrl+Y to retry)",
             )),
         ),
         // While the 500s are retried the pane shows only a spinner: the
         // newest sentence on screen is still the earlier 401.
-        (real!("pane-error-500.txt"), Some((FaultKind::Auth, auth))),
+        (
+            real!("pane-error-500.txt"),
+            Working,
+            None,
+            Some((Auth, auth)),
+        ),
         (
             real!("pane-error-500-recovered.txt"),
-            Some((FaultKind::Auth, auth)),
+            Idle,
+            None,
+            Some((Auth, auth)),
         ),
-    ];
-    assert_pane_faults(classify, &cases, Evidence::Exact);
-}
-
-#[test]
-fn every_pane_reads_as_what_it_shows() {
-    use SeatState::{Blocked, Idle, Unknown, Working};
-    let cases: [(&str, SeatState, Option<PromptKind>); 10] = [
-        (real!("pane-idle.txt"), Idle, None),
-        (real!("pane-working.txt"), Working, None),
-        (real!("pane-reply.txt"), Idle, None),
-        (
-            real!("pane-permission.txt"),
-            Blocked,
-            Some(PromptKind::Permission),
-        ),
-        // The input row proposes a follow-up: `> OK`.
-        (real!("pane-after-tool.txt"), Idle, None),
-        (real!("pane-error-401.txt"), Idle, None),
-        (real!("pane-error-500.txt"), Working, None),
-        (real!("pane-error-500-recovered.txt"), Idle, None),
         // No settings, no OPENAI_* variables: "Connect a Provider".
         (
             real!("pane-first-run.txt"),
             Blocked,
             Some(PromptKind::Other),
+            None,
         ),
         // Qwen has quit; only its resume hint is left.
-        (real!("pane-exit.txt"), Unknown, None),
+        (real!("pane-exit.txt"), Unknown, None, None),
     ];
-    assert_readings(|s| Qwen::read_screen(&profile(), &s), &cases);
-}
-
-fn all_hook_logs() -> Vec<&'static str> {
-    let mut logs: Vec<&str> = error_runs().iter().map(|(r, ..)| r.hooks).collect();
-    logs.extend([
-        run!("headless-success", "json").hooks,
-        run!("headless-resume", "json").hooks,
-        run!("headless-text", "txt").hooks,
-        run!("headless-stream-json", "jsonl").hooks,
-        run!("headless-tool", "json").hooks,
-        run!("headless-error-500-text", "txt").hooks,
-        real!("interactive.hooks.jsonl"),
-    ]);
-    logs
+    let read = |s| Qwen::read_screen(&profile(), &s);
+    assert_panes(read, classify, Evidence::Exact, &panes);
 }
 
 #[test]
 fn every_captured_hook_payload_parses() {
-    let expected_kind = |native: &str| match native {
-        "SessionStart" => CanonicalEvent::SessionStart,
-        "UserPromptSubmit" => CanonicalEvent::PromptSubmit,
-        "Stop" => CanonicalEvent::Stop,
-        "StopFailure" => CanonicalEvent::StopFailure,
-        "SessionEnd" => CanonicalEvent::SessionEnd,
-        "Notification" => CanonicalEvent::Notification,
-        "PermissionRequest" => CanonicalEvent::PermissionRequest,
-        "PreToolUse" => CanonicalEvent::ToolStart,
-        "PostToolUse" => CanonicalEvent::ToolEnd,
-        "PostToolBatch" | "MessageDisplay" | "InstructionsLoaded" => CanonicalEvent::Other,
-        other => panic!("a captured event this test does not know: {other}"),
-    };
+    let expected_kind = kinds(
+        "SessionStart UserPromptSubmit Stop StopFailure SessionEnd Notification \
+         PermissionRequest PreToolUse PostToolUse PostToolBatch=Other MessageDisplay=Other \
+         InstructionsLoaded=Other",
+    );
     let seen = assert_captured_hooks::<Qwen>(
         &profile(),
-        &all_hook_logs(),
+        &captured_hook_logs("qwen"),
         "<tmp>/qwen/work",
         expected_kind,
         |native, e, field| {
@@ -323,10 +289,10 @@ fn every_captured_hook_payload_parses() {
 
 #[test]
 fn headless_failures_fire_no_turn_end() {
-    for (run, _, sentence, _) in error_runs() {
-        let events = hook_names(run.hooks);
+    for f in failures() {
+        let events = hook_names(f.run.hooks);
         for end in ["Stop", "StopFailure", "SessionEnd"] {
-            assert!(!events.iter().any(|e| e == end), "{sentence}: {end}");
+            assert!(!events.iter().any(|e| e == end), "{}: {end}", f.sentence);
         }
     }
 }

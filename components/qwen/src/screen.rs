@@ -90,14 +90,9 @@ pub const RULES: &[ScreenRule] = &[
 mod tests {
     use super::*;
 
-    fn state(text: &str) -> (SeatState, Option<PromptKind>, String) {
-        drover_kit::testing::state(RULES, text)
+    drover_kit::testing::screen_fixtures! {
+        RULES; IDLE = "idle", WORKING = "working", PERMISSION = "permission", TRUST = "trust",
     }
-
-    const IDLE: &str = include_str!("../fixtures/screen-idle.txt");
-    const WORKING: &str = include_str!("../fixtures/screen-working.txt");
-    const PERMISSION: &str = include_str!("../fixtures/screen-permission.txt");
-    const TRUST: &str = include_str!("../fixtures/screen-trust.txt");
 
     #[test]
     fn reads_each_state() {
