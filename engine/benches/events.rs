@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use drover::relay::DropParser;
 use drover::run::{EventWatcher, Journal, RunDir, RunInfo, now_ns};
 use drover::sandbox::CompileCache;
+use drover::sandbox::wit::SeatState;
 
 fn reader(child: &mut Child) -> Receiver<(u64, String)> {
     let (tx, rx) = channel();
@@ -93,14 +94,14 @@ fn main() {
         loop {
             for event in watcher.wait(Duration::from_millis(250)) {
                 let state = if event.native == "PermissionRequest" {
-                    "blocked"
+                    SeatState::Blocked
                 } else {
-                    "working"
+                    SeatState::Working
                 };
                 journal.record(
                     "t",
                     state,
-                    (state == "blocked").then_some("permission"),
+                    (state == SeatState::Blocked).then_some("permission"),
                     &format!("hook:{}", event.native),
                     serde_json::json!({"drop_ts": event.ts}),
                 );

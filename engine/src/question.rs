@@ -182,6 +182,7 @@ pub fn take_answer(task_dir: &Path, question: &str) -> Option<AnswerFile> {
 mod tests {
     use super::*;
     use crate::run::Journal;
+    use crate::sandbox::wit::SeatState;
 
     fn question(id: &str) -> Question {
         Question {
@@ -241,11 +242,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("events.jsonl");
         let mut journal = Journal::open(path.clone());
-        journal.record("t", "working", None, "launch", Value::Null);
+        journal.record("t", SeatState::Working, None, "launch", Value::Null);
         assert_eq!(pending(&path, "t"), None);
         journal.record(
             "t",
-            "blocked",
+            SeatState::Blocked,
             Some("permission"),
             "acp",
             detail(&question("q1")),
@@ -254,15 +255,15 @@ mod tests {
         assert_eq!(pending(&path, "other"), None);
         journal.answer("t", "q1", "cancel", &Answerer::Person);
         assert_eq!(pending(&path, "t"), None);
-        journal.record("t", "working", None, "answer", Value::Null);
+        journal.record("t", SeatState::Working, None, "answer", Value::Null);
         journal.record(
             "t",
-            "blocked",
+            SeatState::Blocked,
             Some("permission"),
             "acp",
             detail(&question("q2")),
         );
-        journal.record("t", "unknown", None, "agent-exited", Value::Null);
+        journal.record("t", SeatState::Unknown, None, "agent-exited", Value::Null);
         assert_eq!(pending(&path, "t"), None);
     }
 

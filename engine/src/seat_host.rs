@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::policy::Policy;
 use crate::run::now_ns;
+use crate::sandbox::wit::SeatState;
 use crate::seats::SeatRecord;
 use crate::session::{Context, Conversation, SessionResult, SessionSpec, acp};
 use crate::workspace::process::{self, Identity};
@@ -247,7 +248,7 @@ pub fn serve(ctx: &Context, seat: &SeatRecord, stop: &Arc<AtomicBool>) -> Result
             break "stopped (drover down)".to_string();
         }
         if agent.exited() {
-            ctx.state(task, "unknown", None, "acp:agent-exited");
+            ctx.state(task, SeatState::Unknown, None, "acp:agent-exited");
             break "the agent exited".to_string();
         }
         let Some((path, message)) = next_message(&task_dir) else {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::workspace::tmux::Pane;
+use crate::workspace::Pane;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SeatRecord {

@@ -267,6 +267,7 @@ pub fn ledger(run: &RunDir) -> Vec<Value> {
 mod tests {
     use super::*;
     use crate::run::Journal;
+    use crate::sandbox::wit::SeatState;
 
     fn run(project: &Path) -> RunDir {
         let run = RunDir::create(project, "seat-dev-1").expect("run");
@@ -338,7 +339,7 @@ mod tests {
         let mut journal = Journal::open(run.journal_path());
         journal.record(
             "dev",
-            "blocked",
+            SeatState::Blocked,
             Some("permission"),
             "hook:PermissionRequest",
             json!({"evidence": "Bash"}),

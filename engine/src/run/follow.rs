@@ -314,6 +314,7 @@ impl Follower {
 mod tests {
     use super::*;
     use crate::run::{Journal, RunDir};
+    use crate::sandbox::wit::SeatState;
     use serde_json::Value;
 
     fn info(id: &str, tasks: &[&str]) -> RunInfo {
@@ -335,7 +336,7 @@ mod tests {
         let a = RunDir::create(project.path(), "a").expect("run a");
         a.write_info(&info("a", &["t"])).expect("info");
         let mut ja = Journal::open(a.journal_path());
-        ja.record("t", "working", None, "launch", Value::Null);
+        ja.record("t", SeatState::Working, None, "launch", Value::Null);
         let mut f = Follower::new(project.path(), None);
         let history = f.read_all();
         assert_eq!(history.len(), 1);
@@ -344,7 +345,7 @@ mod tests {
         // A run that starts after the follower began.
         let b = RunDir::create(project.path(), "seat-dev-b").expect("run b");
         b.write_info(&info("seat-dev-b", &["dev"])).expect("info");
-        Journal::open(b.journal_path()).record("dev", "idle", None, "screen", Value::Null);
+        Journal::open(b.journal_path()).record("dev", SeatState::Idle, None, "screen", Value::Null);
         ja.verdict_once("t", "completed", "session", Value::Null);
         let mut seen = Vec::new();
         let until = Instant::now() + Duration::from_secs(10);

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{append_line, now_ns};
+use crate::sandbox::wit::SeatState;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Transition {
@@ -168,12 +169,12 @@ impl Journal {
     pub fn record(
         &mut self,
         task: &str,
-        state: &str,
+        state: SeatState,
         prompt_kind: Option<&str>,
         source: &str,
         detail: serde_json::Value,
     ) -> bool {
-        let key = (state.to_string(), prompt_kind.map(str::to_string));
+        let key = (state.as_str().to_string(), prompt_kind.map(str::to_string));
         if self.last.get(task) == Some(&key) {
             return false;
         }
@@ -181,7 +182,7 @@ impl Journal {
             ts: now_ns(),
             task: task.to_string(),
             kind: "state".to_string(),
-            state: state.to_string(),
+            state: key.0.clone(),
             prompt_kind: key.1.clone(),
             source: source.to_string(),
             detail,
@@ -292,25 +293,43 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("events.jsonl");
         let mut j = Journal::open(path.clone());
-        assert!(j.record("t", "working", None, "launch", Value::Null));
-        assert!(!j.record("t", "working", None, "poll", Value::Null));
+        assert!(j.record("t", SeatState::Working, None, "launch", Value::Null));
+        assert!(!j.record("t", SeatState::Working, None, "poll", Value::Null));
         assert!(j.record(
             "t",
-            "blocked",
+            SeatState::Blocked,
             Some("permission"),
             "hook:PermissionRequest",
             Value::Null
         ));
-        assert!(!j.record("t", "blocked", Some("permission"), "screen", Value::Null));
-        assert!(j.record("t", "blocked", Some("question"), "screen", Value::Null));
+        assert!(!j.record(
+            "t",
+            SeatState::Blocked,
+            Some("permission"),
+            "screen",
+            Value::Null
+        ));
+        assert!(j.record(
+            "t",
+            SeatState::Blocked,
+            Some("question"),
+            "screen",
+            Value::Null
+        ));
         let mut again = Journal::open(path.clone());
         assert_eq!(again.state("t"), Some("blocked"));
-        assert!(!again.record("t", "blocked", Some("question"), "poll", Value::Null));
+        assert!(!again.record(
+            "t",
+            SeatState::Blocked,
+            Some("question"),
+            "poll",
+            Value::Null
+        ));
         assert!(again.verdict_once("t", "completed", "hook:Stop", Value::Null));
         assert!(!Journal::open(path.clone()).verdict_once("t", "completed", "again", Value::Null));
         // A later turn (a state change) gets its own verdict; a repeat does not.
         let mut next = Journal::open(path.clone());
-        assert!(next.record("t", "working", None, "send", Value::Null));
+        assert!(next.record("t", SeatState::Working, None, "send", Value::Null));
         assert!(next.verdict_once("t", "stalled", "session", Value::Null));
         assert!(!next.verdict_once("t", "stalled", "again", Value::Null));
         let lines = read_transitions(&path);
@@ -373,7 +392,7 @@ mod tests {
     fn a_torn_last_line_is_skipped() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("events.jsonl");
-        Journal::open(path.clone()).record("t", "working", None, "x", Value::Null);
+        Journal::open(path.clone()).record("t", SeatState::Working, None, "x", Value::Null);
         append_line(&path, "{\"ts\": 1, \"task\": \"t\", \"ki").expect("append");
         assert_eq!(read_transitions(&path).len(), 1);
     }

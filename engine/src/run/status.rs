@@ -92,6 +92,7 @@ pub fn clean_evidence(text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::run::{Journal, read_transitions};
+    use crate::sandbox::wit::SeatState;
     use serde_json::{Value, json};
 
     #[test]
@@ -99,15 +100,15 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("events.jsonl");
         let mut j = Journal::open(path.clone());
-        j.record("a", "working", None, "launch", Value::Null);
+        j.record("a", SeatState::Working, None, "launch", Value::Null);
         j.record(
             "a",
-            "blocked",
+            SeatState::Blocked,
             Some("permission"),
             "screen:claude/v1/permission",
             json!({"evidence": "Do you want to proceed?"}),
         );
-        j.record("b", "done", None, "hook:Stop", Value::Null);
+        j.record("b", SeatState::Done, None, "hook:Stop", Value::Null);
         let lines = read_transitions(&path);
         let a = TaskView::of("a", &lines);
         assert_eq!(
@@ -123,7 +124,7 @@ mod tests {
             )
         );
         assert!(!a.settled);
-        j.record("a", "working", None, "screen", Value::Null);
+        j.record("a", SeatState::Working, None, "screen", Value::Null);
         j.verdict_once("a", "completed", "session", Value::Null);
         let a = TaskView::of("a", &read_transitions(&path));
         assert_eq!(

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use crate::profile::Profile;
 use crate::run::{Journal, Origin, RunDir, Transition};
 use crate::sandbox::Adapter;
+use crate::sandbox::wit::SeatState;
 
 pub struct Context {
     pub project: PathBuf,
@@ -34,7 +35,7 @@ impl Context {
     }
 
     /// Records a seat state (no-op when unchanged).
-    pub fn state(&self, task: &str, state: &str, prompt_kind: Option<&str>, source: &str) {
+    pub fn state(&self, task: &str, state: SeatState, prompt_kind: Option<&str>, source: &str) {
         self.record(task, state, prompt_kind, source, serde_json::Value::Null);
     }
 
@@ -46,13 +47,13 @@ impl Context {
                 serde_json::Value::Null,
                 |e| serde_json::json!({"evidence": e}),
             );
-        self.record(task, "blocked", Some(prompt_kind), source, detail);
+        self.record(task, SeatState::Blocked, Some(prompt_kind), source, detail);
     }
 
     fn record(
         &self,
         task: &str,
-        state: &str,
+        state: SeatState,
         prompt_kind: Option<&str>,
         source: &str,
         detail: serde_json::Value,
@@ -72,7 +73,7 @@ impl Context {
         }
         self.record(
             task,
-            "blocked",
+            SeatState::Blocked,
             Some(crate::sandbox::wit::PromptKind::Permission.as_str()),
             source,
             detail,

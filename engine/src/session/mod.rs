@@ -253,6 +253,18 @@ pub struct Timings {
     pub timeout_clock: Option<String>,
 }
 
+impl SessionResult {
+    /// The seat state a verdict leaves: done when it completed, blocked when
+    /// it ended on a prompt, else unknown.
+    pub fn seat_state(&self) -> wit::SeatState {
+        match self.status {
+            Status::Completed => wit::SeatState::Done,
+            _ if self.blocked.is_some() => wit::SeatState::Blocked,
+            _ => wit::SeatState::Unknown,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionResult {
     pub status: Status,

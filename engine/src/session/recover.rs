@@ -17,6 +17,7 @@ use super::{Context, SessionResult, Status, Timings, Tokens};
 use crate::profile::Catalog;
 use crate::run::status::TaskView;
 use crate::run::{EventWatcher, HookRecord, RunDir, RunInfo, now_ns, read_transitions};
+use crate::sandbox::wit::SeatState;
 use crate::sandbox::{Sandbox, wit};
 use crate::workspace::herdr::HerdrError;
 use crate::workspace::process::{self, Identity};
@@ -241,7 +242,12 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             let identity: Option<Identity> =
                 serde_json::from_value(proc.get("identity").cloned().unwrap_or_default()).ok();
             if identity.is_some_and(process::alive) {
-                ctx.state(task, "working", None, "reconcile:cli-still-running");
+                ctx.state(
+                    task,
+                    SeatState::Working,
+                    None,
+                    "reconcile:cli-still-running",
+                );
                 return None;
             }
             let offset = |k: &str| proc.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
@@ -350,7 +356,12 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             if let (Some(pane), Some(ws)) = (&pane, &ws) {
                 match ws.pane_alive(pane) {
                     Ok(true) if !stop => {
-                        ctx.state(task, "working", None, "reconcile:seat-still-running");
+                        ctx.state(
+                            task,
+                            SeatState::Working,
+                            None,
+                            "reconcile:seat-still-running",
+                        );
                         return None;
                     }
                     Err(_) => return None,
@@ -390,12 +401,12 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
     if needs_result {
         result.result = result_text;
     }
-    let state = match result.status {
-        Status::Completed => "done",
-        _ if result.blocked.is_some() => "blocked",
-        _ => "unknown",
-    };
-    ctx.state(task, state, result.blocked.map(|k| k.as_str()), "reconcile");
+    ctx.state(
+        task,
+        result.seat_state(),
+        result.blocked.map(|k| k.as_str()),
+        "reconcile",
+    );
     if result.status != Status::Completed {
         let mut lines = Vec::new();
         for log in &result.logs {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::{Kind, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
+use super::{Kind, Pane, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
 use crate::sandbox::wit;
 use sha2::{Digest, Sha256};
 use wait_timeout::ChildExt;
@@ -40,8 +40,6 @@ pub struct Tmux {
     binary: PathBuf,
     socket: String,
 }
-
-pub use super::Pane;
 
 /// The socket name for a project: stable, and distinct per project path.
 pub fn socket_for(project: &Path) -> String {

@@ -16,6 +16,7 @@ use crate::hooks;
 use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
+use crate::sandbox::wit::SeatState;
 use crate::seat_host;
 use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, SessionSpec, interactive};
@@ -357,7 +358,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             let mut journal = Journal::open(run.journal_path());
             journal.record(
                 &record.nick,
-                "unknown",
+                SeatState::Unknown,
                 None,
                 "down",
                 serde_json::Value::Null,

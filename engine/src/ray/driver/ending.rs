@@ -121,12 +121,12 @@ pub(super) fn finish(
     verdict_copied: bool,
 ) -> SessionResult {
     if !verdict_copied {
-        let state = match result.status {
-            Status::Completed => "done",
-            _ if result.blocked.is_some() => "blocked",
-            _ => "unknown",
-        };
-        ctx.state(task, state, result.blocked.map(|k| k.as_str()), "ray");
+        ctx.state(
+            task,
+            result.seat_state(),
+            result.blocked.map(|k| k.as_str()),
+            "ray",
+        );
     }
     crate::session::record_verdict(ctx, &result);
     if let Some(id) = &result.session_id {

@@ -21,6 +21,7 @@ use super::settings::Settings;
 use super::tail::{Next, Position, Tail};
 use super::wire::{self, Line, TurnRequest};
 use crate::run::{Origin, RunDir, now_ns, safe_segment};
+use crate::sandbox::wit::SeatState;
 use crate::session::clock::Deadline;
 use crate::session::{Context, FaultReport, SessionResult, SessionSpec, Status, shared};
 
@@ -287,7 +288,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
             .as_ref()
             .map(|id| BTreeMap::from([("ray.io/node-id".to_string(), id.clone())])),
     };
-    ctx.state(task, "working", None, "ray:submit");
+    ctx.state(task, SeatState::Working, None, "ray:submit");
     ctx.run.lifecycle(
         task,
         "ray-submit",
@@ -298,7 +299,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
             RayError::Unreachable { reason, .. } => (e.to_string(), Some(network_fault(reason))),
             _ => (format!("Ray did not take the job: {e}"), None),
         };
-        ctx.state(task, "unknown", None, "ray:submit-failed");
+        ctx.state(task, SeatState::Unknown, None, "ray:submit-failed");
         return conclude_without_result(ctx, task, ending(ctx, Status::Crashed, reason, fault));
     }
     let mut copier = Copier::new(ctx, task, &submission_id, &log, false);

@@ -12,6 +12,7 @@ use crate::acp::{Event, Wait};
 use crate::policy::Policy;
 use crate::question::{self, Answerer, Choice, ChoiceKind, Question};
 use crate::run::now_ns;
+use crate::sandbox::wit::SeatState;
 use crate::session::budget::{Budget, Verdict};
 use crate::session::clock::Deadline;
 use crate::session::shared::heartbeat;
@@ -40,7 +41,7 @@ pub(super) fn exchange(
         out.end = End::Unsent(e.to_string());
         return out;
     }
-    ctx.state(task, "working", None, "acp:session/prompt");
+    ctx.state(task, SeatState::Working, None, "acp:session/prompt");
     let mut waiting: VecDeque<(RequestId, Question)> = VecDeque::new();
     let mut cancelling: Option<(End, Instant)> = None;
     let mut last_heartbeat: Option<Instant> = None;
@@ -216,7 +217,7 @@ pub(super) fn deliver(
         return;
     }
     ctx.answered(task, q, choice, by);
-    ctx.state(task, "working", None, "answer");
+    ctx.state(task, SeatState::Working, None, "answer");
 }
 
 /// One `session/update`: seat state, journal events, reply text.
@@ -236,9 +237,9 @@ pub(super) fn absorb(
             {
                 out.reply.push_str(text);
             }
-            ctx.state(task, "working", None, "acp:agent_message_chunk");
+            ctx.state(task, SeatState::Working, None, "acp:agent_message_chunk");
         }
-        "agent_thought_chunk" => ctx.state(task, "working", None, "acp:agent_thought_chunk"),
+        "agent_thought_chunk" => ctx.state(task, SeatState::Working, None, "acp:agent_thought_chunk"),
         "tool_call" | "tool_call_update" => {
             let view = tool_view(update, &agent.tools);
             let id = update["toolCallId"].as_str().unwrap_or_default().to_string();
@@ -252,7 +253,7 @@ pub(super) fn absorb(
                     "acp:tool_call",
                     json!({"id": question::clean(&id), "tool": view.tool, "kind": view.kind, "title": view.title, "input": view.input}),
                 );
-                ctx.state(task, "working", None, "acp:tool_call");
+                ctx.state(task, SeatState::Working, None, "acp:tool_call");
             } else if let Some(status @ ("completed" | "failed")) = update["status"].as_str() {
                 ctx.event(
                     task,

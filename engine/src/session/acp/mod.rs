@@ -39,6 +39,7 @@ use crate::policy::Policy;
 use crate::question::{self};
 use crate::run::{EventWatcher, now_ns};
 use crate::sandbox::wit;
+use crate::sandbox::wit::SeatState;
 use crate::workspace::acp::{AgentLaunch, AgentProcess};
 use crate::workspace::{self, Workspace};
 
@@ -160,7 +161,7 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
     let command = command(ctx, &request).map_err(|e| fail(Status::Crashed, e))?;
     super::guard::check_command(&ctx.profile, &command).map_err(|e| fail(Status::Crashed, e))?;
     let env = super::seat_env(ctx, spec, &command, false);
-    ctx.state(task, "unknown", None, "launch");
+    ctx.state(task, SeatState::Unknown, None, "launch");
     let backend: &dyn Workspace = &workspace::Acp;
     let (mut process, connection) = backend
         .start_agent(&AgentLaunch {
@@ -200,7 +201,7 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         Ok(opened) => opened,
         Err(e) => {
             process.stop((), spec.teardown_grace);
-            ctx.state(task, "unknown", None, "acp:handshake-failed");
+            ctx.state(task, SeatState::Unknown, None, "acp:handshake-failed");
             let status = if matches!(e, AcpError::Timeout { .. }) {
                 Status::Timeout
             } else {
@@ -234,7 +235,7 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         Conversation::Resume(_) => "acp:session/load",
         _ => "acp:session/new",
     };
-    ctx.state(task, "idle", None, source);
+    ctx.state(task, SeatState::Idle, None, source);
     Ok(Agent {
         process,
         client,

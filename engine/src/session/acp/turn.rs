@@ -10,6 +10,7 @@ use super::{Agent, End, Hooks, base, conclude, usage_of_turn};
 use crate::policy::Policy;
 use crate::run::{EventWatcher, now_ns};
 use crate::sandbox::wit;
+use crate::sandbox::wit::SeatState;
 use crate::session::budget::Budget;
 use crate::session::clock::Deadline;
 use crate::session::result_file::ResultFile;
@@ -120,8 +121,9 @@ pub fn turn(
             turn_usage.map(|u| u.tokens),
             turn_usage.and_then(|u| u.cost_usd),
         );
-        let stopped = |status: Status, reason: String, state: &str, source: &str| {
-            ctx.state(task, state, None, source);
+        // A turn that stops short leaves the seat in a state no hook named.
+        let stopped = |status: Status, reason: String, source: &str| {
+            ctx.state(task, SeatState::Unknown, None, source);
             let mut result = finish(status, reason, &reply, usage, &hooks, &budget);
             if exchange.blocked && status != Status::Completed {
                 result.blocked = Some(wit::PromptKind::Permission);
@@ -130,7 +132,7 @@ pub fn turn(
         };
         let (result, error) = match exchange.end {
             End::Stopped(reason) if reason == "end_turn" => {
-                ctx.state(task, "done", None, "acp:end_turn");
+                ctx.state(task, SeatState::Done, None, "acp:end_turn");
                 let Some(file) = &result_file else {
                     let mut result = finish(
                         Status::Completed,
@@ -189,7 +191,6 @@ pub fn turn(
                 stopped(
                     Status::Stalled,
                     format!("the agent ended the turn with stopReason {reason}"),
-                    "unknown",
                     &format!("acp:{reason}"),
                 ),
                 None,
@@ -198,7 +199,6 @@ pub fn turn(
                 stopped(
                     Status::Stalled,
                     format!("the turn failed: {message}"),
-                    "unknown",
                     "acp:error",
                 ),
                 Some(message),
@@ -211,7 +211,6 @@ pub fn turn(
                         Some(code) => format!("the agent exited (code {code}) during the turn"),
                         None => "the agent closed its output during the turn".to_string(),
                     },
-                    "unknown",
                     "acp:closed",
                 );
                 result.exit_code = exit;
@@ -229,7 +228,6 @@ pub fn turn(
                         "the session deadline of {} passed ({which} clock)",
                         humanize(spec.timeout)
                     ),
-                    "unknown",
                     "timeout",
                 );
                 result.timings.timeout_clock = Some(which.to_string());
@@ -239,7 +237,6 @@ pub fn turn(
                 stopped(
                     Status::Crashed,
                     "interrupted: drover was asked to stop".to_string(),
-                    "unknown",
                     "interrupted",
                 ),
                 None,
@@ -248,7 +245,6 @@ pub fn turn(
                 stopped(
                     Status::OverBudget,
                     "the token budget was exceeded and its grace ran out".to_string(),
-                    "unknown",
                     "over-budget",
                 ),
                 None,
@@ -257,7 +253,6 @@ pub fn turn(
                 stopped(
                     Status::Stalled,
                     "no message from the agent for the stall window".to_string(),
-                    "unknown",
                     "stall",
                 ),
                 None,
@@ -266,7 +261,6 @@ pub fn turn(
                 stopped(
                     Status::Crashed,
                     format!("cannot send the prompt: {e}"),
-                    "unknown",
                     "acp:send-failed",
                 ),
                 None,

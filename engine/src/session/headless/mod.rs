@@ -23,6 +23,7 @@ use super::{
 };
 use crate::run::{EventWatcher, HookRecord, now_ns};
 use crate::sandbox::wit;
+use crate::sandbox::wit::SeatState;
 
 use turn::parse_outcome;
 pub use turn::read_from;
@@ -199,14 +200,14 @@ impl Session<'_> {
             }
             ctx.state(
                 task,
-                "working",
+                SeatState::Working,
                 None,
                 if turn_number == 1 { "launch" } else { "nudge" },
             );
             let turn = match self.run_turn(&command, now_ns()) {
                 Ok(turn) => turn,
                 Err(reason) => {
-                    ctx.state(task, "unknown", None, "spawn-failed");
+                    ctx.state(task, SeatState::Unknown, None, "spawn-failed");
                     return Ending::new(Status::Crashed, reason);
                 }
             };
@@ -222,13 +223,13 @@ impl Session<'_> {
                 wit::TurnOutcome::Success => {
                     self.seen.blocked = None;
                     let Some(result_file) = &self.result_file else {
-                        ctx.state(task, "done", None, "exit");
+                        ctx.state(task, SeatState::Done, None, "exit");
                         return Ending::new(Status::Completed, "the turn finished".to_string())
                             .reply(outcome.reply)
                             .exit_code(turn.exit_code);
                     };
                     if let Some(found) = result_file.wait(spec.result_wait, || true) {
-                        ctx.state(task, "done", None, "result-file");
+                        ctx.state(task, SeatState::Done, None, "result-file");
                         return Ending::new(
                             Status::Completed,
                             "the turn finished and wrote the result file".to_string(),
@@ -238,7 +239,7 @@ impl Session<'_> {
                         .exit_code(turn.exit_code);
                     }
                     let Some(id) = self.seen.session_id.clone().filter(|_| nudges_left > 0) else {
-                        ctx.state(task, "done", None, "exit");
+                        ctx.state(task, SeatState::Done, None, "exit");
                         ctx.run.lifecycle(
                             task,
                             "resultless-stop",
@@ -280,7 +281,7 @@ impl Session<'_> {
                     .exit_code(turn.exit_code);
                 }
                 wit::TurnOutcome::Failed | wit::TurnOutcome::Unknown => {
-                    ctx.state(task, "unknown", None, "exit");
+                    ctx.state(task, SeatState::Unknown, None, "exit");
                     let reason = match (&outcome.error, outcome.outcome) {
                         (Some(e), _) => format!("the turn failed: {e}"),
                         (None, wit::TurnOutcome::Failed) => "the turn failed".to_string(),
@@ -303,7 +304,7 @@ impl Session<'_> {
         let (ctx, spec) = (self.ctx, self.spec);
         let task = spec.task.as_str();
         if let Some(which) = turn.timed_out {
-            ctx.state(task, "unknown", None, "timeout");
+            ctx.state(task, SeatState::Unknown, None, "timeout");
             ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
             return Some(
                 Ending::new(
@@ -317,14 +318,14 @@ impl Session<'_> {
             );
         }
         if turn.cancelled {
-            ctx.state(task, "unknown", None, "interrupted");
+            ctx.state(task, SeatState::Unknown, None, "interrupted");
             return Some(Ending::new(
                 Status::Crashed,
                 "interrupted: drover was asked to stop".to_string(),
             ));
         }
         if turn.over_budget {
-            ctx.state(task, "unknown", None, "over-budget");
+            ctx.state(task, SeatState::Unknown, None, "over-budget");
             return Some(
                 Ending::new(
                     Status::OverBudget,
@@ -334,7 +335,7 @@ impl Session<'_> {
             );
         }
         if turn.stalled {
-            ctx.state(task, "unknown", None, "stall");
+            ctx.state(task, SeatState::Unknown, None, "stall");
             return Some(
                 Ending::new(
                     Status::Stalled,

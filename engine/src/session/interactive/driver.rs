@@ -172,7 +172,7 @@ impl<'a> Driver<'a> {
             );
             match reading.as_ref().map(|r| r.state) {
                 Some(wit::SeatState::Idle) => {
-                    self.ctx.state(task, "idle", None, &source);
+                    self.ctx.state(task, wit::SeatState::Idle, None, &source);
                     return Ok(());
                 }
                 Some(wit::SeatState::Blocked) => {
@@ -231,7 +231,8 @@ impl<'a> Driver<'a> {
             );
         }
         self.st.blocked = None;
-        self.ctx.state(task, "working", None, "prompt-typed");
+        self.ctx
+            .state(task, wit::SeatState::Working, None, "prompt-typed");
         self.wait_turn(seat)
     }
 
@@ -280,7 +281,7 @@ impl<'a> Driver<'a> {
             | wit::CanonicalEvent::ToolStart
             | wit::CanonicalEvent::ToolEnd => {
                 self.st.blocked = None;
-                ctx.state(task, "working", None, &source);
+                ctx.state(task, wit::SeatState::Working, None, &source);
                 Event::Nothing
             }
             _ => Event::Nothing,

@@ -30,6 +30,7 @@ use super::result_file::ResultFile;
 use super::{Context, SessionResult, SessionSpec, Status, conversations, faults};
 use crate::run::{EventWatcher, now_ns};
 use crate::sandbox::wit;
+use crate::sandbox::wit::SeatState;
 use crate::workspace::{self, Kind, Pane, PaneLaunch, Workspace};
 
 const TICK: Duration = Duration::from_millis(250);
@@ -189,7 +190,7 @@ fn start(
             return Err(Box::new((None, result)));
         }
     };
-    ctx.state(&spec.task, "unknown", None, "launch");
+    ctx.state(&spec.task, SeatState::Unknown, None, "launch");
     let seat = Seat {
         workspace: ws,
         pane,
@@ -285,9 +286,9 @@ fn conclude(
         teardown(ctx, task, seat.ws(), &seat.pane, spec.teardown_grace);
     }
     match result.status {
-        Status::Completed => ctx.state(task, "done", None, "verdict"),
+        Status::Completed => ctx.state(task, SeatState::Done, None, "verdict"),
         _ if result.blocked.is_some() => {}
-        _ => ctx.state(task, "unknown", None, "verdict"),
+        _ => ctx.state(task, SeatState::Unknown, None, "verdict"),
     }
     if let Some(transcript) = &result.transcript_path {
         let spent = super::usage::read_with_grace(

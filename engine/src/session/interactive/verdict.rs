@@ -134,7 +134,7 @@ impl Driver<'_> {
             Event::Stop => {
                 self.st.stop_seen = true;
                 self.st.blocked = None;
-                ctx.state(task, "done", None, "hook:Stop");
+                ctx.state(task, wit::SeatState::Done, None, "hook:Stop");
                 let Some(result_file) = &self.result_file else {
                     return Some(self.result(
                         Status::Completed,
@@ -178,11 +178,11 @@ impl Driver<'_> {
                         serde_json::json!({"error": e.to_string()}),
                     );
                 }
-                ctx.state(task, "working", None, "nudge");
+                ctx.state(task, wit::SeatState::Working, None, "nudge");
                 None
             }
             Event::Failure(reason) => {
-                ctx.state(task, "unknown", None, "hook:StopFailure");
+                ctx.state(task, wit::SeatState::Unknown, None, "hook:StopFailure");
                 let why = reason.map_or_else(
                     || "the turn failed (StopFailure)".to_string(),
                     |r| format!("the turn failed: {r}"),
@@ -217,7 +217,7 @@ impl Driver<'_> {
                 ),
                 wit::SeatState::Working if !native_blocked => {
                     self.st.blocked = None;
-                    ctx.state(task, "working", None, &source);
+                    ctx.state(task, wit::SeatState::Working, None, &source);
                 }
                 _ => {}
             }
