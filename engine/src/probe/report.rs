@@ -43,7 +43,7 @@ pub struct Report {
     pub hooks: Option<Hooks>,
     pub usage_parser: Option<Clean>,
     pub transcript: Transcripts,
-    pub tokens: Option<Tokens>,
+    pub tokens: Option<TokenFields>,
     pub findings: Vec<Finding>,
     pub next_steps: Vec<Clean>,
 }
@@ -166,8 +166,10 @@ pub struct TranscriptFile {
     pub glob: Option<Clean>,
 }
 
+/// Where a transcript keeps its token counts (field paths and candidates),
+/// not the counts themselves (those are `session::Tokens`).
 #[derive(Debug, Serialize)]
-pub struct Tokens {
+pub struct TokenFields {
     pub entries_scanned: u64,
     pub unreadable_entries: u64,
     pub key_paths: Vec<KeyPath>,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Fed, Loaded, Scan};
 use crate::probe::discover::{self, Glob, Matches};
-use crate::probe::report::{CallOutcome, ParsedUsage, Tokens, TranscriptFile, Transcripts};
+use crate::probe::report::{CallOutcome, ParsedUsage, TokenFields, TranscriptFile, Transcripts};
 use crate::probe::sanitize::{Clean, clean};
 use crate::probe::schema;
 use crate::profile::Profile;
@@ -243,7 +243,7 @@ impl Scan<'_> {
         format: &str,
         profile: Option<&Profile>,
         loaded: Option<&Loaded>,
-    ) -> Option<Tokens> {
+    ) -> Option<TokenFields> {
         if format != "jsonl" && format != "json" {
             self.info(
                 "tokens.format",
@@ -283,7 +283,7 @@ impl Scan<'_> {
             }
             _ => None,
         };
-        Some(Tokens {
+        Some(TokenFields {
             entries_scanned: inferred.entries_scanned,
             unreadable_entries: inferred.unreadable_entries,
             key_paths: inferred.key_paths,
