@@ -129,8 +129,7 @@ impl EventWatcher {
             return None;
         }
         let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .ok()?
+        open_event_file(path)?
             .take(DROP_FILE_MAX)
             .read_to_end(&mut bytes)
             .ok()?;
@@ -177,10 +176,25 @@ impl EventWatcher {
 
 fn read_record(path: &std::path::Path) -> Option<HookRecord> {
     use std::io::Read;
-    let file = std::fs::File::open(path).ok()?;
     let mut text = String::new();
-    file.take(EVENT_FILE_MAX).read_to_string(&mut text).ok()?;
+    open_event_file(path)?
+        .take(EVENT_FILE_MAX)
+        .read_to_string(&mut text)
+        .ok()?;
     serde_json::from_str(&text).ok()
+}
+
+/// Opens an event file only if it is a regular file, never through a link
+/// and never blocking: the driven CLI can write into `events/`, and a FIFO
+/// or a link to `/dev/zero` there must not hang or busy the session.
+fn open_event_file(path: &std::path::Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
 }
 
 #[cfg(test)]
@@ -257,6 +271,27 @@ mod tests {
         // A second reader of the run (recovery) sees the record, not the drop.
         let mut later = EventWatcher::new(events.clone(), Stub);
         assert_eq!(later.poll(), got);
+    }
+
+    #[test]
+    fn links_and_fifos_in_events_are_never_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events");
+        let mut w = EventWatcher::new(events.clone(), Stub);
+        let elsewhere = dir.path().join("record.json");
+        std::fs::write(
+            &elsewhere,
+            serde_json::to_vec(&record(1, "t")).expect("encode"),
+        )
+        .expect("write");
+        std::os::unix::fs::symlink(&elsewhere, events.join("linked.json")).expect("link");
+        let made = std::process::Command::new("mkfifo")
+            .arg(events.join("blocking.drop"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        // Neither the link nor the FIFO (which would block an open) is read.
+        assert!(w.poll().is_empty());
     }
 
     #[test]
