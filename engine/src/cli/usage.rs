@@ -135,12 +135,10 @@ impl Progress for Bar {
     }
 }
 
-/// Text from transcripts and file names, with control characters (escape
-/// sequences above all) shown as `?` so they never reach the terminal.
+/// Text from transcripts and file names on one table line, with control
+/// characters (escape sequences above all) escaped, as all human output is.
 fn terminal_safe(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
+    super::output::terminal_line(s).into_owned()
 }
 
 fn or_dash(s: &str) -> String {
@@ -398,7 +396,7 @@ mod tests {
 
     #[test]
     fn control_characters_never_reach_the_terminal() {
-        assert_eq!(terminal_safe("a\u{1b}[2Jb\u{7}"), "a?[2Jb?");
+        assert_eq!(terminal_safe("a\u{1b}[2Jb\u{7}\n"), "a\\x1b[2Jb\\x07\\n");
     }
 
     #[test]
