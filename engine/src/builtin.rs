@@ -1,13 +1,7 @@
 //! The adapter components compiled into this binary (built from
 //! `components/` by `build.rs`).
 
-/// One embedded component.
-pub struct Builtin {
-    pub name: &'static str,
-    pub bytes: &'static [u8],
-    /// SHA-256 of `bytes`, computed at build time (the compile-cache key).
-    pub sha256: &'static str,
-}
+pub use crate::sandbox::Builtin;
 
 include!(concat!(env!("OUT_DIR"), "/builtin_components.rs"));
 include!(concat!(env!("OUT_DIR"), "/builtin_profiles.rs"));

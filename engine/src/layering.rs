@@ -5,6 +5,7 @@
 /// Lowest first. A new crate gets its place here (the test refuses one that
 /// has none).
 const LAYERS: &[(&str, &str)] = &[
+    ("drover-sandbox", "crates/sandbox"),
     ("drover-state", "crates/state"),
     ("drover-relay", "crates/relay"),
     ("drover", "engine"),

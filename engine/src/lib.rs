@@ -18,7 +18,8 @@ pub mod ray;
 pub mod registry;
 pub mod relay;
 pub mod run;
-pub mod sandbox;
+/// The sandboxed component host (the `drover-sandbox` crate).
+pub use drover_sandbox as sandbox;
 pub mod seat_host;
 pub mod seats;
 pub mod session;

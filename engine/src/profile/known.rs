@@ -70,3 +70,22 @@ pub fn is_identifier(s: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphanumeric())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::wit::CanonicalEvent;
+
+    #[test]
+    fn every_profile_event_name_means_one_event_here_and_in_the_guest_kit() {
+        for name in CANONICAL_EVENTS {
+            let here = CanonicalEvent::from_profile_name(name)
+                .unwrap_or_else(|| panic!("{name} is accepted in profiles but means nothing"));
+            let kit = drover_kit::CanonicalEvent::from_name(name)
+                .unwrap_or_else(|| panic!("the guest kit does not read {name}"));
+            // Both bindings print a variant as `CanonicalEvent::Name`.
+            assert_eq!(format!("{here:?}"), format!("{kit:?}"), "{name}");
+        }
+        assert_eq!(CanonicalEvent::from_profile_name("Stopped"), None);
+    }
+}

@@ -37,6 +37,15 @@ pub use versions::latest::exports::drover::adapter::requests;
 pub use versions::{WIT_VERSION, WitVersion};
 
 use host::HostState;
+
+/// A component embedded in the program that hosts the sandbox (drover's
+/// built-in adapters, compiled from `components/` by its build script).
+pub struct Builtin {
+    pub name: &'static str,
+    pub bytes: &'static [u8],
+    /// SHA-256 of `bytes`, computed at build time (the compile-cache key).
+    pub sha256: &'static str,
+}
 use versions::{Bindings, Exported, Pre};
 
 /// How often the ticker advances the epoch; deadlines are multiples of it.
@@ -169,7 +178,7 @@ impl Sandbox {
     /// spare) are skipped.
     pub fn load_builtin(
         &self,
-        builtin: &crate::builtin::Builtin,
+        builtin: &Builtin,
         limits: Limits,
     ) -> Result<(Adapter, CacheOutcome), SandboxError> {
         let (component, outcome) = self

@@ -2,6 +2,6 @@
 
 wasmtime::component::bindgen!({
     world: "adapter",
-    path: "../wit",
+    path: "../../wit",
     additional_derives: [PartialEq],
 });

@@ -9,7 +9,7 @@
 
 wasmtime::component::bindgen!({
     world: "adapter",
-    path: "../wit/since_v0_1",
+    path: "../../wit/since_v0_1",
     additional_derives: [PartialEq],
 });
 
