@@ -143,20 +143,24 @@ impl DropParser {
     /// The event as the profile's map names it, with the raw payload kept so
     /// nothing is lost when the component could not read it.
     fn fallback(&mut self, drop: &HookDrop, error: String) -> HookRecord {
-        let mapped = self.project.clone().and_then(|project| {
-            profile(&project, &drop.header.cli)
-                .ok()
-                .and_then(|profile| {
-                    profile
-                        .hooks
-                        .events
-                        .iter()
-                        .find(|(native, _)| *native == drop.header.native)
-                        .and_then(|(_, canonical)| {
-                            wit::CanonicalEvent::from_profile_name(canonical)
-                        })
-                })
-        });
+        let mapped_by = |profile: &Profile| {
+            profile
+                .hooks
+                .events
+                .iter()
+                .find(|(native, _)| *native == drop.header.native)
+                .and_then(|(_, canonical)| wit::CanonicalEvent::from_profile_name(canonical))
+        };
+        // The profile is usually loaded already (the component refused the
+        // payload); read the catalog only when its component did not load.
+        let mapped = match self.loaded.get(&drop.header.cli) {
+            Some(Ok((profile, _))) => mapped_by(profile),
+            _ => self
+                .project
+                .as_deref()
+                .and_then(|project| profile(project, &drop.header.cli).ok())
+                .and_then(|profile| mapped_by(&profile)),
+        };
         HookRecord {
             v: 1,
             ts: drop.header.ts,
