@@ -7,7 +7,7 @@ Downloads the `litellm==VERSION` wheel from PyPI with pip (no dependencies),
 takes `litellm/model_prices_and_context_window_backup.json` out of it (the
 table LiteLLM ships and ccusage and most usage tools price from), keeps the
 per-token prices drover bills with, and writes
-engine/src/pricing/litellm-prices.json. `--date` is the day the snapshot is
+crates/usage/src/pricing/litellm-prices.json. `--date` is the day the snapshot is
 taken (default: today, UTC); `drover usage --json` and `drover doctor` print
 it with the version. docs/usage.md ("Cost") says what is kept and why.
 """

@@ -5,9 +5,16 @@
 /// Lowest first. A new crate gets its place here (the test refuses one that
 /// has none).
 const LAYERS: &[(&str, &str)] = &[
+    ("drover-build", "crates/build"),
     ("drover-sandbox", "crates/sandbox"),
     ("drover-state", "crates/state"),
     ("drover-relay", "crates/relay"),
+    ("drover-run", "crates/run"),
+    ("drover-profile", "crates/profile"),
+    ("drover-usage", "crates/usage"),
+    ("drover-acp", "crates/acp"),
+    ("drover-workspace", "crates/workspace"),
+    ("drover-session", "crates/session"),
     ("drover", "engine"),
 ];
 

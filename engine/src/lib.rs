@@ -1,32 +1,38 @@
 //! drover: drives AI coding CLIs unattended, with every CLI-specific piece of
 //! logic running as a sandboxed WebAssembly component.
+//!
+//! This crate is the command line ([`cli`]) and what only it uses: `drover
+//! probe-adapter` ([`probe`]) and `drover adapter check` ([`conformance`]).
+//! The engine lives in the crates below it, re-exported here under the paths
+//! they had when they were modules of this crate (docs/architecture.md has
+//! the crate map); an embedder depends on those crates directly.
 
-pub mod acp;
-pub mod builtin;
 pub mod cli;
-pub mod config;
 pub mod conformance;
-pub mod hooks;
-pub mod notify;
-pub mod policy;
-pub mod pricing;
-pub mod privileges;
 pub mod probe;
-pub mod profile;
-pub mod question;
-pub mod ray;
-pub mod registry;
-pub mod relay;
-pub mod run;
-/// The sandboxed component host (the `drover-sandbox` crate).
+
+/// The Agent Client Protocol client (`drover-acp`).
+pub use drover_acp as acp;
+/// CLI profiles, the built-in catalog, config directories and the registry
+/// (`drover-profile`).
+pub use drover_profile as profile;
+pub use drover_profile::{builtin, config, registry};
+/// The run directory and blocked questions (`drover-run`).
+pub use drover_run as run;
+pub use drover_run::question;
+/// The sandboxed component host (`drover-sandbox`).
 pub use drover_sandbox as sandbox;
-pub mod seat_host;
-pub mod seats;
-pub mod session;
-pub mod state;
-pub mod trust;
-pub mod usage;
-pub mod workspace;
+/// Sessions and what drives them: relay drops, hook installs, seats,
+/// policy, trust, privileges, notifications, Ray (`drover-session`).
+pub use drover_session as session;
+pub use drover_session::{hooks, notify, policy, privileges, ray, relay, seat_host, seats, trust};
+/// `.drover/` confined to its project (`drover-state`).
+pub use drover_state as state;
+/// Token usage from transcripts, and its prices (`drover-usage`).
+pub use drover_usage as usage;
+pub use drover_usage::pricing;
+/// Where seats run (`drover-workspace`).
+pub use drover_workspace as workspace;
 
 #[cfg(test)]
 mod layering;

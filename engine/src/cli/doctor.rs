@@ -159,7 +159,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         .is_some_and(|r| r.contains(crate::hooks::FAST_RELAY));
     let report = Report {
         drover: env!("CARGO_PKG_VERSION"),
-        backends: workspace::backends(selection.as_ref(), &ray),
+        backends: workspace::backends(selection.as_ref(), &ray.row()),
         ray,
         workspace: selection,
         cache_dir: cache.dir().map(|d| d.display().to_string()),

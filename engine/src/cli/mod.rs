@@ -13,6 +13,7 @@ mod mux;
 mod output;
 mod probe;
 mod profiles;
+mod ray_turn;
 mod run;
 mod seats;
 mod status;
@@ -26,6 +27,35 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// `--budget-mode` as the command line parses it (the session crate, which
+/// owns [`crate::session::BudgetMode`], does not depend on clap).
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum BudgetModeArg {
+    Off,
+    Warn,
+    Enforce,
+}
+
+/// `--workspace NAME`: the names the workspace crate knows, offered and
+/// checked by clap, parsed by [`crate::workspace::Kind::parse`].
+pub fn workspace_kind() -> impl clap::builder::TypedValueParser<Value = crate::workspace::Kind> {
+    use clap::builder::TypedValueParser as _;
+    let names = crate::workspace::Kind::ALL.iter().map(|kind| kind.as_str());
+    clap::builder::PossibleValuesParser::new(names).try_map(|name| {
+        crate::workspace::Kind::parse(&name).ok_or_else(|| format!("no workspace is called {name}"))
+    })
+}
+
+impl From<BudgetModeArg> for crate::session::BudgetMode {
+    fn from(arg: BudgetModeArg) -> Self {
+        match arg {
+            BudgetModeArg::Off => Self::Off,
+            BudgetModeArg::Warn => Self::Warn,
+            BudgetModeArg::Enforce => Self::Enforce,
+        }
+    }
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -179,8 +209,9 @@ pub fn main() -> ExitCode {
         Command::ProbeAdapter(args) => probe::run(&project, args),
         Command::Usage(args) => usage::run(&project, explicit_project, args),
         Command::Trust(args) => trust::run(&project, args),
-        Command::RayTurn => interrupt_flag()
-            .and_then(|flag| crate::ray::node::main(&project, flag).map(|()| Outcome::Ok)),
+        Command::RayTurn => {
+            interrupt_flag().and_then(|flag| ray_turn::main(&project, flag).map(|()| Outcome::Ok))
+        }
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -73,7 +73,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     };
     let ray = crate::ray::cluster(project);
     let report = Report {
-        backends: workspace::backends(selected.as_ref(), &ray),
+        backends: workspace::backends(selected.as_ref(), &ray.row()),
         selected,
         error,
         ray,

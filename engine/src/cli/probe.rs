@@ -44,7 +44,7 @@ pub struct Args {
     #[arg(long)]
     probe: bool,
     /// Probe mode: where the turn runs (default: the selected workspace).
-    #[arg(long, value_enum, requires = "probe")]
+    #[arg(long, value_parser = super::workspace_kind(), requires = "probe")]
     workspace: Option<crate::workspace::Kind>,
     /// Probe mode: how long the turn may take, e.g. 90s.
     #[arg(long, value_parser = super::run::parse_duration, default_value = "90s")]

@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long = "cli", value_name = "NAME")]
     cli: Option<String>,
     /// headless (default), tmux, herdr, acp or ray.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = super::workspace_kind())]
     workspace: Option<Kind>,
     /// ray: the custom resource that picks the node (e.g. host_b).
     #[arg(long, value_name = "RESOURCE")]
@@ -82,7 +82,7 @@ pub struct Args {
     #[arg(long, value_name = "DOLLARS", value_parser = parse_dollars)]
     budget_usd: Option<f64>,
     #[arg(long, value_enum, default_value = "warn")]
-    budget_mode: BudgetMode,
+    budget_mode: super::BudgetModeArg,
     /// Grace after an enforced budget trip before `over_budget`.
     #[arg(long, value_parser = parse_duration, default_value = "240s")]
     budget_grace: Duration,
@@ -248,7 +248,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     spec.token_budget = args.budget;
     spec.cost_budget = args.budget_usd;
     spec.budget_mode = if args.budget.is_some() || args.budget_usd.is_some() {
-        args.budget_mode
+        args.budget_mode.into()
     } else {
         BudgetMode::Off
     };

@@ -19,6 +19,28 @@ use super::Outcome;
 use super::output::{Json, print_json};
 use crate::usage::{self, By, Day, Label, Progress, Report, Row, Tokens, Zone};
 
+/// `--by` as the command line parses it (`drover-usage` has no clap).
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ByArg {
+    Session,
+    Day,
+    Month,
+    Model,
+    Block,
+}
+
+impl From<ByArg> for By {
+    fn from(arg: ByArg) -> Self {
+        match arg {
+            ByArg::Session => By::Session,
+            ByArg::Day => By::Day,
+            ByArg::Month => By::Month,
+            ByArg::Model => By::Model,
+            ByArg::Block => By::Block,
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Only these CLI profiles (repeatable; default: every profile with a
@@ -38,8 +60,8 @@ pub struct Args {
     tz: Zone,
     /// Rows of the table: one per session, day, month, model, or 5-hour
     /// block (the windows subscription limits count in).
-    #[arg(long, value_enum, default_value_t = By::Session)]
-    by: By,
+    #[arg(long, value_enum, default_value_t = ByArg::Session)]
+    by: ByArg,
     /// A price file (LiteLLM's format) laid over the embedded table;
     /// default: ~/.config/drover/pricing.json when it exists.
     #[arg(long, value_name = "FILE")]
@@ -68,7 +90,7 @@ pub fn run(project: &Path, explicit_project: bool, args: Args) -> anyhow::Result
         until: args.until,
         zone: args.tz,
         project: explicit_project.then(|| project.to_path_buf()),
-        by: args.by,
+        by: args.by.into(),
         workers: args.jobs.map(NonZeroUsize::get),
         pricing: args.pricing,
         explain_files: args.explain_files,

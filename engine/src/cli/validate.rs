@@ -416,7 +416,7 @@ fn check_mux(out: &mut Findings, project: &Path) {
         json!({"workspace": selection.kind.as_str(), "reason": selection.reason}),
     );
     let ray = crate::ray::cluster(project);
-    for backend in crate::workspace::backends(Some(&selection), &ray) {
+    for backend in crate::workspace::backends(Some(&selection), &ray.row()) {
         let severity = match (backend.available, backend.selected) {
             (true, _) => Severity::Ok,
             (false, true) => Severity::Problem,

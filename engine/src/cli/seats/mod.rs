@@ -36,7 +36,7 @@ pub struct UpArgs {
     /// What the seat is for (shown in its pane label).
     #[arg(long, default_value = "agent")]
     role: String,
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::cli::workspace_kind())]
     workspace: Option<Kind>,
     /// A seat for a person: drover never types into it or waits on it.
     #[arg(long)]
@@ -61,7 +61,7 @@ pub struct UpArgs {
     /// `warn` notes the crossing; `enforce` ends the message `over_budget`
     /// after the grace.
     #[arg(long, value_enum, default_value = "warn")]
-    budget_mode: crate::session::BudgetMode,
+    budget_mode: crate::cli::BudgetModeArg,
     /// Replace the profile's bypass args with these (repeatable).
     #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
     args: Vec<String>,
@@ -212,7 +212,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         created_ns: now_ns(),
         budget_usd: args.budget_usd,
         budget_mode: if args.budget_usd.is_some() {
-            args.budget_mode
+            args.budget_mode.into()
         } else {
             crate::session::BudgetMode::Off
         },

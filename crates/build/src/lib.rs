@@ -1,0 +1,173 @@
+//! drover-build: what the build scripts of `drover-profile` (the adapter
+//! components it embeds) and `drover` (the test guests, the kit and the
+//! conformance corpus) share. A build script reports errors by printing one
+//! line and exiting, so every helper here ends the build on failure.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, exit};
+
+/// The guests' target.
+pub const TARGET: &str = "wasm32-wasip2";
+
+/// Ends the build with `message`.
+pub fn fail(message: &str) -> ! {
+    eprintln!("error: {message}");
+    exit(1);
+}
+
+/// An environment variable cargo sets for build scripts.
+pub fn cargo_env(name: &str) -> String {
+    env::var(name).unwrap_or_else(|_| fail(&format!("{name} unset")))
+}
+
+/// The repository root (the parent of the workspace members' directories).
+pub fn repo_root() -> PathBuf {
+    let manifest_dir = PathBuf::from(cargo_env("CARGO_MANIFEST_DIR"));
+    manifest_dir
+        .ancestors()
+        .find(|dir| dir.join("components").join("Cargo.toml").is_file())
+        .unwrap_or_else(|| fail("no components/ above the crate being built"))
+        .to_path_buf()
+}
+
+/// The guests' cargo target dir, `<target>/wasm`: shared by every profile
+/// and by both build scripts, so debug and release host builds reuse the
+/// guest artifacts (OUT_DIR is `<target>/<profile>/build/<pkg>/out`).
+pub fn wasm_target_dir() -> PathBuf {
+    let out_dir = PathBuf::from(cargo_env("OUT_DIR"));
+    out_dir.ancestors().nth(4).unwrap_or(&out_dir).join("wasm")
+}
+
+/// Where `cargo build --release --target wasm32-wasip2` leaves its artifacts.
+pub fn release_dir(target_dir: &Path) -> PathBuf {
+    target_dir.join(TARGET).join("release")
+}
+
+pub fn check_target_installed() {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let sysroot = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .unwrap_or_else(|| fail(&format!("cannot run `{rustc} --print sysroot`")));
+    if !sysroot.join("lib").join("rustlib").join(TARGET).exists() {
+        fail("the wasm32-wasip2 target is not installed; run `rustup target add wasm32-wasip2`");
+    }
+}
+
+/// The adapter crates: the components workspace's members, minus the kit.
+pub fn adapter_crates(components: &Path) -> Vec<String> {
+    let manifest = components.join("Cargo.toml");
+    let text = fs::read_to_string(&manifest)
+        .unwrap_or_else(|e| fail(&format!("reading {}: {e}", manifest.display())));
+    let parsed: toml::Table = text
+        .parse()
+        .unwrap_or_else(|e| fail(&format!("parsing {}: {e}", manifest.display())));
+    let members = parsed
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .unwrap_or_else(|| {
+            fail(&format!(
+                "{} has no [workspace] members",
+                manifest.display()
+            ))
+        });
+    let mut names: Vec<String> = members
+        .iter()
+        .filter_map(|m| m.as_str())
+        .filter(|name| *name != "kit")
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names
+}
+
+/// Reruns the build script when a guest workspace's manifests or any of
+/// its members' sources change.
+pub fn watch(workspace: &Path) {
+    for file in ["Cargo.toml", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={}", workspace.join(file).display());
+    }
+    if let Ok(entries) = fs::read_dir(workspace) {
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.join("Cargo.toml").is_file() {
+                println!(
+                    "cargo:rerun-if-changed={}",
+                    path.join("Cargo.toml").display()
+                );
+                println!("cargo:rerun-if-changed={}", path.join("src").display());
+            }
+        }
+    }
+}
+
+/// `cargo build --release --target wasm32-wasip2` of a guest workspace.
+pub fn build_workspace(workspace: &Path, target_dir: &Path, packages: &[&str]) {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut command = Command::new(cargo);
+    command
+        .args(["build", "--release", "--target", TARGET, "--manifest-path"])
+        .arg(workspace.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir)
+        .args(packages);
+    // Flags meant for the host build must not leak into the guest build.
+    // wasm SIMD (wasmtime enables it by default) lets memchr, which the
+    // usage tallies use to split lines and find needles, scan 16 bytes at a
+    // time instead of 4: about 10% of `drover usage`'s CPU.
+    command.env(
+        "CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS",
+        "-C target-feature=+simd128",
+    );
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_TARGET",
+        "CARGO_TARGET_DIR",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_BUILD_RUSTFLAGS",
+    ] {
+        command.env_remove(var);
+    }
+    let status = command.status().unwrap_or_else(|e| {
+        fail(&format!(
+            "cannot run cargo for {}: {e}",
+            workspace.display()
+        ))
+    });
+    if !status.success() {
+        fail(&format!(
+            "building the crates in {} for {TARGET} failed (see above)",
+            workspace.display()
+        ));
+    }
+}
+
+/// Copies `from` to `to` unless `to` already holds the same bytes (an
+/// unchanged copy keeps its time, so nothing that embeds it rebuilds).
+pub fn copy_if_changed(from: &Path, to: &Path) -> Vec<u8> {
+    let bytes =
+        fs::read(from).unwrap_or_else(|e| fail(&format!("reading {}: {e}", from.display())));
+    if fs::read(to).ok().as_deref() != Some(&bytes[..]) {
+        if let Some(dir) = to.parent() {
+            fs::create_dir_all(dir)
+                .unwrap_or_else(|e| fail(&format!("creating {}: {e}", dir.display())));
+        }
+        fs::write(to, &bytes).unwrap_or_else(|e| fail(&format!("writing {}: {e}", to.display())));
+    }
+    bytes
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}

@@ -1,0 +1,300 @@
+//! Reading one profile file into a [`Profile`], field by field, so every
+//! error can name its line. Field names, defaults and meanings are
+//! bmad-loop's `CLIProfile` (its string `adapter` kind included); drover adds
+//! `component`, `aliases`, `[turn]`, `[sandbox]` and `[component_settings]`.
+//! Where bmad-loop coerces a value (`str()`, `int()`, `bool()`), drover reads
+//! it the same way and records a warning that says what it was read as.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+mod sections;
+mod tables;
+
+use sections::{adapter_field, component_ref, parse_hooks, parse_turn, values};
+
+use super::error::ProfileError;
+use super::{
+    AdapterKind, ComponentRef, Profile, ProfileSource, SandboxOverrides, Turn, known, paths,
+    template,
+};
+
+/// Reads a spanned TOML tree with line-aware errors (and warnings).
+struct Reader<'a> {
+    text: &'a str,
+    source: String,
+    warnings: RefCell<Vec<ProfileError>>,
+}
+
+pub(super) fn type_name(value: &DeValue<'_>) -> &'static str {
+    match value {
+        DeValue::String(_) => "a string",
+        DeValue::Integer(_) => "an integer",
+        DeValue::Float(_) => "a float",
+        DeValue::Boolean(_) => "a boolean",
+        DeValue::Datetime(_) => "a datetime",
+        DeValue::Array(_) => "an array",
+        DeValue::Table(_) => "a table",
+    }
+}
+
+/// One table's fields, consumed by name; leftovers are unknown fields.
+struct Table<'r, 'a, 'i> {
+    reader: &'r Reader<'a>,
+    prefix: String,
+    entries: Vec<(Spanned<std::borrow::Cow<'i, str>>, Spanned<DeValue<'i>>)>,
+}
+
+const TOP_FIELDS: &[&str] = &[
+    "name",
+    "binary",
+    "adapter",
+    "hooks",
+    "skill_tree",
+    "prompt_template",
+    "launch_args",
+    "bypass_args",
+    "model_flag",
+    "env",
+    "usage_parser",
+    "usage_grace_s",
+    "stop_without_result_nudges",
+    "subagent_stop_without_transcript",
+    "first_run_note",
+    "seed_files",
+    "env_fault_patterns",
+    "component",
+    "aliases",
+    "turn",
+    "sandbox",
+    "component_settings",
+];
+
+const TURN_FIELDS: &[&str] = &["args", "env", "argv", "resume", "session_id", "output"];
+
+/// Parses and validates one profile file.
+pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError> {
+    let reader = Reader {
+        text,
+        source: source.to_string(),
+        warnings: RefCell::new(Vec::new()),
+    };
+    let root = DeTable::parse(text).map_err(|e| {
+        let span = e.span();
+        reader.error(span, "", format!("invalid TOML: {}", e.message()))
+    })?;
+    let root_span = root.span();
+    let mut top = Table::new(&reader, "", root.into_inner());
+
+    let (name, name_at) = top.required_text("name", Some(root_span.start..root_span.start))?;
+    if !known::is_identifier(&name) {
+        return Err(reader.error(
+            Some(name_at..name_at),
+            "name",
+            format!("'{name}' must be letters, digits, '.', '_' or '-'"),
+        ));
+    }
+    let (binary, _) = top.required_text("binary", Some(root_span.start..root_span.start))?;
+    let (adapter_kind, mut component_settings) = adapter_field(&mut top)?;
+
+    let explicit_component = match top.string("component")? {
+        Some((value, at)) => Some(component_ref(&reader, &value, at, source)?),
+        None => None,
+    };
+    let file_component = matches!(explicit_component, Some(ComponentRef::File(_)));
+
+    let hooks = match top.table("hooks")? {
+        Some((table, span)) => parse_hooks(&reader, table, span, !file_component)?,
+        None => {
+            return Err(reader.error(
+                Some(root_span.start..root_span.start),
+                "hooks",
+                "missing [hooks] table",
+            ));
+        }
+    };
+    let adapter = match adapter_kind {
+        None if hooks.dialect == "none" => AdapterKind::OpencodeHttp,
+        None => AdapterKind::Generic,
+        Some((kind, span)) => match kind.as_str() {
+            "generic" if hooks.dialect == "none" => {
+                return Err(reader.error(
+                    Some(span),
+                    "adapter",
+                    "'generic' drives a CLI by its hook signals, but hooks.dialect is none; a hookless profile is adapter = \"opencode-http\" (the default when adapter is left out), or give it a hook dialect",
+                ));
+            }
+            "generic" => AdapterKind::Generic,
+            "opencode-http" => AdapterKind::OpencodeHttp,
+            other => {
+                return Err(reader.error(
+                    Some(span),
+                    "adapter",
+                    format!(
+                        "unknown adapter kind '{other}' (drover has: {})",
+                        AdapterKind::NAMES.join(", ")
+                    ),
+                ));
+            }
+        },
+    };
+    // bmad-loop's opencode-http driver is drover's opencode component.
+    let component = explicit_component.unwrap_or_else(|| match adapter {
+        AdapterKind::OpencodeHttp => ComponentRef::Builtin("opencode".to_string()),
+        AdapterKind::Generic => ComponentRef::Implicit(name.clone()),
+    });
+
+    let skill_tree = match top.string("skill_tree")? {
+        Some((path, at)) => {
+            paths::check_relative(&path)
+                .map_err(|m| reader.error(Some(at..at), "skill_tree", m))?;
+            path
+        }
+        None => ".claude/skills".to_string(),
+    };
+    let prompt_template = match top.text("prompt_template") {
+        Some((t, at)) => {
+            template::validate(&t).map_err(|m| reader.error(Some(at..at), "prompt_template", m))?;
+            t
+        }
+        None => "{prompt}".to_string(),
+    };
+    let launch_args = values(top.strings("launch_args")?);
+    let bypass_args = values(top.strings("bypass_args")?);
+    let model_flag = top
+        .text("model_flag")
+        .map_or_else(|| "--model".to_string(), |(v, _)| v);
+    let env = top.text_map("env")?;
+    let usage_parser = match top.string("usage_parser")? {
+        Some((p, at)) => {
+            let p = p.trim().to_string();
+            let known = if file_component {
+                known::is_identifier(&p)
+            } else {
+                known::PARSERS.contains(&p.as_str())
+            };
+            if !known {
+                return Err(reader.error(
+                    Some(at..at),
+                    "usage_parser",
+                    format!(
+                        "unknown usage parser '{p}' (built-in: {})",
+                        known::PARSERS.join(", ")
+                    ),
+                ));
+            }
+            p
+        }
+        None => "none".to_string(),
+    };
+    let usage_grace = top.seconds("usage_grace_s")?.unwrap_or(0.0);
+    let stop_without_result_nudges = top.count("stop_without_result_nudges", true)?;
+    let subagent_stop_without_transcript = top
+        .truthy("subagent_stop_without_transcript")
+        .unwrap_or(false);
+    let first_run_note = top
+        .text("first_run_note")
+        .map(|(v, _)| v)
+        .unwrap_or_default();
+    let mut seed_files = Vec::new();
+    for (n, (path, at)) in top.strings("seed_files")?.into_iter().enumerate() {
+        paths::check_relative(&path)
+            .map_err(|m| reader.error(Some(at..at), &format!("seed_files[{n}]"), m))?;
+        seed_files.push(path);
+    }
+    let mut env_fault_patterns = Vec::new();
+    let mut self_matching_patterns = Vec::new();
+    for (n, (pattern, at)) in top.strings("env_fault_patterns")?.into_iter().enumerate() {
+        let field = format!("env_fault_patterns[{n}]");
+        let regex = regex::Regex::new(&pattern)
+            .map_err(|e| reader.error(Some(at..at), &field, format!("not a valid regex: {e}")))?;
+        if regex.is_match(reader.line_text(at)) {
+            self_matching_patterns.push(n);
+        }
+        env_fault_patterns.push(pattern);
+    }
+    let aliases = values(top.strings("aliases")?);
+    for alias in &aliases {
+        if !known::is_identifier(alias) {
+            return Err(reader.error(
+                None,
+                "aliases",
+                format!("'{alias}' must be letters, digits, '.', '_' or '-'"),
+            ));
+        }
+    }
+    let turn = match top.table("turn")? {
+        Some((table, _)) => parse_turn(&reader, table, file_component)?,
+        None => Turn::default(),
+    };
+    let sandbox = match top.table("sandbox")? {
+        Some((table, _)) => {
+            let mut t = Table::new(&reader, "sandbox", table);
+            let timeout = t.count("call_timeout_ms", false)?;
+            let memory = t.count("memory_mib", false)?;
+            t.finish(&["call_timeout_ms", "memory_mib"])?;
+            for (field, value) in [
+                ("sandbox.call_timeout_ms", timeout),
+                ("sandbox.memory_mib", memory),
+            ] {
+                if value == Some(0) {
+                    return Err(reader.error(None, field, "must be greater than 0"));
+                }
+            }
+            SandboxOverrides {
+                call_timeout: timeout.map(|ms| Duration::from_millis(u64::from(ms))),
+                memory_bytes: memory.map(|mib| (mib as usize) << 20),
+            }
+        }
+        None => SandboxOverrides::default(),
+    };
+    if let Some((table, span)) = top.table("component_settings")? {
+        if !component_settings.is_empty() {
+            return Err(reader.error(
+                Some(span),
+                "component_settings",
+                "given twice: here and as the old [adapter] table; keep this one",
+            ));
+        }
+        component_settings = top.strings_of("component_settings", table)?;
+    }
+    top.finish(TOP_FIELDS)?;
+
+    Ok(Profile {
+        name,
+        binary,
+        hooks,
+        skill_tree,
+        prompt_template,
+        launch_args,
+        bypass_args,
+        model_flag,
+        env,
+        usage_parser,
+        usage_grace: Duration::from_secs_f64(usage_grace),
+        stop_without_result_nudges,
+        subagent_stop_without_transcript,
+        first_run_note,
+        seed_files,
+        env_fault_patterns,
+        self_matching_patterns,
+        adapter,
+        component,
+        aliases,
+        turn,
+        sandbox,
+        component_settings,
+        warnings: {
+            let mut warnings = reader.warnings.into_inner();
+            warnings.sort_by_key(|w| w.line);
+            warnings
+        },
+        source: source.clone(),
+        sha256: source
+            .path()
+            .map(|_| crate::registry::digest(text.as_bytes())),
+    })
+}

@@ -1,0 +1,399 @@
+//! `events.jsonl`: one line per seat state transition (and one verdict per
+//! turn), never a repeat for a poll that saw no change. Reopening a journal
+//! reads its last state per task, so a restarted drover continues it without
+//! writing a duplicate. A verdict settles a task until its state changes
+//! again (a seat's next message), so a turn gets exactly one verdict.
+//!
+//! Two more kinds of line sit between the transitions and change no state:
+//! `event` (what an ACP agent reported: a tool call, a usage update) and
+//! `answer` (who answered a blocked seat's question, and how).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{append_line, now_ns};
+use drover_sandbox::wit::SeatState;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Transition {
+    pub ts: u64,
+    pub task: String,
+    /// `state` for a seat transition, `verdict` for a session's end,
+    /// `event` for something the agent reported, `answer` for a question's
+    /// answer.
+    pub kind: String,
+    /// working | idle | done | blocked | unknown, the verdict status, the
+    /// event's name, or the chosen option's id.
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_kind: Option<String>,
+    /// What told us: `hook:Stop`, `exit`, `screen:claude/v1/spinner`, …
+    pub source: String,
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub detail: serde_json::Value,
+    /// Set on a line first recorded elsewhere (a Ray job's node) and copied
+    /// here: which job, and the line's position in that job's journal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where a copied journal line came from.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Origin {
+    pub job: String,
+    pub seq: u64,
+}
+
+impl Transition {
+    /// The evidence line a blocked state carries (`detail.evidence`).
+    pub fn evidence(&self) -> Option<&str> {
+        self.detail
+            .get("evidence")
+            .and_then(serde_json::Value::as_str)
+    }
+}
+
+pub struct Journal {
+    path: PathBuf,
+    last: HashMap<String, (String, Option<String>)>,
+    verdicts: HashMap<String, String>,
+    /// Tasks whose last line is a verdict.
+    settled: std::collections::HashSet<String>,
+    /// The highest `origin.seq` copied from each job.
+    copied: HashMap<String, u64>,
+    /// The line this journal appended last (for notifications).
+    written: Option<Transition>,
+}
+
+/// Every line of a journal that parses; a torn last line is skipped.
+pub fn read_transitions(path: &Path) -> Vec<Transition> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl Journal {
+    pub fn open(path: PathBuf) -> Journal {
+        let mut journal = Journal {
+            path,
+            last: HashMap::new(),
+            verdicts: HashMap::new(),
+            settled: std::collections::HashSet::new(),
+            copied: HashMap::new(),
+            written: None,
+        };
+        for t in read_transitions(&journal.path) {
+            if let Some(origin) = &t.origin {
+                journal.note_copied(origin);
+            }
+            match t.kind.as_str() {
+                "verdict" => {
+                    journal.verdicts.insert(t.task.clone(), t.state.clone());
+                    journal.settled.insert(t.task.clone());
+                }
+                "state" => {
+                    journal
+                        .last
+                        .insert(t.task.clone(), (t.state.clone(), t.prompt_kind.clone()));
+                    journal.settled.remove(&t.task);
+                }
+                _ => {}
+            }
+        }
+        journal
+    }
+
+    fn note_copied(&mut self, origin: &Origin) {
+        let seen = self.copied.entry(origin.job.clone()).or_insert(origin.seq);
+        *seen = (*seen).max(origin.seq);
+    }
+
+    /// The position of the last line copied from `job`, if any.
+    pub fn copied_through(&self, job: &str) -> Option<u64> {
+        self.copied.get(job).copied()
+    }
+
+    /// Copies a line another journal recorded (`origin` says which and
+    /// where): once, however often it is offered, and only when it changes
+    /// something here (the rules of [`Journal::record`] and
+    /// [`Journal::verdict_once`]). Returns whether it was written.
+    pub fn copy(&mut self, mut line: Transition, origin: Origin) -> bool {
+        if self
+            .copied_through(&origin.job)
+            .is_some_and(|seen| origin.seq <= seen)
+        {
+            return false;
+        }
+        let task = line.task.clone();
+        let changes = match line.kind.as_str() {
+            "verdict" => !self.settled.contains(&task),
+            _ => self.last.get(&task) != Some(&(line.state.clone(), line.prompt_kind.clone())),
+        };
+        if !changes {
+            return false;
+        }
+        line.origin = Some(origin.clone());
+        self.write(&line);
+        self.note_copied(&origin);
+        match line.kind.as_str() {
+            "verdict" => {
+                self.verdicts.insert(task.clone(), line.state.clone());
+                self.settled.insert(task);
+            }
+            _ => {
+                self.last
+                    .insert(task.clone(), (line.state.clone(), line.prompt_kind.clone()));
+                self.settled.remove(&task);
+            }
+        }
+        true
+    }
+
+    /// The task's current state, if any was recorded.
+    pub fn state(&self, task: &str) -> Option<&str> {
+        self.last.get(task).map(|(s, _)| s.as_str())
+    }
+
+    pub fn verdict(&self, task: &str) -> Option<&str> {
+        self.verdicts.get(task).map(String::as_str)
+    }
+
+    /// Records a state; returns false (and writes nothing) when it is the
+    /// state already recorded.
+    pub fn record(
+        &mut self,
+        task: &str,
+        state: SeatState,
+        prompt_kind: Option<&str>,
+        source: &str,
+        detail: serde_json::Value,
+    ) -> bool {
+        let key = (state.as_str().to_string(), prompt_kind.map(str::to_string));
+        if self.last.get(task) == Some(&key) {
+            return false;
+        }
+        let line = Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "state".to_string(),
+            state: key.0.clone(),
+            prompt_kind: key.1.clone(),
+            source: source.to_string(),
+            detail,
+            origin: None,
+        };
+        self.write(&line);
+        self.last.insert(task.to_string(), key);
+        self.settled.remove(task);
+        true
+    }
+
+    /// Records a turn's verdict: once, until the task's state changes again.
+    pub fn verdict_once(
+        &mut self,
+        task: &str,
+        status: &str,
+        source: &str,
+        detail: serde_json::Value,
+    ) -> bool {
+        if self.settled.contains(task) {
+            return false;
+        }
+        let line = Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "verdict".to_string(),
+            state: status.to_string(),
+            prompt_kind: None,
+            source: source.to_string(),
+            detail,
+            origin: None,
+        };
+        self.write(&line);
+        self.verdicts.insert(task.to_string(), status.to_string());
+        self.settled.insert(task.to_string());
+        true
+    }
+
+    /// Records something the agent reported (no state change).
+    pub fn event(&mut self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
+        self.write(&Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "event".to_string(),
+            state: name.to_string(),
+            prompt_kind: None,
+            source: source.to_string(),
+            detail,
+            origin: None,
+        });
+    }
+
+    /// Records the answer to a blocked seat's question: the option chosen
+    /// and who chose it (a person, or the policy rule that decided).
+    pub fn answer(
+        &mut self,
+        task: &str,
+        question: &str,
+        option: &str,
+        by: &crate::question::Answerer,
+    ) {
+        let source = match by {
+            crate::question::Answerer::Person => "person".to_string(),
+            crate::question::Answerer::Policy { rule } => format!(
+                "policy:{}",
+                rule.get("at")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("rule")
+            ),
+        };
+        self.write(&Transition {
+            ts: now_ns(),
+            task: task.to_string(),
+            kind: "answer".to_string(),
+            state: option.to_string(),
+            prompt_kind: None,
+            source,
+            detail: serde_json::json!({"question": question, "answered": by}),
+            origin: None,
+        });
+    }
+
+    /// The line this journal appended last, if any.
+    pub fn last_written(&self) -> Option<&Transition> {
+        self.written.as_ref()
+    }
+
+    fn write(&mut self, line: &Transition) {
+        self.written = Some(line.clone());
+        match serde_json::to_string(line) {
+            Ok(text) => {
+                if let Err(e) = append_line(&self.path, &text) {
+                    tracing::warn!(path = %self.path.display(), "cannot append to the run journal: {e}");
+                }
+            }
+            Err(e) => tracing::warn!("cannot encode a journal line: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    #[test]
+    fn repeats_are_not_written_and_reopening_continues() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        let mut j = Journal::open(path.clone());
+        assert!(j.record("t", SeatState::Working, None, "launch", Value::Null));
+        assert!(!j.record("t", SeatState::Working, None, "poll", Value::Null));
+        assert!(j.record(
+            "t",
+            SeatState::Blocked,
+            Some("permission"),
+            "hook:PermissionRequest",
+            Value::Null
+        ));
+        assert!(!j.record(
+            "t",
+            SeatState::Blocked,
+            Some("permission"),
+            "screen",
+            Value::Null
+        ));
+        assert!(j.record(
+            "t",
+            SeatState::Blocked,
+            Some("question"),
+            "screen",
+            Value::Null
+        ));
+        let mut again = Journal::open(path.clone());
+        assert_eq!(again.state("t"), Some("blocked"));
+        assert!(!again.record(
+            "t",
+            SeatState::Blocked,
+            Some("question"),
+            "poll",
+            Value::Null
+        ));
+        assert!(again.verdict_once("t", "completed", "hook:Stop", Value::Null));
+        assert!(!Journal::open(path.clone()).verdict_once("t", "completed", "again", Value::Null));
+        // A later turn (a state change) gets its own verdict; a repeat does not.
+        let mut next = Journal::open(path.clone());
+        assert!(next.record("t", SeatState::Working, None, "send", Value::Null));
+        assert!(next.verdict_once("t", "stalled", "session", Value::Null));
+        assert!(!next.verdict_once("t", "stalled", "again", Value::Null));
+        let lines = read_transitions(&path);
+        assert_eq!(
+            lines.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
+            [
+                "working",
+                "blocked",
+                "blocked",
+                "completed",
+                "working",
+                "stalled"
+            ]
+        );
+    }
+
+    #[test]
+    fn copied_lines_land_once_by_position() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        let line = |kind: &str, state: &str| Transition {
+            ts: 1,
+            task: "t".to_string(),
+            kind: kind.to_string(),
+            state: state.to_string(),
+            prompt_kind: None,
+            source: "exit".to_string(),
+            detail: Value::Null,
+            origin: None,
+        };
+        let at = |seq| Origin {
+            job: "j1".to_string(),
+            seq,
+        };
+        let mut j = Journal::open(path.clone());
+        assert!(j.copy(line("state", "working"), at(0)));
+        assert!(j.copy(line("state", "done"), at(1)));
+        // A reconnect offers everything again, and more.
+        let mut again = Journal::open(path.clone());
+        assert_eq!(again.copied_through("j1"), Some(1));
+        assert!(!again.copy(line("state", "working"), at(0)));
+        assert!(!again.copy(line("state", "done"), at(1)));
+        assert!(again.copy(line("verdict", "completed"), at(2)));
+        assert!(!again.copy(line("verdict", "completed"), at(2)));
+        // The next job's lines start from 0 again.
+        let next = Origin {
+            job: "j2".to_string(),
+            seq: 0,
+        };
+        assert!(again.copy(line("state", "working"), next));
+        let lines = read_transitions(&path);
+        assert_eq!(
+            lines.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
+            ["working", "done", "completed", "working"]
+        );
+        assert_eq!(lines[2].origin.as_ref().map(|o| o.seq), Some(2));
+    }
+
+    #[test]
+    fn a_torn_last_line_is_skipped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("events.jsonl");
+        Journal::open(path.clone()).record("t", SeatState::Working, None, "x", Value::Null);
+        append_line(&path, "{\"ts\": 1, \"task\": \"t\", \"ki").expect("append");
+        assert_eq!(read_transitions(&path).len(), 1);
+    }
+}

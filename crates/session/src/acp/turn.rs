@@ -1,0 +1,285 @@
+//! One message to a live agent: the prompt, its result-file nudges, and the
+//! agent's exit.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::exchange::exchange;
+use super::{Agent, End, Hooks, base, conclude, usage_of_turn};
+use crate::budget::Budget;
+use crate::clock::Deadline;
+use crate::policy::Policy;
+use crate::result_file::ResultFile;
+use crate::shared::{NUDGE_RESULT, humanize};
+use crate::{Context, SessionResult, SessionSpec, Status, conversations, usage::Spent};
+use drover_run::{EventWatcher, now_ns};
+use drover_sandbox::wit;
+use drover_sandbox::wit::SeatState;
+
+/// One message to a seat's live agent, with the result-file nudges.
+pub fn turn(
+    ctx: &Context,
+    spec: &SessionSpec,
+    agent: &mut Agent,
+    policy: &Policy,
+) -> SessionResult {
+    let task = spec.task.as_str();
+    let started = now_ns();
+    let clock = Instant::now();
+    let task_dir = ctx.run.task_dir(task);
+    let _ = std::fs::create_dir_all(&task_dir);
+    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    let deadline = Deadline::after(spec.timeout);
+    let result_file = spec
+        .result_file
+        .as_ref()
+        .map(|p| ResultFile::before_launch(p.clone()));
+    let mut hooks = Hooks {
+        watcher: EventWatcher::new(
+            ctx.run.events_dir(),
+            crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+        ),
+        since: agent.launched,
+        transcript: agent.transcript.clone(),
+    };
+    let mut budget = Budget::new();
+    let mut nudges_left = spec.stop_nudges;
+    let mut usage: Option<Spent> = None;
+    let mut reply: Option<String> = None;
+    let session = agent.session.clone();
+    let finish = |status: Status,
+                  reason: String,
+                  reply: &Option<String>,
+                  usage: Option<Spent>,
+                  hooks: &Hooks,
+                  budget: &Budget| {
+        let mut result = base(ctx, spec, started, clock, status, reason);
+        result.session_id = Some(session.clone());
+        result.transcript_path = hooks.transcript.clone();
+        result.reply = reply.clone();
+        result.usage = usage.map(|u| u.tokens);
+        result.cost_usd = usage.and_then(|u| u.cost_usd);
+        result.budget_weighted = budget.weighted;
+        result
+    };
+    let mut text = match ctx
+        .adapter
+        .render_prompt(&ctx.profile.to_wit(), &spec.prompt)
+    {
+        Ok(Ok(text)) => text,
+        Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
+            let result = finish(
+                Status::Crashed,
+                format!("the adapter cannot render the prompt: {m}"),
+                &reply,
+                usage,
+                &hooks,
+                &budget,
+            );
+            return conclude(ctx, spec, result, None);
+        }
+        Err(e) => {
+            let result = finish(
+                Status::Crashed,
+                format!("the adapter failed rendering the prompt: {e}"),
+                &reply,
+                usage,
+                &hooks,
+                &budget,
+            );
+            return conclude(ctx, spec, result, None);
+        }
+    };
+    loop {
+        let exchange = exchange(
+            ctx,
+            spec,
+            agent,
+            policy,
+            &text,
+            &deadline,
+            &mut hooks,
+            &mut budget,
+        );
+        hooks.poll(task);
+        agent.transcript = hooks.transcript.clone();
+        if !exchange.reply.is_empty() {
+            reply = Some(exchange.reply.clone());
+        }
+        let turn_usage = usage_of_turn(ctx, &agent.session, hooks.transcript.as_deref());
+        if let Some(u) = &turn_usage {
+            match usage.as_mut() {
+                Some(total) => total.add(u),
+                None => usage = Some(*u),
+            }
+        }
+        conversations::record_turn(
+            ctx,
+            task,
+            &agent.session,
+            turn_usage.map(|u| u.tokens),
+            turn_usage.and_then(|u| u.cost_usd),
+        );
+        // A turn that stops short leaves the seat in a state no hook named.
+        let stopped = |status: Status, reason: String, source: &str| {
+            ctx.state(task, SeatState::Unknown, None, source);
+            let mut result = finish(status, reason, &reply, usage, &hooks, &budget);
+            if exchange.blocked && status != Status::Completed {
+                result.blocked = Some(wit::PromptKind::Permission);
+            }
+            result
+        };
+        let (result, error) = match exchange.end {
+            End::Stopped(reason) if reason == "end_turn" => {
+                ctx.state(task, SeatState::Done, None, "acp:end_turn");
+                let Some(file) = &result_file else {
+                    let mut result = finish(
+                        Status::Completed,
+                        "the turn finished (end_turn)".to_string(),
+                        &reply,
+                        usage,
+                        &hooks,
+                        &budget,
+                    );
+                    result.stop_seen = true;
+                    return conclude(ctx, spec, result, None);
+                };
+                if let Some(found) = file.wait(spec.result_wait, || true) {
+                    let mut result = finish(
+                        Status::Completed,
+                        "the turn finished and wrote the result file".to_string(),
+                        &reply,
+                        usage,
+                        &hooks,
+                        &budget,
+                    );
+                    result.stop_seen = true;
+                    result.result = Some(found);
+                    return conclude(ctx, spec, result, None);
+                }
+                ctx.run.lifecycle(
+                    task,
+                    "resultless-stop",
+                    json!({"path": file.path(), "nudges_left": nudges_left}),
+                );
+                if nudges_left == 0 {
+                    let mut result = finish(
+                        Status::Stalled,
+                        format!(
+                            "the turn finished without writing {}",
+                            file.path().display()
+                        ),
+                        &reply,
+                        usage,
+                        &hooks,
+                        &budget,
+                    );
+                    result.stop_seen = true;
+                    return conclude(ctx, spec, result, None);
+                }
+                nudges_left -= 1;
+                ctx.run.lifecycle(
+                    task,
+                    "nudge",
+                    json!({"why": "result-file", "left": nudges_left}),
+                );
+                text = format!("{NUDGE_RESULT} ({})", file.path().display());
+                continue;
+            }
+            End::Stopped(reason) => (
+                stopped(
+                    Status::Stalled,
+                    format!("the agent ended the turn with stopReason {reason}"),
+                    &format!("acp:{reason}"),
+                ),
+                None,
+            ),
+            End::Failed(message) => (
+                stopped(
+                    Status::Stalled,
+                    format!("the turn failed: {message}"),
+                    "acp:error",
+                ),
+                Some(message),
+            ),
+            End::Closed => {
+                let exit = wait_exit(agent);
+                let mut result = stopped(
+                    Status::Crashed,
+                    match exit {
+                        Some(code) => format!("the agent exited (code {code}) during the turn"),
+                        None => "the agent closed its output during the turn".to_string(),
+                    },
+                    "acp:closed",
+                );
+                result.exit_code = exit;
+                (result, None)
+            }
+            End::Timeout(which) => {
+                ctx.run.lifecycle(
+                    task,
+                    "timeout-fired",
+                    json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}),
+                );
+                let mut result = stopped(
+                    Status::Timeout,
+                    format!(
+                        "the session deadline of {} passed ({which} clock)",
+                        humanize(spec.timeout)
+                    ),
+                    "timeout",
+                );
+                result.timings.timeout_clock = Some(which.to_string());
+                (result, None)
+            }
+            End::Interrupted => (
+                stopped(
+                    Status::Crashed,
+                    "interrupted: drover was asked to stop".to_string(),
+                    "interrupted",
+                ),
+                None,
+            ),
+            End::OverBudget => (
+                stopped(
+                    Status::OverBudget,
+                    "the token budget was exceeded and its grace ran out".to_string(),
+                    "over-budget",
+                ),
+                None,
+            ),
+            End::Stalled => (
+                stopped(
+                    Status::Stalled,
+                    "no message from the agent for the stall window".to_string(),
+                    "stall",
+                ),
+                None,
+            ),
+            End::Unsent(e) => (
+                stopped(
+                    Status::Crashed,
+                    format!("cannot send the prompt: {e}"),
+                    "acp:send-failed",
+                ),
+                None,
+            ),
+        };
+        return conclude(ctx, spec, result, error.as_deref());
+    }
+}
+
+/// The agent's exit code once it exited (briefly waited for).
+pub(super) fn wait_exit(agent: &mut Agent) -> Option<i32> {
+    let until = Instant::now() + Duration::from_secs(2);
+    loop {
+        if let Ok(Some(status)) = agent.process.try_wait() {
+            return status.code();
+        }
+        if Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -1,0 +1,131 @@
+//! What a session driver works with: the project, the run directory and its
+//! journal, the profile and its loaded adapter.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use drover_profile::Profile;
+use drover_run::{Journal, Origin, RunDir, Transition};
+use drover_sandbox::Adapter;
+use drover_sandbox::wit::SeatState;
+
+pub struct Context {
+    pub project: PathBuf,
+    pub run: RunDir,
+    pub profile: Profile,
+    pub adapter: Adapter,
+    pub journal: Mutex<Journal>,
+    /// Whether lines this process appends kick `[[notify]]` entries. Off
+    /// on a Ray node: the drover that submitted the turn notifies when it
+    /// copies the lines home.
+    pub notifies: bool,
+}
+
+impl Context {
+    pub fn new(project: PathBuf, run: RunDir, profile: Profile, adapter: Adapter) -> Context {
+        let journal = Journal::open(run.journal_path());
+        Context {
+            project,
+            run,
+            profile,
+            adapter,
+            journal: Mutex::new(journal),
+            notifies: true,
+        }
+    }
+
+    /// Records a seat state (no-op when unchanged).
+    pub fn state(&self, task: &str, state: SeatState, prompt_kind: Option<&str>, source: &str) {
+        self.record(task, state, prompt_kind, source, serde_json::Value::Null);
+    }
+
+    /// Records that a seat is blocked, with the line that showed it.
+    pub fn blocked(&self, task: &str, prompt_kind: &str, source: &str, evidence: Option<&str>) {
+        let detail = evidence
+            .and_then(drover_run::status::clean_evidence)
+            .map_or(
+                serde_json::Value::Null,
+                |e| serde_json::json!({"evidence": e}),
+            );
+        self.record(task, SeatState::Blocked, Some(prompt_kind), source, detail);
+    }
+
+    fn record(
+        &self,
+        task: &str,
+        state: SeatState,
+        prompt_kind: Option<&str>,
+        source: &str,
+        detail: serde_json::Value,
+    ) {
+        self.append(|journal| journal.record(task, state, prompt_kind, source, detail));
+    }
+
+    /// Marks the seat blocked on a question: the question is journaled with
+    /// its one-line summary as the evidence.
+    pub fn blocked_on(&self, task: &str, question: &drover_run::question::Question, source: &str) {
+        let mut detail = drover_run::question::detail(question);
+        if let (Some(obj), Some(evidence)) = (
+            detail.as_object_mut(),
+            drover_run::status::clean_evidence(&question.summary()),
+        ) {
+            obj.insert("evidence".to_string(), serde_json::Value::String(evidence));
+        }
+        self.record(
+            task,
+            SeatState::Blocked,
+            Some(drover_sandbox::wit::PromptKind::Permission.as_str()),
+            source,
+            detail,
+        );
+    }
+
+    /// Journals the answer to a question.
+    pub fn answered(
+        &self,
+        task: &str,
+        question: &drover_run::question::Question,
+        choice: &drover_run::question::Choice,
+        by: &drover_run::question::Answerer,
+    ) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.answer(task, &question.id, &choice.id, by);
+    }
+
+    /// Journals something the agent reported.
+    pub fn event(&self, task: &str, name: &str, source: &str, detail: serde_json::Value) {
+        let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+        journal.event(task, name, source, detail);
+    }
+
+    pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
+        self.append(|journal| journal.verdict_once(task, status, source, detail));
+    }
+
+    /// Copies a line another journal recorded (a Ray job's node): once, by
+    /// its position there ([`Journal::copy`]).
+    pub fn copy(&self, line: Transition, origin: Origin) {
+        self.append(|journal| journal.copy(line, origin));
+    }
+
+    /// Runs one journal write; a line it appended may be one a `[[notify]]`
+    /// entry asks for.
+    fn append(&self, write: impl FnOnce(&mut Journal) -> bool) {
+        let written = {
+            let mut journal = self.journal.lock().unwrap_or_else(|p| p.into_inner());
+            write(&mut journal)
+                .then(|| journal.last_written().cloned())
+                .flatten()
+        };
+        if let Some(line) = written.filter(|_| self.notifies) {
+            crate::notify::kick(&self.project, self.run.id(), &line);
+        }
+    }
+
+    /// Appends a line to `ATTENTION` in the run dir (budget trips, blocked
+    /// seats): the file a person or another tool watches.
+    pub fn notify(&self, message: &str) {
+        let line = format!("{} {message}", drover_run::now_ns());
+        let _ = drover_run::append_line(&self.run.root().join("ATTENTION"), &line);
+    }
+}

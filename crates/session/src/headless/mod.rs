@@ -1,0 +1,485 @@
+//! The headless driver: one non-interactive turn of the CLI per message, on
+//! its saved conversation. The turn's stdout and stderr go to files (so a
+//! restarted drover can still read them), the session deadline is enforced
+//! here because some CLIs never give up on a dead network, and the adapter
+//! reads the outcome.
+//!
+//! A headless seat's state is known exactly: working while the turn runs,
+//! done after a successful turn, blocked when the turn stopped to ask for
+//! something, unknown after a failed or unreadable one.
+
+mod turn;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::budget::Budget;
+use super::clock::Deadline;
+use super::result_file::ResultFile;
+use super::shared::{NUDGE_RESULT, humanize};
+use super::usage::Spent;
+use super::{
+    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, faults,
+};
+use drover_run::{EventWatcher, HookRecord, now_ns};
+use drover_sandbox::wit;
+use drover_sandbox::wit::SeatState;
+
+use turn::parse_outcome;
+pub use turn::read_from;
+
+/// What the session learned from hooks so far.
+#[derive(Default)]
+struct Seen {
+    session_id: Option<String>,
+    transcript_path: Option<String>,
+    blocked: Option<wit::PromptKind>,
+    stop: bool,
+}
+
+impl Seen {
+    fn absorb(&mut self, ctx: &Context, task: &str, event: &HookRecord) {
+        if let Some(id) = event.session_id.as_ref().filter(|s| !s.is_empty()) {
+            self.session_id = Some(id.clone());
+        }
+        if let Some(path) = event.transcript_path.as_ref().filter(|s| !s.is_empty()) {
+            self.transcript_path = Some(path.clone());
+        }
+        let source = format!("hook:{}", event.native);
+        match event.kind {
+            wit::CanonicalEvent::PermissionRequest | wit::CanonicalEvent::Notification => {
+                if let Some(kind) = event.prompt_kind {
+                    self.blocked = Some(kind);
+                    let evidence = super::hook_evidence(event);
+                    ctx.blocked(task, kind.as_str(), &source, evidence.as_deref());
+                }
+            }
+            wit::CanonicalEvent::Stop if !event.subagent => self.stop = true,
+            _ => {}
+        }
+    }
+}
+
+/// How a session ends, before the bookkeeping every ending shares.
+struct Ending {
+    status: Status,
+    reason: String,
+    reply: Option<String>,
+    result: Option<serde_json::Value>,
+    exit_code: Option<i32>,
+    clock: Option<&'static str>,
+    /// A turn that failed, with the CLI's own sentence when it gave one.
+    failure: Option<Option<String>>,
+}
+
+impl Ending {
+    fn new(status: Status, reason: impl Into<String>) -> Ending {
+        Ending {
+            status,
+            reason: reason.into(),
+            reply: None,
+            result: None,
+            exit_code: None,
+            clock: None,
+            failure: None,
+        }
+    }
+
+    fn reply(mut self, reply: Option<String>) -> Ending {
+        self.reply = reply;
+        self
+    }
+
+    fn result(mut self, result: Option<serde_json::Value>) -> Ending {
+        self.result = result;
+        self
+    }
+
+    fn exit_code(mut self, code: Option<i32>) -> Ending {
+        self.exit_code = code;
+        self
+    }
+
+    fn clock(mut self, which: Option<&'static str>) -> Ending {
+        self.clock = which;
+        self
+    }
+
+    fn failure(mut self, error: Option<String>) -> Ending {
+        self.failure = Some(error);
+        self
+    }
+}
+
+#[derive(Default)]
+struct TurnRun {
+    exit_code: Option<i32>,
+    timed_out: Option<&'static str>,
+    stalled: bool,
+    over_budget: bool,
+    cancelled: bool,
+}
+
+/// One headless session's state across its turns.
+struct Session<'a> {
+    ctx: &'a Context,
+    spec: &'a SessionSpec,
+    deadline: Deadline,
+    watcher: EventWatcher,
+    seen: Seen,
+    budget: Budget,
+    result_file: Option<ResultFile>,
+    total_usage: Option<Spent>,
+}
+
+pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
+    let started = now_ns();
+    let clock = Instant::now();
+    let task_dir = ctx.run.task_dir(&spec.task);
+    let _ = drover_state::write_atomic(
+        &task_dir.join("prompt.txt"),
+        format!("{}\n", spec.prompt).as_bytes(),
+    );
+    let mut session = Session {
+        ctx,
+        spec,
+        deadline: Deadline::after(spec.timeout),
+        watcher: EventWatcher::new(
+            ctx.run.events_dir(),
+            crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+        ),
+        seen: Seen::default(),
+        budget: Budget::new(),
+        result_file: spec
+            .result_file
+            .as_ref()
+            .map(|p| ResultFile::before_launch(p.clone())),
+        total_usage: None,
+    };
+    let ending = session.turns();
+    let result = session.finish(ending, started, clock);
+    conclude(ctx, spec, result)
+}
+
+impl Session<'_> {
+    /// Runs turns (the prompt, then nudges) until one decides how the
+    /// session ends.
+    fn turns(&mut self) -> Ending {
+        let (ctx, spec) = (self.ctx, self.spec);
+        let task = spec.task.as_str();
+        let mut conversation = spec.conversation.clone();
+        let mut prompt = spec.prompt.clone();
+        let mut nudges_left = spec.stop_nudges;
+        let mut turn_number = 0u32;
+        loop {
+            turn_number += 1;
+            let request = wit::LaunchRequest {
+                prompt: prompt.clone(),
+                model: spec.model.clone(),
+                extra_args: spec.extra_args.clone(),
+                conversation: conversation.to_wit(),
+            };
+            let command = match ctx
+                .adapter
+                .headless_command(&ctx.profile.to_wit(), &request)
+            {
+                Ok(Ok(command)) => command,
+                Ok(Err(e)) => {
+                    let message = adapter_message(&e);
+                    return Ending::new(
+                        Status::Crashed,
+                        format!("the adapter cannot build a headless turn: {message}"),
+                    );
+                }
+                Err(e) => {
+                    return Ending::new(Status::Crashed, format!("the adapter failed: {e}"));
+                }
+            };
+            if let Err(refusal) = super::guard::check_command(&ctx.profile, &command) {
+                return Ending::new(Status::Crashed, refusal);
+            }
+            ctx.state(
+                task,
+                SeatState::Working,
+                None,
+                if turn_number == 1 { "launch" } else { "nudge" },
+            );
+            let turn = match self.run_turn(&command, now_ns()) {
+                Ok(turn) => turn,
+                Err(reason) => {
+                    ctx.state(task, SeatState::Unknown, None, "spawn-failed");
+                    return Ending::new(Status::Crashed, reason);
+                }
+            };
+            if let Some(ending) = self.interrupted(&turn) {
+                return ending;
+            }
+            let outcome = parse_outcome(ctx, spec, &self.seen, turn.exit_code);
+            if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
+                self.seen.session_id = Some(id.clone());
+            }
+            self.account(&outcome);
+            match outcome.outcome {
+                wit::TurnOutcome::Success => {
+                    self.seen.blocked = None;
+                    let Some(result_file) = &self.result_file else {
+                        ctx.state(task, SeatState::Done, None, "exit");
+                        return Ending::new(Status::Completed, "the turn finished".to_string())
+                            .reply(outcome.reply)
+                            .exit_code(turn.exit_code);
+                    };
+                    if let Some(found) = result_file.wait(spec.result_wait, || true) {
+                        ctx.state(task, SeatState::Done, None, "result-file");
+                        return Ending::new(
+                            Status::Completed,
+                            "the turn finished and wrote the result file".to_string(),
+                        )
+                        .reply(outcome.reply)
+                        .result(Some(found))
+                        .exit_code(turn.exit_code);
+                    }
+                    let Some(id) = self.seen.session_id.clone().filter(|_| nudges_left > 0) else {
+                        ctx.state(task, SeatState::Done, None, "exit");
+                        ctx.run.lifecycle(
+                            task,
+                            "resultless-stop",
+                            serde_json::json!({"path": result_file.path()}),
+                        );
+                        return Ending::new(
+                            Status::Stalled,
+                            format!(
+                                "the turn finished without writing {}",
+                                result_file.path().display()
+                            ),
+                        )
+                        .reply(outcome.reply)
+                        .exit_code(turn.exit_code);
+                    };
+                    nudges_left -= 1;
+                    ctx.run.lifecycle(
+                        task,
+                        "nudge",
+                        serde_json::json!({"why": "result-file", "left": nudges_left}),
+                    );
+                    conversation = super::Conversation::Resume(id);
+                    prompt = format!("{NUDGE_RESULT} ({})", result_file.path().display());
+                }
+                wit::TurnOutcome::Blocked => {
+                    let kind = outcome
+                        .prompt_kind
+                        .or(self.seen.blocked)
+                        .unwrap_or(wit::PromptKind::Other);
+                    self.seen.blocked = Some(kind);
+                    let evidence = outcome.error.clone().or_else(|| outcome.reply.clone());
+                    ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
+                    ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
+                    return Ending::new(
+                        Status::Stalled,
+                        format!("the turn stopped at a {kind} prompt"),
+                    )
+                    .reply(outcome.reply)
+                    .exit_code(turn.exit_code);
+                }
+                wit::TurnOutcome::Failed | wit::TurnOutcome::Unknown => {
+                    ctx.state(task, SeatState::Unknown, None, "exit");
+                    let reason = match (&outcome.error, outcome.outcome) {
+                        (Some(e), _) => format!("the turn failed: {e}"),
+                        (None, wit::TurnOutcome::Failed) => "the turn failed".to_string(),
+                        (None, _) => format!(
+                            "the output does not say how the turn ended (exit code {})",
+                            turn.exit_code.map_or("none".to_string(), |c| c.to_string())
+                        ),
+                    };
+                    return Ending::new(Status::Crashed, reason)
+                        .exit_code(turn.exit_code)
+                        .failure(outcome.error);
+                }
+            }
+        }
+    }
+
+    /// The ending of a turn stopped before it finished: the deadline, a
+    /// cancel, the budget or a stall.
+    fn interrupted(&self, turn: &TurnRun) -> Option<Ending> {
+        let (ctx, spec) = (self.ctx, self.spec);
+        let task = spec.task.as_str();
+        if let Some(which) = turn.timed_out {
+            ctx.state(task, SeatState::Unknown, None, "timeout");
+            ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
+            return Some(
+                Ending::new(
+                    Status::Timeout,
+                    format!(
+                        "the session deadline of {} passed ({which} clock)",
+                        humanize(spec.timeout)
+                    ),
+                )
+                .clock(Some(which)),
+            );
+        }
+        if turn.cancelled {
+            ctx.state(task, SeatState::Unknown, None, "interrupted");
+            return Some(Ending::new(
+                Status::Crashed,
+                "interrupted: drover was asked to stop".to_string(),
+            ));
+        }
+        if turn.over_budget {
+            ctx.state(task, SeatState::Unknown, None, "over-budget");
+            return Some(
+                Ending::new(
+                    Status::OverBudget,
+                    "the token budget was exceeded and its grace ran out".to_string(),
+                )
+                .exit_code(turn.exit_code),
+            );
+        }
+        if turn.stalled {
+            ctx.state(task, SeatState::Unknown, None, "stall");
+            return Some(
+                Ending::new(
+                    Status::Stalled,
+                    "no output for the stall window".to_string(),
+                )
+                .exit_code(turn.exit_code),
+            );
+        }
+        None
+    }
+
+    /// Adds a finished turn's usage to the session's and records it
+    /// against the conversation.
+    fn account(&mut self, outcome: &wit::TurnResult) {
+        let (ctx, spec) = (self.ctx, self.spec);
+        // Usage from the output, else from the transcript a hook named,
+        // else from the conversation's transcript where the CLI keeps them
+        // (Copilot prints no tokens and its hooks need a trusted folder).
+        let transcript = self
+            .seen
+            .transcript_path
+            .clone()
+            .map(PathBuf::from)
+            .or_else(|| {
+                let conversation = outcome.conversation_id.as_deref()?;
+                super::usage::transcript_of(
+                    &ctx.adapter,
+                    &ctx.profile,
+                    &spec.cwd,
+                    &|name| cli_env(ctx, spec, name),
+                    conversation,
+                )
+            });
+        // A transcript holds the whole conversation: this turn's usage is
+        // what it adds to the turns drover recorded before.
+        let turn_usage = outcome.usage.as_ref().map(Spent::of_report).or_else(|| {
+            let whole = super::usage::read_with_grace(
+                &ctx.adapter,
+                &ctx.profile.usage_parser,
+                transcript.as_ref()?,
+                ctx.profile.usage_grace,
+            )?;
+            let prior = outcome
+                .conversation_id
+                .as_deref()
+                .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id));
+            Some(prior.map_or(whole, |p| whole.minus(&p)))
+        });
+        if let Some(u) = &turn_usage {
+            match self.total_usage.as_mut() {
+                Some(total) => total.add(u),
+                None => self.total_usage = Some(*u),
+            }
+        }
+        if let Some(id) = &self.seen.session_id {
+            conversations::record_turn(
+                ctx,
+                &spec.task,
+                id,
+                turn_usage.map(|u| u.tokens),
+                turn_usage.and_then(|u| u.cost_usd),
+            );
+        }
+    }
+
+    /// The session's result from how it ended and what it saw.
+    fn finish(&self, ending: Ending, started: u64, clock: Instant) -> SessionResult {
+        let (ctx, task) = (self.ctx, self.spec.task.as_str());
+        let (seen, usage) = (&self.seen, self.total_usage);
+        // A failed turn's fault is classified from the CLI's own sentence.
+        let fault = ending
+            .failure
+            .and_then(|error| classify_turn(ctx, task, error.as_deref()));
+        let status = ending.status;
+        SessionResult {
+            status,
+            run_id: ctx.run.id().to_string(),
+            task: task.to_string(),
+            cli: ctx.profile.name.clone(),
+            workspace: "headless".to_string(),
+            reason: ending.reason,
+            session_id: seen.session_id.clone(),
+            transcript_path: seen.transcript_path.clone(),
+            reply: ending.reply,
+            usage: usage.map(|u| u.tokens),
+            cost_usd: usage.and_then(|u| u.cost_usd),
+            fault,
+            blocked: if status == Status::Completed {
+                None
+            } else {
+                seen.blocked
+            },
+            stop_seen: seen.stop,
+            result: ending.result,
+            exit_code: ending.exit_code,
+            budget_weighted: self.budget.weighted,
+            timings: Timings {
+                started_ns: started,
+                ended_ns: now_ns(),
+                duration_ms: clock.elapsed().as_millis() as u64,
+                timeout_clock: ending.clock.map(str::to_string),
+            },
+            logs: vec![ctx.run.stdout_log(task), ctx.run.stderr_log(task)],
+        }
+    }
+}
+
+/// A variable of the CLI's environment: the seat's, else the profile's,
+/// else drover's own (which the CLI inherits).
+fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
+    let seat = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v);
+    seat.or_else(|| ctx.profile.env.get(name))
+        .cloned()
+        .or_else(|| std::env::var(name).ok())
+}
+
+fn adapter_message(e: &wit::AdapterError) -> String {
+    match e {
+        wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m) => m.clone(),
+    }
+}
+
+/// Fault classification for a failed turn: the CLI's own sentence first,
+/// then the tails of its output.
+fn classify_turn(ctx: &Context, task: &str, error: Option<&str>) -> Option<FaultReport> {
+    let mut lines = faults::tail_lines(&ctx.run.stdout_log(task));
+    lines.extend(faults::tail_lines(&ctx.run.stderr_log(task)));
+    if let Some(sentence) = error {
+        lines.extend(faults::lines_of(sentence.as_bytes()));
+    }
+    faults::classify(ctx, task, &lines)
+}
+
+/// Classifies faults for every non-completed result that has none yet,
+/// writes `session.json`, and records the verdict.
+fn conclude(ctx: &Context, spec: &SessionSpec, mut result: SessionResult) -> SessionResult {
+    if result.status != Status::Completed && result.fault.is_none() {
+        result.fault = classify_turn(ctx, &spec.task, None);
+    }
+    super::record_verdict(ctx, &result);
+    result
+}

@@ -1,0 +1,226 @@
+//! One headless turn: spawning the CLI, watching it, and reading its output.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::{Seen, Session, TurnRun, adapter_message};
+use crate::budget::Verdict;
+use crate::shared::heartbeat;
+use crate::{Context, Conversation, SessionSpec, conversations, seat_env};
+use drover_sandbox::wit;
+use drover_workspace::{self as workspace, Workspace};
+
+/// Bytes of each output stream handed to the adapter (the tail).
+const OUTPUT_MAX: u64 = 16 << 20;
+/// How often the loop looks at the process between events.
+const TICK: Duration = Duration::from_millis(200);
+
+impl Session<'_> {
+    /// Spawns the turn and waits for it, the deadline, a stall or the budget.
+    pub(super) fn run_turn(
+        &mut self,
+        command: &wit::Command,
+        launched: u64,
+    ) -> Result<TurnRun, String> {
+        let (ctx, spec) = (self.ctx, self.spec);
+        let task = spec.task.as_str();
+        let program = command.argv.first().cloned().unwrap_or_default();
+        let out_path = ctx.run.stdout_log(task);
+        let err_path = ctx.run.stderr_log(task);
+        let env = seat_env(ctx, spec, command, true);
+        let backend: &dyn Workspace = &workspace::Headless;
+        let mut child = backend
+            .run_turn(&workspace::headless::TurnLaunch {
+                argv: &command.argv,
+                cwd: &spec.cwd,
+                env,
+                stdin: command.stdin.as_deref(),
+                stdout: out_path.clone(),
+                stderr: err_path.clone(),
+            })
+            .map_err(|e| e.to_string())?;
+        let identity = child.identity;
+        let (out_start, err_start) = (child.stdout_offset, child.stderr_offset);
+        let _ = drover_run::write_json_atomic(
+            &ctx.run.task_dir(task).join("process.json"),
+            &serde_json::json!({"pid": child.pid(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
+        );
+        ctx.run.lifecycle(
+            task,
+            "spawned",
+            serde_json::json!({"pid": child.pid(), "argv0": program}),
+        );
+
+        let mut last_heartbeat: Option<Instant> = None;
+        let mut activity = (out_start, err_start);
+        let mut last_activity = Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    // Hooks fired just before exit may still be landing.
+                    for event in self
+                        .watcher
+                        .poll()
+                        .into_iter()
+                        .filter(|e| e.task == task && e.ts >= launched)
+                    {
+                        self.seen.absorb(ctx, task, &event);
+                    }
+                    return Ok(TurnRun {
+                        exit_code: status.code(),
+                        timed_out: None,
+                        stalled: false,
+                        over_budget: false,
+                        cancelled: false,
+                    });
+                }
+                Ok(None) => {}
+                Err(e) => return Err(format!("cannot wait for {program}: {e}")),
+            }
+            if spec.cancelled() {
+                child.stop(spec.teardown_grace);
+                return Ok(TurnRun {
+                    cancelled: true,
+                    ..TurnRun::default()
+                });
+            }
+            if let Some(which) = self.deadline.expired() {
+                child.stop(spec.teardown_grace);
+                return Ok(TurnRun {
+                    exit_code: None,
+                    timed_out: Some(which),
+                    stalled: false,
+                    over_budget: false,
+                    cancelled: false,
+                });
+            }
+            if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
+                last_heartbeat = Some(Instant::now());
+                heartbeat(ctx, spec, &self.deadline);
+                if let Verdict::OverBudget =
+                    self.budget
+                        .sample(ctx, spec, self.seen.transcript_path.as_deref())
+                {
+                    child.stop(spec.teardown_grace);
+                    return Ok(TurnRun {
+                        exit_code: None,
+                        timed_out: None,
+                        stalled: false,
+                        over_budget: true,
+                        cancelled: false,
+                    });
+                }
+            }
+            if self.budget.expired() {
+                child.stop(spec.teardown_grace);
+                return Ok(TurnRun {
+                    exit_code: None,
+                    timed_out: None,
+                    stalled: false,
+                    over_budget: true,
+                    cancelled: false,
+                });
+            }
+            let sizes = (len_of(&out_path), len_of(&err_path));
+            if sizes != activity {
+                activity = sizes;
+                last_activity = Instant::now();
+            } else if spec
+                .stall_grace
+                .is_some_and(|g| last_activity.elapsed() >= g)
+            {
+                child.stop(spec.teardown_grace);
+                return Ok(TurnRun {
+                    exit_code: None,
+                    timed_out: None,
+                    stalled: true,
+                    over_budget: false,
+                    cancelled: false,
+                });
+            }
+            for event in self
+                .watcher
+                .wait(TICK.min(self.deadline.remaining()))
+                .into_iter()
+                .filter(|e| e.task == task && e.ts >= launched)
+            {
+                self.seen.absorb(ctx, task, &event);
+            }
+        }
+    }
+}
+
+fn len_of(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+/// Reads the turn's output (from this turn's offsets) and asks the adapter.
+pub(super) fn parse_outcome(
+    ctx: &Context,
+    spec: &SessionSpec,
+    seen: &Seen,
+    exit_code: Option<i32>,
+) -> wit::TurnResult {
+    let task = spec.task.as_str();
+    let offsets = std::fs::read_to_string(ctx.run.task_dir(task).join("process.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    let offset = |key: &str| {
+        offsets
+            .as_ref()
+            .and_then(|v| v.get(key))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0)
+    };
+    let stdout = read_from(&ctx.run.stdout_log(task), offset("stdout_offset"));
+    let stderr = read_from(&ctx.run.stderr_log(task), offset("stderr_offset"));
+    let prior = seen
+        .session_id
+        .as_ref()
+        .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id))
+        .or_else(|| match &spec.conversation {
+            Conversation::Resume(id) => {
+                conversations::prior_usage(&ctx.project, &ctx.profile.name, id)
+            }
+            _ => None,
+        });
+    let output = wit::TurnOutput {
+        stdout,
+        stderr,
+        exit_code,
+        prior_usage: prior.map(|p| p.tokens.to_wit()),
+    };
+    match ctx.adapter.parse_turn(&ctx.profile.to_wit(), &output) {
+        Ok(Ok(result)) => result,
+        Ok(Err(e)) => failed(format!(
+            "the adapter could not read the output: {}",
+            adapter_message(&e)
+        )),
+        Err(e) => failed(format!("the adapter failed reading the output: {e}")),
+    }
+}
+
+fn failed(error: String) -> wit::TurnResult {
+    wit::TurnResult {
+        outcome: wit::TurnOutcome::Unknown,
+        reply: None,
+        conversation_id: None,
+        error: Some(error),
+        usage: None,
+        prompt_kind: None,
+    }
+}
+
+/// The tail of a file from `offset`, as lossy text.
+pub fn read_from(path: &Path, offset: u64) -> String {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = offset.max(len.saturating_sub(OUTPUT_MAX));
+    let _ = file.seek(SeekFrom::Start(start));
+    let mut bytes = Vec::new();
+    let _ = file.take(OUTPUT_MAX).read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}

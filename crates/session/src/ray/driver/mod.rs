@@ -1,0 +1,510 @@
+//! The local side of a Ray turn: submit the job, follow its log stream,
+//! copy the node's journal lines into this run's `events.jsonl` (each once,
+//! by position), and conclude from the node's result line — or, when there
+//! is none, from what Ray says about the job.
+//!
+//! `tasks/<task>/ray.json` records the cluster and the submission id before
+//! the job is submitted, so [`settle`] can finish the task from Ray alone
+//! when this drover is gone.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+mod ending;
+
+use serde::{Deserialize, Serialize};
+
+use super::jobs::{JobInfo, JobStatus, Jobs, RayError, Submission, Submitted};
+use super::settings::Settings;
+use super::tail::{Next, Position, Tail};
+use super::wire::{self, Line, TurnRequest};
+use crate::clock::Deadline;
+use crate::{Context, FaultReport, SessionResult, SessionSpec, Status, shared};
+use drover_run::{Origin, RunDir, now_ns, safe_segment};
+use drover_sandbox::wit::SeatState;
+
+pub use ending::settle;
+use ending::{
+    bare_result, conclude_without_result, finish, from_job, from_remote, network_fault, note_job,
+};
+
+/// How long a read of the log stream waits before the loop looks around.
+const POLL: Duration = Duration::from_millis(250);
+/// Between reconnects, and between status checks while the stream is quiet.
+const RETRY_EVERY: Duration = Duration::from_secs(1);
+const CHECK_QUIET_EVERY: Duration = Duration::from_secs(10);
+/// How long the cluster may stay unreachable before the turn is given up
+/// as a `network` fault.
+const PATIENCE: Duration = Duration::from_secs(30);
+/// The same at submission, when nothing runs yet.
+const SUBMIT_PATIENCE: Duration = Duration::from_secs(10);
+/// After asking Ray to stop the job: how long to wait for it to end (Ray
+/// itself force-kills after 3 s).
+const STOP_WAIT: Duration = Duration::from_secs(20);
+/// The node enforces the session deadline itself; the local guard fires
+/// this much later, for a job stuck before it started or a node gone quiet.
+const LOCAL_MARGIN: Duration = Duration::from_secs(60);
+
+/// Where and how a turn runs on the cluster.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub settings: Settings,
+    /// The node a seat's conversation lives on (Ray's node id).
+    pub node: Option<String>,
+}
+
+/// `tasks/<task>/ray.json`: the task's latest job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub address: String,
+    pub submission_id: String,
+    pub entrypoint: String,
+    pub num_cpus: f64,
+    pub resources: BTreeMap<String, f64>,
+    pub place: Option<String>,
+    pub pinned_node: Option<String>,
+    pub submitted_ns: u64,
+    /// This machine's copy of the job's log.
+    pub log: PathBuf,
+    /// What Ray last said.
+    pub status: Option<JobStatus>,
+    pub message: Option<String>,
+    pub node_id: Option<String>,
+    pub node_address: Option<String>,
+}
+
+fn record_path(run: &RunDir, task: &str) -> PathBuf {
+    run.task_dir(task).join("ray.json")
+}
+
+pub fn read_record(run: &RunDir, task: &str) -> Option<JobRecord> {
+    serde_json::from_str(&std::fs::read_to_string(record_path(run, task)).ok()?).ok()
+}
+
+/// Stops the job of a task's last turn when Ray may still run it (`drover
+/// down` on a ray seat whose `send` is gone); its id when Ray stopped it.
+pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
+    let Some(record) = read_record(run, task) else {
+        return Ok(None);
+    };
+    if record.status.is_some_and(JobStatus::terminal) {
+        return Ok(None);
+    }
+    let stopped = Jobs::new(&record.address).stop(&record.submission_id)?;
+    Ok(stopped.then_some(record.submission_id))
+}
+
+fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
+    if let Err(e) = drover_run::write_json_atomic(&record_path(run, task), record) {
+        tracing::warn!("cannot write the task's Ray record: {e}");
+    }
+}
+
+/// Single quotes for `sh -c` (Ray runs the entrypoint with a shell).
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A path under the local project, moved under the project's directory on
+/// the nodes; any other path is left as it is.
+fn on_node(path: &Path, local: &Path, node: &Path) -> PathBuf {
+    match path.strip_prefix(local) {
+        Ok(rest) => node.join(rest),
+        Err(_) => path.to_path_buf(),
+    }
+}
+
+/// How the following ended, before the verdict.
+#[derive(Default)]
+struct Followed {
+    info: Option<JobInfo>,
+    unreachable: Option<String>,
+    timed_out: Option<&'static str>,
+    cancelled: bool,
+}
+
+/// Reads log lines: copies the node's journal lines, keeps the result, and
+/// appends every new line to this machine's copy of the log.
+struct Copier<'a> {
+    ctx: &'a Context,
+    task: &'a str,
+    job: &'a str,
+    log: Option<std::fs::File>,
+    position: Position,
+    result: Option<SessionResult>,
+    verdict_seen: bool,
+}
+
+impl<'a> Copier<'a> {
+    fn new(ctx: &'a Context, task: &'a str, job: &'a str, log: &Path, fresh: bool) -> Copier<'a> {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(!fresh)
+            .write(true)
+            .truncate(fresh)
+            .open(log)
+            .map_err(|e| tracing::warn!("cannot write {}: {e}", log.display()))
+            .ok();
+        Copier {
+            ctx,
+            task,
+            job,
+            log,
+            position: Position::default(),
+            result: None,
+            verdict_seen: false,
+        }
+    }
+
+    fn feed(&mut self, chunk: &str) {
+        for line in self.position.feed(chunk.as_bytes()) {
+            if let Some(file) = &mut self.log {
+                let _ = writeln!(file, "{line}");
+            }
+            match wire::parse_line(&line) {
+                Some(Line::Event { seq, transition }) if transition.task == self.task => {
+                    if transition.kind == "verdict" {
+                        self.verdict_seen = true;
+                    }
+                    self.ctx.copy(
+                        *transition,
+                        Origin {
+                            job: self.job.to_string(),
+                            seq,
+                        },
+                    );
+                }
+                Some(Line::Result(result)) if result.task == self.task => {
+                    self.result = Some(*result);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Reads the whole log (after the stream ended, or without one).
+    fn catch_up(&mut self, jobs: &Jobs) {
+        match jobs.logs(self.job) {
+            Ok(text) => {
+                self.position.restart();
+                self.feed(&text);
+            }
+            Err(e) => tracing::debug!("cannot read the job's log: {e}"),
+        }
+    }
+}
+
+/// Runs one turn as a Ray job and waits for its verdict.
+pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult {
+    let started = now_ns();
+    let clock = Instant::now();
+    let task = spec.task.as_str();
+    let task_dir = ctx.run.task_dir(task);
+    let _ = std::fs::create_dir_all(&task_dir);
+    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    let settings = &target.settings;
+    let jobs = Jobs::new(&settings.address);
+    let submission_id = safe_segment(&format!("drover-{}-{task}-{started}", ctx.run.id()));
+    let submission_id = if submission_id.len() > 120 {
+        format!("drover-{started}")
+    } else {
+        submission_id
+    };
+    let mut turn = TurnRequest::of_spec(spec, &submission_id, ctx.run.id(), &ctx.profile.name);
+    turn.cwd = on_node(&spec.cwd, &ctx.project, &settings.project);
+    turn.result_file = spec
+        .result_file
+        .as_ref()
+        .map(|p| on_node(p, &ctx.project, &settings.project));
+    let log = ctx
+        .run
+        .root()
+        .join("logs")
+        .join(format!("{submission_id}.log"));
+    let entrypoint = format!(
+        "exec {} --project {} ray-turn",
+        shell_quote(&settings.drover.to_string_lossy()),
+        shell_quote(&settings.project.to_string_lossy())
+    );
+    let mut record = JobRecord {
+        address: settings.address.clone(),
+        submission_id: submission_id.clone(),
+        entrypoint: entrypoint.clone(),
+        num_cpus: settings.num_cpus,
+        resources: settings.resources.clone(),
+        place: settings.place.clone(),
+        pinned_node: target.node.clone(),
+        submitted_ns: started,
+        log: log.clone(),
+        status: None,
+        message: None,
+        node_id: None,
+        node_address: None,
+    };
+    let ending = |ctx: &Context, status: Status, reason: String, fault: Option<FaultReport>| {
+        let mut result = bare_result(ctx, task, status, reason, started);
+        result.fault = fault;
+        result.timings.duration_ms = clock.elapsed().as_millis() as u64;
+        result
+    };
+    let turn_text = match serde_json::to_string(&turn) {
+        Ok(text) if text.len() <= wire::TURN_MAX => text,
+        Ok(_) => {
+            let r = ending(
+                ctx,
+                Status::Crashed,
+                format!(
+                    "the turn is larger than a Ray job's environment can carry ({} bytes)",
+                    wire::TURN_MAX
+                ),
+                None,
+            );
+            return conclude_without_result(ctx, task, r);
+        }
+        Err(e) => {
+            return conclude_without_result(
+                ctx,
+                task,
+                ending(ctx, Status::Crashed, e.to_string(), None),
+            );
+        }
+    };
+    write_record(&ctx.run, task, &record);
+    let submission = Submission {
+        entrypoint,
+        submission_id: submission_id.clone(),
+        runtime_env: serde_json::json!({"env_vars": {wire::TURN_ENV: turn_text}}),
+        metadata: BTreeMap::from([
+            ("drover_run".to_string(), ctx.run.id().to_string()),
+            ("drover_task".to_string(), task.to_string()),
+            ("drover_cli".to_string(), ctx.profile.name.clone()),
+        ]),
+        entrypoint_num_cpus: settings.num_cpus,
+        entrypoint_resources: settings.resources.clone(),
+        entrypoint_label_selector: target
+            .node
+            .as_ref()
+            .map(|id| BTreeMap::from([("ray.io/node-id".to_string(), id.clone())])),
+    };
+    ctx.state(task, SeatState::Working, None, "ray:submit");
+    ctx.run.lifecycle(
+        task,
+        "ray-submit",
+        serde_json::json!({"address": settings.address, "submission_id": submission_id, "resources": settings.resources, "num_cpus": settings.num_cpus}),
+    );
+    if let Err(e) = submit(&jobs, &submission, spec) {
+        let (reason, fault) = match &e {
+            RayError::Unreachable { reason, .. } => (e.to_string(), Some(network_fault(reason))),
+            _ => (format!("Ray did not take the job: {e}"), None),
+        };
+        ctx.state(task, SeatState::Unknown, None, "ray:submit-failed");
+        return conclude_without_result(ctx, task, ending(ctx, Status::Crashed, reason, fault));
+    }
+    let mut copier = Copier::new(ctx, task, &submission_id, &log, false);
+    let followed = follow(ctx, spec, &jobs, &mut copier);
+    let verdict_seen = copier.verdict_seen;
+    let remote = copier.result.take();
+    note_job(&mut record, followed.info.as_ref());
+    write_record(&ctx.run, task, &record);
+    let result = match remote {
+        // Ray signals the CLI as well as the node's drover, so the node may
+        // report a failed turn rather than the interruption: say why.
+        Some(mut remote) if followed.cancelled && remote.status != Status::Completed => {
+            remote.reason = format!(
+                "interrupted: drover was asked to stop, and stopped the Ray job (on the node: {})",
+                remote.reason
+            );
+            from_remote(ctx, remote, &log)
+        }
+        Some(remote) => from_remote(ctx, remote, &log),
+        None => {
+            let (status, reason, fault) = if let Some(reason) = &followed.unreachable {
+                (
+                    Status::Crashed,
+                    format!("lost the Ray cluster at {}: {reason}", settings.address),
+                    Some(network_fault(reason)),
+                )
+            } else if let Some(which) = followed.timed_out {
+                (
+                    Status::Timeout,
+                    format!(
+                        "the session deadline of {} passed ({which} clock) and the Ray job was stopped",
+                        shared::humanize(spec.timeout)
+                    ),
+                    None,
+                )
+            } else if followed.cancelled {
+                (
+                    Status::Crashed,
+                    "interrupted: drover was asked to stop, and stopped the Ray job".to_string(),
+                    None,
+                )
+            } else {
+                let (status, reason) = from_job(followed.info.as_ref(), &submission_id);
+                (status, reason, None)
+            };
+            let mut r = ending(ctx, status, reason, fault);
+            r.logs = vec![log.clone()];
+            r
+        }
+    };
+    finish(ctx, task, result, verdict_seen)
+}
+
+fn submit(jobs: &Jobs, submission: &Submission, spec: &SessionSpec) -> Result<Submitted, RayError> {
+    let since = Instant::now();
+    loop {
+        match jobs.submit(submission) {
+            Err(RayError::Unreachable { .. })
+                if since.elapsed() < SUBMIT_PATIENCE.min(spec.timeout) && !spec.cancelled() =>
+            {
+                std::thread::sleep(RETRY_EVERY);
+            }
+            other => return other,
+        }
+    }
+}
+
+fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_>) -> Followed {
+    let task = spec.task.as_str();
+    let job = copier.job.to_string();
+    let deadline = Deadline::after(spec.timeout + LOCAL_MARGIN);
+    let url = jobs.tail_url(&job);
+    let mut followed = Followed::default();
+    let mut tail: Option<Tail> = None;
+    let mut last_contact = Instant::now();
+    let mut last_check = Instant::now();
+    let mut last_heartbeat: Option<Instant> = None;
+    let mut stop_sent: Option<Instant> = None;
+    loop {
+        if stop_sent.is_none() {
+            let why = if spec.cancelled() {
+                followed.cancelled = true;
+                Some("interrupted")
+            } else if let Some(which) = deadline.expired() {
+                followed.timed_out = Some(which);
+                Some("timeout")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                let stopped = jobs.stop(&job);
+                ctx.run.lifecycle(
+                    task,
+                    "ray-stop",
+                    serde_json::json!({"why": why, "answer": stopped.as_ref().map_err(ToString::to_string)}),
+                );
+                stop_sent = Some(Instant::now());
+            }
+        }
+        if stop_sent.is_some_and(|t| t.elapsed() >= STOP_WAIT) {
+            copier.catch_up(jobs);
+            followed.info = jobs.info(&job).ok().flatten();
+            return followed;
+        }
+        if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
+            last_heartbeat = Some(Instant::now());
+            shared::heartbeat(ctx, spec, &deadline);
+        }
+        let mut check_now = false;
+        match &mut tail {
+            None => match Tail::connect(&url, POLL) {
+                Ok(t) => {
+                    copier.position.restart();
+                    tail = Some(t);
+                    last_contact = Instant::now();
+                }
+                Err(e) => {
+                    tracing::debug!("log tail: {e}");
+                    check_now = true;
+                }
+            },
+            Some(t) => match t.receive() {
+                Next::Text(text) => {
+                    last_contact = Instant::now();
+                    copier.feed(&text);
+                }
+                Next::Idle => check_now = last_check.elapsed() >= CHECK_QUIET_EVERY,
+                Next::Closed => {
+                    tail = None;
+                    check_now = true;
+                }
+                Next::Broken(e) => {
+                    tracing::debug!("log tail broke: {e}");
+                    tail = None;
+                    check_now = true;
+                }
+            },
+        }
+        if !check_now {
+            continue;
+        }
+        last_check = Instant::now();
+        match jobs.info(&job) {
+            Ok(Some(info)) if info.status.terminal() => {
+                copier.catch_up(jobs);
+                followed.info = Some(info);
+                return followed;
+            }
+            Ok(None) => {
+                followed.info = None;
+                return followed;
+            }
+            Ok(Some(_)) => last_contact = Instant::now(),
+            Err(RayError::Unreachable { reason, .. }) => {
+                if last_contact.elapsed() >= PATIENCE {
+                    followed.unreachable = Some(reason);
+                    return followed;
+                }
+            }
+            Err(e) => tracing::debug!("job status: {e}"),
+        }
+        if tail.is_none() {
+            std::thread::sleep(RETRY_EVERY);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entrypoint_paths_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("/opt/it's here"), r"'/opt/it'\''s here'");
+    }
+
+    #[test]
+    fn project_paths_move_to_the_nodes_project() {
+        let (local, node) = (Path::new("/home/me/app"), Path::new("/srv/app"));
+        assert_eq!(
+            on_node(Path::new("/home/me/app/sub/x.json"), local, node),
+            PathBuf::from("/srv/app/sub/x.json")
+        );
+        assert_eq!(
+            on_node(Path::new("/tmp/y"), local, node),
+            PathBuf::from("/tmp/y")
+        );
+    }
+
+    #[test]
+    fn a_job_without_a_result_is_crashed_with_rays_reason() {
+        let info = JobInfo {
+            status: JobStatus::Failed,
+            message: Some("Job entrypoint command failed with exit code 1, last available logs:\nerror: unknown CLI profile 'nope'\n".to_string()),
+            error_type: None,
+            driver_node_id: None,
+            driver_agent_http_address: None,
+            driver_exit_code: Some(1),
+        };
+        let (status, reason) = from_job(Some(&info), "j");
+        assert_eq!(status, Status::Crashed);
+        assert_eq!(
+            reason,
+            "the Ray job failed: error: unknown CLI profile 'nope'"
+        );
+        assert!(from_job(None, "j").1.contains("does not know the job j"));
+    }
+}

@@ -1,0 +1,426 @@
+//! Reconciling a run from its files alone, for `drover status` after the
+//! driving drover died (killed, crashed, host rebooted).
+//!
+//! A task without a verdict whose driver is gone is settled from evidence:
+//! the relay's event files, the headless turn's output files (read by the
+//! adapter, exactly as the live driver would have), the result file, and
+//! whether the CLI (its process, or its pane) is still there. A CLI that is
+//! still working keeps its task open; nothing is guessed. Once a pane run
+//! is settled, its pane and session are closed the way a live driver would
+//! (identity-checked), unless the run was started with `--keep`.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::{Context, SessionResult, Status, Timings, Tokens};
+use drover_profile::Catalog;
+use drover_run::status::TaskView;
+use drover_run::{EventWatcher, HookRecord, RunDir, RunInfo, now_ns, read_transitions};
+use drover_sandbox::wit::SeatState;
+use drover_sandbox::{Sandbox, wit};
+use drover_workspace::herdr::HerdrError;
+use drover_workspace::process::{self, Identity};
+use drover_workspace::tmux::MuxError;
+use drover_workspace::{self as workspace, Kind, Pane, WorkspaceError};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskStatus {
+    pub task: String,
+    pub state: Option<String>,
+    pub prompt_kind: Option<String>,
+    /// The line that showed a blocked task was blocked.
+    pub evidence: Option<String>,
+    pub verdict: Option<String>,
+    pub reason: Option<String>,
+    /// What the session cost, once its verdict recorded it.
+    pub cost_usd: Option<f64>,
+    /// True when this status was settled by reconciliation just now.
+    pub reconciled: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunStatus {
+    pub run_id: String,
+    pub cli: String,
+    pub workspace: String,
+    pub created_ns: u64,
+    pub driver_alive: bool,
+    pub tasks: Vec<TaskStatus>,
+}
+
+/// What a task recorded at launch so it can be settled without its driver.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct TaskSpec {
+    pub result_file: Option<std::path::PathBuf>,
+    pub launched_ns: u64,
+    /// `drover run --keep`: the pane stays after the verdict.
+    #[serde(default)]
+    pub keep: bool,
+}
+
+pub fn write_task_spec(run: &RunDir, task: &str, spec: &TaskSpec) {
+    let _ = drover_run::write_json_atomic(&run.task_dir(task).join("spec.json"), spec);
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+pub fn driver_alive(info: &RunInfo) -> bool {
+    match info.driver_start {
+        Some(start) => process::alive(Identity {
+            pid: info.driver_pid,
+            start,
+        }),
+        None => false,
+    }
+}
+
+/// The status of every task of a run, settling what can be settled.
+pub fn status(
+    run: &RunDir,
+    mut load: impl FnMut(&str) -> Option<Context>,
+) -> std::io::Result<RunStatus> {
+    let info = run.read_info()?;
+    let alive = driver_alive(&info);
+    let mut tasks = Vec::new();
+    let mut context: Option<Context> = None;
+    for task in &info.tasks {
+        let view = TaskView::of(task, &read_transitions(&run.journal_path()));
+        let recorded = read_json::<SessionResult>(&run.task_dir(task).join("session.json"));
+        let mut status = TaskStatus {
+            task: task.clone(),
+            state: view.state,
+            prompt_kind: view.prompt_kind,
+            evidence: view.evidence,
+            verdict: view.verdict,
+            cost_usd: recorded.as_ref().and_then(|r| r.cost_usd),
+            reason: recorded.map(|r| r.reason),
+            reconciled: false,
+        };
+        // A seat's run has no driver between messages by design: nothing to settle.
+        if status.verdict.is_none() && !alive && !is_seat_run(&info) {
+            if context.is_none() {
+                context = load(&info.cli);
+            }
+            let settled = context.as_ref().and_then(|ctx| {
+                if info.workspace == "ray" {
+                    crate::ray::driver::settle(ctx, task)
+                } else {
+                    settle(ctx, &info, task)
+                }
+            });
+            // Settling may have recorded states (a Ray job's journal lines
+            // copied home) even when it could not conclude.
+            let view = TaskView::of(task, &read_transitions(&run.journal_path()));
+            status.state = view.state;
+            status.prompt_kind = view.prompt_kind;
+            status.evidence = view.evidence;
+            if let Some(result) = settled {
+                status.verdict = Some(result.status.as_str().to_string());
+                status.reason = Some(result.reason.clone());
+                status.cost_usd = result.cost_usd;
+                status.reconciled = true;
+            }
+        }
+        tasks.push(status);
+    }
+    Ok(RunStatus {
+        run_id: info.run_id.clone(),
+        cli: info.cli.clone(),
+        workspace: info.workspace.clone(),
+        created_ns: info.created_ns,
+        driver_alive: alive,
+        tasks,
+    })
+}
+
+/// Runs `drover up` made (`seat-<nick>-…`).
+pub fn is_seat_run(info: &RunInfo) -> bool {
+    info.run_id.starts_with("seat-")
+}
+
+/// Settles runs one after another, loading the sandbox, the profiles and
+/// each run's component only when a run needs settling.
+pub struct Settler {
+    project: std::path::PathBuf,
+    loaded: Option<(Sandbox, Catalog)>,
+}
+
+impl Settler {
+    pub fn new(project: &Path) -> Settler {
+        Settler {
+            project: project.to_path_buf(),
+            loaded: None,
+        }
+    }
+
+    /// [`status`] of `run`, settling what can be settled.
+    pub fn status(&mut self, run: &RunDir) -> std::io::Result<RunStatus> {
+        let project = self.project.clone();
+        let loaded = &mut self.loaded;
+        status(run, |cli| {
+            if loaded.is_none() {
+                let sandbox = Sandbox::with_default_cache().ok()?;
+                *loaded = Some((sandbox, Catalog::load(&project)));
+            }
+            let (sandbox, catalog) = loaded.as_ref()?;
+            let profile = catalog.find(cli)?.clone();
+            let adapter = drover_profile::registry::bind_in(sandbox, &profile, &project).ok()?;
+            Some(Context::new(project.clone(), run.clone(), profile, adapter))
+        })
+    }
+}
+
+/// How long a settled run's CLI gets to exit before it is force-killed.
+const TEARDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Settles one orphaned task, or returns `None` when its CLI still runs.
+fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
+    let run = &ctx.run;
+    let spec: Option<TaskSpec> = read_json(&run.task_dir(task).join("spec.json"));
+    let launched = spec.as_ref().map_or(0, |s| s.launched_ns);
+    let mut watcher = EventWatcher::new(
+        run.events_dir(),
+        crate::relay::DropParser::for_seat(run.root(), &ctx.profile, &ctx.adapter),
+    );
+    let events: Vec<HookRecord> = watcher
+        .poll()
+        .into_iter()
+        .filter(|e| e.task == task && e.ts >= launched)
+        .collect();
+    let session_id = events
+        .iter()
+        .rev()
+        .find_map(|e| e.session_id.clone().filter(|s| !s.is_empty()));
+    let transcript = events
+        .iter()
+        .rev()
+        .find_map(|e| e.transcript_path.clone().filter(|s| !s.is_empty()));
+    let stop = events
+        .iter()
+        .any(|e| e.kind == wit::CanonicalEvent::Stop && !e.subagent);
+    let blocked = events.iter().rev().find_map(|e| e.prompt_kind);
+    let result_text = spec
+        .as_ref()
+        .and_then(|s| s.result_file.as_ref())
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .map(|t| serde_json::from_str(&t).unwrap_or(serde_json::Value::String(t)));
+    let needs_result = spec.as_ref().is_some_and(|s| s.result_file.is_some());
+
+    let mut result = SessionResult {
+        status: Status::Crashed,
+        run_id: run.id().to_string(),
+        task: task.to_string(),
+        cli: info.cli.clone(),
+        workspace: info.workspace.clone(),
+        reason: String::new(),
+        session_id,
+        transcript_path: transcript.clone(),
+        reply: None,
+        usage: None,
+        cost_usd: None,
+        fault: None,
+        blocked: None,
+        stop_seen: stop,
+        result: None,
+        exit_code: None,
+        budget_weighted: None,
+        timings: Timings {
+            started_ns: launched,
+            ended_ns: now_ns(),
+            duration_ms: 0,
+            timeout_clock: None,
+        },
+        logs: Vec::new(),
+    };
+
+    match info.workspace.as_str() {
+        "headless" => {
+            let proc: serde_json::Value = read_json(&run.task_dir(task).join("process.json"))?;
+            let identity: Option<Identity> =
+                serde_json::from_value(proc.get("identity").cloned().unwrap_or_default()).ok();
+            if identity.is_some_and(process::alive) {
+                ctx.state(
+                    task,
+                    SeatState::Working,
+                    None,
+                    "reconcile:cli-still-running",
+                );
+                return None;
+            }
+            let offset = |k: &str| proc.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            let output = wit::TurnOutput {
+                stdout: super::headless::read_from(&run.stdout_log(task), offset("stdout_offset")),
+                stderr: super::headless::read_from(&run.stderr_log(task), offset("stderr_offset")),
+                exit_code: None,
+                prior_usage: None,
+            };
+            result.logs = vec![run.stdout_log(task), run.stderr_log(task)];
+            let parsed = ctx
+                .adapter
+                .parse_turn(&ctx.profile.to_wit(), &output)
+                .ok()
+                .and_then(Result::ok);
+            match parsed {
+                Some(turn) => {
+                    result.reply = turn.reply.clone();
+                    if result.session_id.is_none() {
+                        result.session_id = turn.conversation_id.clone();
+                    }
+                    result.usage = turn.usage.as_ref().map(Tokens::of_report);
+                    match turn.outcome {
+                        wit::TurnOutcome::Success if !needs_result || result_text.is_some() => {
+                            result.status = Status::Completed;
+                            result.reason = "the turn finished while drover was not running (reconciled from its output)".to_string();
+                        }
+                        wit::TurnOutcome::Success => {
+                            result.status = Status::Stalled;
+                            result.reason =
+                                "the turn finished without the result file (reconciled)"
+                                    .to_string();
+                        }
+                        wit::TurnOutcome::Blocked => {
+                            result.status = Status::Stalled;
+                            result.blocked = turn.prompt_kind.or(blocked);
+                            result.reason = "the turn stopped at a prompt (reconciled)".to_string();
+                        }
+                        _ => {
+                            result.reason = format!(
+                                "the turn failed (reconciled){}",
+                                turn.error.map(|e| format!(": {e}")).unwrap_or_default()
+                            );
+                        }
+                    }
+                }
+                None => result.reason =
+                    "the CLI is gone and its output does not say how the turn ended (reconciled)"
+                        .to_string(),
+            }
+        }
+        "acp" => {
+            let agent: Option<serde_json::Value> =
+                read_json(&run.task_dir(task).join("agent.json"));
+            let identity: Option<Identity> = agent
+                .as_ref()
+                .and_then(|a| serde_json::from_value(a["identity"].clone()).ok());
+            if identity.is_some_and(process::alive) {
+                // Its stdin closed with its driver: it is on its way out.
+                return None;
+            }
+            if result.session_id.is_none() {
+                result.session_id = agent
+                    .as_ref()
+                    .and_then(|a| a["session"].as_str().map(str::to_string));
+            }
+            let traffic = super::acp::traffic_log(ctx, task);
+            result.logs = vec![run.stderr_log(task), traffic.clone()];
+            match super::acp::last_stop_reason(&traffic).as_deref() {
+                Some("end_turn") if !needs_result || result_text.is_some() => {
+                    result.status = Status::Completed;
+                    result.reason = "the turn ended (end_turn) while drover was not running (reconciled from the ACP traffic)".to_string();
+                }
+                Some("end_turn") => {
+                    result.status = Status::Stalled;
+                    result.reason =
+                        "the turn finished without the result file (reconciled)".to_string();
+                }
+                Some(other) => {
+                    result.status = Status::Stalled;
+                    result.reason =
+                        format!("the agent ended the turn with stopReason {other} (reconciled)");
+                }
+                None => {
+                    result.reason =
+                        "the agent is gone without finishing its turn (reconciled)".to_string();
+                }
+            }
+        }
+        _ => {
+            let pane: Option<serde_json::Value> = read_json(&run.task_dir(task).join("pane.json"));
+            let pane: Option<Pane> = pane.and_then(|v| {
+                serde_json::from_value(v.get("pane").cloned().unwrap_or_default()).ok()
+            });
+            let kind = Kind::parse(&info.workspace).unwrap_or(Kind::Tmux);
+            let ws = match workspace::open(kind, &ctx.project) {
+                Ok(ws) => Some(ws),
+                // No multiplexer at all: its panes went with it.
+                Err(
+                    WorkspaceError::Mux(MuxError::Missing)
+                    | WorkspaceError::Herdr(HerdrError::NotRunning(_)),
+                ) => None,
+                // Could not ask is not gone.
+                Err(_) => return None,
+            };
+            if let (Some(pane), Some(ws)) = (&pane, &ws) {
+                match ws.pane_alive(pane) {
+                    Ok(true) if !stop => {
+                        ctx.state(
+                            task,
+                            SeatState::Working,
+                            None,
+                            "reconcile:seat-still-running",
+                        );
+                        return None;
+                    }
+                    Err(_) => return None,
+                    _ => {}
+                }
+            }
+            // The verdict is final: nothing of the run may keep running.
+            let keep = spec.as_ref().is_some_and(|s| s.keep);
+            if let (Some(pane), Some(ws), false) = (&pane, &ws, keep) {
+                super::interactive::teardown(ctx, task, ws.as_ref(), pane, TEARDOWN_GRACE);
+            }
+            result.logs = vec![run.log(task)];
+            if stop && (!needs_result || result_text.is_some()) {
+                result.status = Status::Completed;
+                result.reason =
+                    "the turn finished (Stop hook) while drover was not running (reconciled)"
+                        .to_string();
+            } else if stop {
+                result.status = Status::Stalled;
+                result.reason =
+                    "the turn finished without the result file (reconciled)".to_string();
+            } else {
+                result.reason =
+                    "the seat is gone without finishing its turn (reconciled)".to_string();
+                result.blocked = blocked;
+            }
+            if let Some(t) = &transcript {
+                let spent =
+                    super::usage::read(&ctx.adapter, &ctx.profile.usage_parser, Path::new(t))
+                        .as_ref()
+                        .map(super::usage::Spent::of_report);
+                result.usage = spent.map(|s| s.tokens);
+                result.cost_usd = spent.and_then(|s| s.cost_usd);
+            }
+        }
+    }
+    if needs_result {
+        result.result = result_text;
+    }
+    ctx.state(
+        task,
+        result.seat_state(),
+        result.blocked.map(|k| k.as_str()),
+        "reconcile",
+    );
+    if result.status != Status::Completed {
+        let mut lines = Vec::new();
+        for log in &result.logs {
+            lines.extend(super::faults::tail_lines(log));
+        }
+        result.fault = super::faults::classify(ctx, task, &lines);
+    }
+    let path = run.task_dir(task).join("session.json");
+    let _ = drover_run::write_json_atomic(&path, &result);
+    ctx.verdict(
+        task,
+        result.status.as_str(),
+        "reconcile",
+        serde_json::json!({"reason": result.reason}),
+    );
+    Some(result)
+}

@@ -1,0 +1,242 @@
+//! Reading a session's token usage from its transcript through the
+//! adapter's `tally`, fed in chunks, and what it cost; and finding a
+//! conversation's transcript where the adapter says its CLI keeps them, when
+//! no hook named it.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use super::Tokens;
+use drover_profile::Profile;
+use drover_sandbox::{Adapter, Limits, wit};
+use drover_usage::glob;
+use drover_usage::pricing::Prices;
+
+/// What a session (or a turn) spent.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    pub tokens: Tokens,
+    /// `None` when some of the tokens are of a model the price table does
+    /// not know.
+    pub cost_usd: Option<f64>,
+}
+
+impl Spent {
+    pub fn of_report(report: &wit::UsageReport) -> Spent {
+        Spent {
+            tokens: Tokens::of_report(report),
+            cost_usd: cost_of(report),
+        }
+    }
+
+    pub fn add(&mut self, other: &Spent) {
+        self.tokens.add(&other.tokens);
+        self.cost_usd = self.cost_usd.zip(other.cost_usd).map(|(a, b)| a + b);
+    }
+
+    /// What is left of a conversation's whole spend once its earlier turns'
+    /// is taken off; the cost is unknown when either is.
+    pub fn minus(&self, earlier: &Spent) -> Spent {
+        Spent {
+            tokens: self.tokens.minus(&earlier.tokens),
+            cost_usd: self
+                .cost_usd
+                .zip(earlier.cost_usd)
+                .map(|(a, b)| (a - b).max(0.0)),
+        }
+    }
+}
+
+/// The table sessions bill from: the snapshot with the user's
+/// `pricing.json`, or the snapshot alone when that file is broken (`drover
+/// doctor` names the error).
+fn prices() -> &'static Prices {
+    static PRICES: OnceLock<Prices> = OnceLock::new();
+    PRICES.get_or_init(|| {
+        Prices::load(None).unwrap_or_else(|e| {
+            tracing::warn!("{e}; sessions are priced from the embedded table alone");
+            Prices::embedded()
+        })
+    })
+}
+
+/// Dollars for a usage report's entries (each a sum of requests, so base
+/// prices); `None` when an entry with tokens names a model the table does
+/// not know.
+pub fn cost_of(report: &wit::UsageReport) -> Option<f64> {
+    report.entries.iter().try_fold(0.0, |sum, entry| {
+        let tokens = drover_usage::Tokens::of_wit(&entry.usage);
+        if tokens.total() == 0 {
+            return Some(sum);
+        }
+        let found = prices().find(&entry.model)?;
+        Some(sum + found.rates.cost_of_sum(&tokens.billable())?)
+    })
+}
+
+const CHUNK: usize = 1 << 20;
+
+/// Usage of one transcript, or `None` when the parser finds none (or the
+/// profile has no parser). Errors are logged and read as `None`.
+pub fn read(adapter: &Adapter, parser: &str, transcript: &Path) -> Option<wit::UsageReport> {
+    if parser == "none" {
+        return None;
+    }
+    let limits = Limits {
+        memory_bytes: 256 << 20,
+        ..adapter.limits()
+    };
+    let mut tally = adapter.tally(parser, limits).ok()?;
+    let mut file = std::fs::File::open(transcript).ok()?;
+    tally.begin_file(&transcript.to_string_lossy()).ok()?;
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = file.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        if let Err(e) = tally.feed(&buf[..n]) {
+            tracing::warn!(path = %transcript.display(), "usage tally failed: {e}");
+            return None;
+        }
+    }
+    tally.finish().ok().flatten()
+}
+
+/// Polls [`read`] until it reports usage or `grace` passes (CLIs that flush
+/// totals late, like Copilot). A zero grace reads exactly once.
+pub fn read_with_grace(
+    adapter: &Adapter,
+    parser: &str,
+    transcript: &Path,
+    grace: Duration,
+) -> Option<Spent> {
+    let until = Instant::now() + grace;
+    loop {
+        if let Some(report) = read(adapter, parser, transcript) {
+            return Some(Spent::of_report(&report));
+        }
+        if Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(
+            Duration::from_millis(500).min(until.saturating_duration_since(Instant::now())),
+        );
+    }
+}
+
+/// A conversation's usage so far, found among the CLI's transcripts (the
+/// adapter's transcript locations, read as `drover usage` reads them), for
+/// sessions that learned no transcript path from hooks. `None` when no
+/// transcript carries that conversation.
+pub fn of_conversation(ctx: &super::Context, conversation: &str) -> Option<Spent> {
+    if ctx.profile.usage_parser == "none" || conversation.is_empty() {
+        return None;
+    }
+    let request = drover_usage::Request {
+        clis: vec![ctx.profile.name.clone()],
+        ..drover_usage::Request::default()
+    };
+    let report = drover_usage::run(&ctx.project, &request, &drover_usage::Quiet)
+        .map_err(|e| tracing::debug!("usage of {conversation}: {e}"))
+        .ok()?;
+    let row = report.sessions.iter().find(|row| {
+        matches!(&row.label, drover_usage::Label::Session { session, .. } if session == conversation)
+    })?;
+    Some(Spent {
+        tokens: Tokens {
+            input: row.usage.input,
+            output: row.usage.output,
+            cache_read: row.usage.cache_read,
+            cache_write: row.usage.cache_write,
+            reasoning: row.usage.reasoning,
+            requests: row.usage.requests,
+        },
+        cost_usd: row.cost_usd,
+    })
+}
+
+/// The transcript of `conversation`: among the files the adapter's
+/// `transcript-locations` name for the profile's parser, the newest whose
+/// path has a directory or file stem equal to the conversation id (Copilot:
+/// `session-state/<id>/events.jsonl`, Claude: `<id>.jsonl`). For headless
+/// turns whose output carries no usage and whose hooks did not run (or name
+/// no transcript). `cwd` is the CLI's working directory and `env` looks up
+/// a variable in the CLI's environment (HOME and the component's
+/// `location-env`).
+pub fn transcript_of(
+    adapter: &Adapter,
+    profile: &Profile,
+    cwd: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+    conversation: &str,
+) -> Option<PathBuf> {
+    if profile.usage_parser == "none" || conversation.is_empty() {
+        return None;
+    }
+    let home = PathBuf::from(env("HOME").filter(|h| !h.is_empty())?);
+    let description = adapter.describe().ok()?;
+    let context = wit::LocationContext {
+        home: home.to_string_lossy().into_owned(),
+        cwd: cwd.to_string_lossy().into_owned(),
+        env: description
+            .location_env
+            .iter()
+            .filter_map(|name| env(name).map(|v| (name.clone(), v)))
+            .collect(),
+    };
+    let globs = adapter
+        .transcript_locations(&profile.to_wit(), &context)
+        .ok()?;
+    globs
+        .iter()
+        .filter(|g| g.parser == profile.usage_parser)
+        .flat_map(|g| {
+            let base = match g.base {
+                wit::GlobBase::Home => home.to_path_buf(),
+                wit::GlobBase::Cwd => cwd.to_path_buf(),
+                wit::GlobBase::Absolute => PathBuf::from("/"),
+            };
+            glob::expand(&base, &g.pattern, &mut |_, _| {})
+        })
+        .map(|found| found.path)
+        .filter(|path| names_conversation(path, conversation))
+        .max_by_key(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok())
+}
+
+/// Whether a transcript path names the conversation: a directory equal to
+/// the id, or a file stem equal to it.
+fn names_conversation(path: &Path, conversation: &str) -> bool {
+    path.file_stem().is_some_and(|s| s == conversation)
+        || path
+            .parent()
+            .into_iter()
+            .flat_map(Path::components)
+            .any(|c| c.as_os_str() == conversation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_conversation;
+    use std::path::Path;
+
+    #[test]
+    fn a_transcript_names_its_conversation_by_directory_or_stem() {
+        let id = "76799294-3daa-40b6-96f5-4c0631600087";
+        let copilot = format!("/h/.copilot/session-state/{id}/events.jsonl");
+        assert!(names_conversation(Path::new(&copilot), id));
+        let claude = format!("/h/.claude/projects/-w/{id}.jsonl");
+        assert!(names_conversation(Path::new(&claude), id));
+        let other = "/h/.copilot/session-state/0d3c/events.jsonl";
+        assert!(!names_conversation(Path::new(other), id));
+        // A prefix or a file name that only contains the id is not it.
+        let longer = format!("/h/.copilot/session-state/{id}-2/events.jsonl");
+        assert!(!names_conversation(Path::new(&longer), id));
+        assert!(!names_conversation(
+            Path::new("/h/events.jsonl"),
+            "events.jsonl"
+        ));
+    }
+}

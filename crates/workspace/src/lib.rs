@@ -1,0 +1,424 @@
+//! drover-workspace: where seats run (the transport axis, kept apart from the CLI
+//! axis of adapters). `headless` runs one non-interactive turn per message;
+//! `tmux` and `herdr` keep seats in panes a human can attach to; `acp` runs a
+//! CLI's Agent Client Protocol mode as a long-lived agent process ([`acp`]);
+//! `ray` runs each turn as a job on a Ray cluster (drover's `ray` module,
+//! which is a session driver and so sits above this crate). The
+//! engine talks to tmux only through [`tmux::Tmux`] and to herdr only
+//! through [`herdr::Herdr`].
+//!
+//! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
+//! `.drover/config.toml` (`[workspace] default = "tmux"`) > `headless`.
+
+pub mod acp;
+pub mod headless;
+pub mod herdr;
+pub mod process;
+pub mod tmux;
+
+pub use acp::Acp;
+pub use headless::Headless;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use drover_sandbox::wit;
+
+/// `word` as one POSIX shell word: as it is when it is plain, else in single
+/// quotes. For the command lines workspaces and hook configs hand a shell.
+pub fn shell_quote(word: &str) -> String {
+    let safe = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
+    if safe {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// A pane and the window (tmux) or tab (herdr) that holds it, by the
+/// backend's own ids (`%3`/`@2` on tmux, `w1:p2`/`w1:t2` on herdr), and the
+/// session (workspace, on herdr) it belongs to.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Pane {
+    pub session: String,
+    pub window: String,
+    pub pane: String,
+}
+
+/// The workspace contract a backend implements: the pane operations a seat
+/// in a terminal needs, `turn.run` for backends that run one process per
+/// message, and `agent.start` for backends that keep a long-lived agent
+/// process to speak a protocol with. A backend answers what it cannot do with
+/// [`WorkspaceError::Unsupported`], and [`Kind::gaps`] lists it.
+/// (`status.wait`, `status.stream`, `prompt.kind` and `notify` are the
+/// engine's, over the run journal: [`drover_run::status`] and drover's `notify`.)
+pub trait Workspace {
+    fn kind(&self) -> Kind;
+    /// `session.ensure`: the container seats of a run share.
+    fn ensure_session(&self, session: &str, cwd: &Path) -> Result<(), WorkspaceError>;
+    /// `pane.create` + `pane.run`: a pane running `argv`, its output teed to `log`.
+    fn create_pane(
+        &self,
+        session: &str,
+        name: &str,
+        launch: &PaneLaunch<'_>,
+    ) -> Result<Pane, WorkspaceError>;
+    /// Keeps teeing a pane created earlier (by another drover process) into
+    /// `log` while this process drives it. A no-op where the tee lives in
+    /// the multiplexer (tmux's `pipe-pane`).
+    fn watch_output(&self, _pane: &Pane, _log: &Path) {}
+    /// Brings the pane's log up to date now (before it is read for faults).
+    fn flush_output(&self, _pane: &Pane) {}
+    /// `pane.read`: what the pane shows now.
+    fn read_pane(&self, pane: &Pane) -> Result<wit::Screen, WorkspaceError>;
+    /// `pane.label`: `nickname · role`.
+    fn label_pane(&self, pane: &Pane, label: &str) -> Result<(), WorkspaceError>;
+    /// `pane.type`: a bracketed paste, then Enter. Refused for a human seat.
+    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    /// Whether the pane still exists; `Err` means "could not ask", never "gone".
+    fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError>;
+    /// `pane.close`: kill it and every process it started (identity-checked).
+    /// Returns the pids that had to be force-killed.
+    fn close_pane(&self, pane: &Pane, grace: std::time::Duration) -> Vec<u32>;
+    /// Ends a session and whatever is left in it (its idle first window).
+    fn close_session(&self, session: &str);
+    /// The multiplexer's own reading of the agent in a pane, when it has one
+    /// (herdr's agent status): a second status source beside the hooks.
+    fn agent_state(&self, _pane: &Pane) -> Result<Option<String>, WorkspaceError> {
+        Ok(None)
+    }
+    /// `turn.run`: one non-interactive process.
+    fn run_turn(
+        &self,
+        launch: &headless::TurnLaunch<'_>,
+    ) -> Result<headless::TurnProcess, WorkspaceError>;
+    /// `agent.start`: a long-lived agent process and a connection to its stdio.
+    fn start_agent(
+        &self,
+        _launch: &acp::AgentLaunch<'_>,
+    ) -> Result<(acp::AgentProcess, drover_acp::rpc::Connection), WorkspaceError> {
+        Err(WorkspaceError::Unsupported {
+            backend: self.kind().as_str(),
+            what: "start an agent process",
+        })
+    }
+}
+
+/// What a pane runs.
+pub struct PaneLaunch<'a> {
+    pub cwd: &'a Path,
+    pub env: &'a [(String, String)],
+    pub argv: &'a [String],
+    pub log: &'a Path,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("the {backend} workspace cannot {what}")]
+    Unsupported {
+        backend: &'static str,
+        what: &'static str,
+    },
+    #[error("refused to type into a human seat")]
+    HumanSeat,
+    #[error(transparent)]
+    Mux(#[from] tmux::MuxError),
+    #[error(transparent)]
+    Herdr(#[from] herdr::HerdrError),
+    #[error("{0}")]
+    Process(String),
+}
+
+/// Pane text as the screen-reading functions expect it: ANSI stripped, one
+/// entry per row.
+pub fn screen_of(raw: &[u8], title: &str) -> wit::Screen {
+    let text = strip_ansi_escapes::strip_str(String::from_utf8_lossy(raw));
+    wit::Screen {
+        rows: text.lines().map(str::to_string).collect(),
+        title: title.to_string(),
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Headless,
+    Tmux,
+    Herdr,
+    Acp,
+    Ray,
+}
+
+/// An operation of the contract a backend does without, and what drover
+/// does instead.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Gap {
+    pub operation: &'static str,
+    pub instead: &'static str,
+}
+
+impl Kind {
+    pub const ALL: &[Kind] = &[
+        Kind::Headless,
+        Kind::Tmux,
+        Kind::Herdr,
+        Kind::Acp,
+        Kind::Ray,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Headless => "headless",
+            Kind::Tmux => "tmux",
+            Kind::Herdr => "herdr",
+            Kind::Acp => "acp",
+            Kind::Ray => "ray",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == name.trim())
+    }
+
+    /// Whether seats of this kind live in panes (and so have a session).
+    pub fn has_panes(self) -> bool {
+        matches!(self, Kind::Tmux | Kind::Herdr)
+    }
+
+    /// The optional operations this backend lacks (docs/workspaces.md).
+    pub fn gaps(self) -> &'static [Gap] {
+        match self {
+            Kind::Headless => &[
+                Gap {
+                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                    instead: "one non-interactive turn per message (turn.run); there is no pane to read, label or attach to",
+                },
+                Gap {
+                    operation: "notify (workspace)",
+                    instead: "desktop, webhook and command notifiers only",
+                },
+            ],
+            Kind::Tmux => &[
+                Gap {
+                    operation: "turn.run",
+                    instead: "the CLI stays in its pane; each message is typed",
+                },
+                Gap {
+                    operation: "agent status",
+                    instead: "states come from the CLI's hooks and the adapter's screen reading only",
+                },
+            ],
+            Kind::Herdr => &[
+                Gap {
+                    operation: "turn.run",
+                    instead: "the CLI stays in its pane; each message is typed",
+                },
+                Gap {
+                    operation: "pipe-pane (byte-exact output tee)",
+                    instead: "the pane log is rebuilt from pane.read snapshots every 250 ms while drover drives the seat",
+                },
+                Gap {
+                    operation: "attach by command",
+                    instead: "drover attach focuses the pane and runs the herdr client",
+                },
+            ],
+            Kind::Acp => &[
+                Gap {
+                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                    instead: "a long-lived agent process spoken to in the Agent Client Protocol (agent.start); there is no pane to read, label or attach to",
+                },
+                Gap {
+                    operation: "turn.run",
+                    instead: "one session/prompt per message to the seat's agent, which a seat host holds between commands",
+                },
+                Gap {
+                    operation: "notify (workspace)",
+                    instead: "desktop, webhook and command notifiers only",
+                },
+            ],
+            Kind::Ray => &[
+                Gap {
+                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                    instead: "each message is a Ray job running one headless turn on a node; there is no pane to read, label or attach to",
+                },
+                Gap {
+                    operation: "turn.run on this machine",
+                    instead: "the turn runs on the node Ray picks (or --place pins); its journal lines come home through the job's log",
+                },
+                Gap {
+                    operation: "notify (workspace)",
+                    instead: "desktop, webhook and command notifiers, sent from this machine",
+                },
+            ],
+        }
+    }
+}
+
+/// Opens the backend of `kind` for `project`.
+pub fn open(kind: Kind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceError> {
+    Ok(match kind {
+        Kind::Headless => Box::new(Headless),
+        Kind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
+        Kind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
+        Kind::Acp => Box::new(Acp),
+        // Its turns are jobs the ray driver submits, not local processes.
+        Kind::Ray => {
+            return Err(WorkspaceError::Unsupported {
+                backend: "ray",
+                what: "run a pane or a local turn (its turns are Ray jobs)",
+            });
+        }
+    })
+}
+
+/// Which workspace is selected and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Selection {
+    pub kind: Kind,
+    /// `flag`, `env`, `project` or `default`.
+    pub reason: &'static str,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SelectError {
+    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr, acp, ray)")]
+    Env(String),
+    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, acp, ray)")]
+    Project { at: String, value: String },
+    #[error("{message}")]
+    Config { message: String },
+}
+
+/// `[workspace] default` from the project's (else the user's) config.toml.
+fn configured(project: &Path) -> Result<Option<(String, String)>, SelectError> {
+    let config =
+        drover_profile::config::Config::load(project).map_err(|e| SelectError::Config {
+            message: e.to_string(),
+        })?;
+    Ok(config
+        .get(&["workspace", "default"])
+        .and_then(|(value, file)| {
+            value
+                .as_str()
+                .map(|v| (v.to_string(), file.locate(&["workspace", "default"])))
+        }))
+}
+
+pub fn select(project: &Path, flag: Option<Kind>) -> Result<Selection, SelectError> {
+    if let Some(kind) = flag {
+        return Ok(Selection {
+            kind,
+            reason: "flag",
+        });
+    }
+    if let Some(value) = std::env::var("DROVER_WORKSPACE")
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
+        return Kind::parse(&value)
+            .map(|kind| Selection {
+                kind,
+                reason: "env",
+            })
+            .ok_or(SelectError::Env(value));
+    }
+    if let Some((value, at)) = configured(project)? {
+        return Kind::parse(&value)
+            .map(|kind| Selection {
+                kind,
+                reason: "project",
+            })
+            .ok_or(SelectError::Project { at, value });
+    }
+    Ok(Selection {
+        kind: Kind::Headless,
+        reason: "default",
+    })
+}
+
+/// One row of `drover mux`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Backend {
+    pub name: &'static str,
+    pub available: bool,
+    pub version: Option<String>,
+    pub selected: bool,
+    pub note: String,
+    /// Where the backend listens (herdr's socket), when it has one.
+    pub socket: Option<String>,
+    pub lacks: &'static [Gap],
+}
+
+/// What the configured Ray cluster answered, for its row: the caller asks
+/// the cluster (drover's `ray::cluster`), which sits above this crate.
+#[derive(Debug, Clone, Default)]
+pub struct RayRow {
+    pub reachable: bool,
+    pub ray_version: Option<String>,
+    pub summary: String,
+}
+
+/// Every backend's row.
+pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
+    Kind::ALL
+        .iter()
+        .map(|&kind| {
+            let mut row = Backend {
+                name: kind.as_str(),
+                available: false,
+                version: None,
+                selected: selection.is_some_and(|s| s.kind == kind),
+                note: String::new(),
+                socket: None,
+                lacks: kind.gaps(),
+            };
+            match kind {
+                Kind::Headless => {
+                    row.available = true;
+                    row.version = Some(format!("drover {}", env!("CARGO_PKG_VERSION")));
+                    row.note = "one non-interactive turn per message; knows every seat state exactly".to_string();
+                }
+                Kind::Tmux => {
+                    row.version = tmux::Tmux::version();
+                    row.available = row.version.is_some();
+                    row.note = "seats in panes a human can attach to (needs hooks installed)".to_string();
+                }
+                Kind::Herdr => {
+                    let socket = herdr::socket_path();
+                    let answer = socket.as_ref().map(|s| {
+                        herdr::Herdr::at(s.clone(), std::time::Duration::from_secs(2)).ping()
+                    });
+                    row.socket = socket.map(|p| p.display().to_string());
+                    row.note = match &answer {
+                        Some(Ok(_)) => "seats in panes of a running herdr server (needs hooks installed); herdr's agent status is a second status source".to_string(),
+                        Some(Err(e)) => e.to_string(),
+                        None => "no socket path (set HERDR_SOCKET_PATH or HOME)".to_string(),
+                    };
+                    row.version = answer.and_then(Result::ok);
+                    row.available = row.version.is_some();
+                }
+                Kind::Acp => {
+                    row.available = true;
+                    row.version = Some(format!(
+                        "Agent Client Protocol version {}",
+                        agent_client_protocol_schema::ProtocolVersion::LATEST
+                    ));
+                    row.note = "a CLI's ACP mode as a long-lived agent process; turn ends, tool calls and permission questions come from the protocol".to_string();
+                }
+                Kind::Ray => {
+                    row.available = ray.reachable;
+                    row.version = ray.ray_version.as_ref().map(|v| format!("ray {v}"));
+                    row.note = ray.summary.clone();
+                }
+            }
+            row
+        })
+        .collect()
+}

@@ -1,0 +1,127 @@
+//! The node's side of a Ray turn: `drover --project DIR ray-turn`, the
+//! entrypoint of every job the ray workspace submits. It runs one headless
+//! session exactly as `drover run` would (the CLI's component, hooks,
+//! verdict and fault classification), and prints its journal and result in
+//! the job's log as [`crate::ray::wire`] lines for the submitting drover to read.
+//!
+//! Its files live on the node, in a drover state directory of their own,
+//! `<project>/.drover/ray` (run directories under `.drover/runs/`, the
+//! conversation record in `.drover/conversations.jsonl`), so turns of the
+//! same project never mix with the runs of a drover working there.
+
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use crate::profile::Catalog;
+use crate::ray::wire::{self, TurnRequest};
+use crate::registry;
+use crate::run::{RunDir, RunInfo, now_ns};
+use crate::session::{Context, headless};
+
+/// How often the journal is looked at for new lines.
+const FOLLOW_EVERY: Duration = Duration::from_millis(50);
+/// Ray gives a stopped job 3 s (`RAY_JOB_STOP_WAIT_TIME_S`) before SIGKILL:
+/// the CLI's teardown must fit, with time left to print the result.
+const TEARDOWN_MAX: Duration = Duration::from_secs(2);
+
+/// The state directory turns keep on the node.
+pub fn state_dir(project: &Path) -> std::path::PathBuf {
+    project.join(".drover").join("ray")
+}
+
+/// Runs the turn in `$DROVER_RAY_TURN`; prints its result line and returns
+/// Ok once a result exists, whatever the verdict (the verdict is in the
+/// result; a failed job means drover itself could not run the turn).
+pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> {
+    let text = std::env::var(wire::TURN_ENV).with_context(|| {
+        format!(
+            "{} is not set: this command is the entrypoint of Ray jobs drover submits",
+            wire::TURN_ENV
+        )
+    })?;
+    let turn = TurnRequest::parse(&text).map_err(anyhow::Error::msg)?;
+    let project = project
+        .canonicalize()
+        .with_context(|| format!("the project directory {} on this node", project.display()))?;
+    let catalog = Catalog::load(&project);
+    let profile = catalog.get(&turn.cli)?.clone();
+    let adapter = registry::bind(&profile, &project)?;
+    let state = state_dir(&project);
+    // The node's turns keep their run directories in a project of their
+    // own below this one's state: create it first, confined to the project.
+    crate::state::create_dir_all(&state)
+        .with_context(|| format!("creating {}", state.display()))?;
+    let run = RunDir::create(&state, &turn.submission_id).with_context(|| {
+        format!(
+            "creating the turn's run directory under {}",
+            state.display()
+        )
+    })?;
+    run.write_info(&RunInfo {
+        run_id: turn.submission_id.clone(),
+        created_ns: now_ns(),
+        cli: profile.name.clone(),
+        workspace: "headless".to_string(),
+        project: project.clone(),
+        tasks: vec![turn.task.clone()],
+        driver_pid: std::process::id(),
+        driver_start: crate::workspace::process::identity(std::process::id()).map(|i| i.start),
+    })?;
+    let mut spec = turn.to_spec();
+    spec.teardown_grace = spec.teardown_grace.min(TEARDOWN_MAX);
+    spec.cancel = Some(interrupted);
+    let journal = run.journal_path();
+    let mut ctx = Context::new(state, run, profile, adapter);
+    ctx.notifies = false;
+
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    let done = Arc::new(AtomicBool::new(false));
+    let follower = {
+        let (out, done) = (Arc::clone(&out), Arc::clone(&done));
+        std::thread::spawn(move || follow(&journal, &out, &done))
+    };
+    let result = headless::run(&ctx, &spec);
+    done.store(true, Ordering::Relaxed);
+    if follower.join().is_err() {
+        anyhow::bail!("the journal follower panicked");
+    }
+    let line = wire::result_line(&result)?;
+    let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+    writeln!(out, "{line}")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints every line the journal gets, numbered from 0, until `done` and
+/// the file is read to its end.
+fn follow(journal: &Path, out: &Mutex<std::io::Stdout>, done: &AtomicBool) {
+    let mut offset = 0u64;
+    let mut seq = 0u64;
+    loop {
+        let finished = done.load(Ordering::Relaxed);
+        if let Ok(mut file) = std::fs::File::open(journal)
+            && file.seek(SeekFrom::Start(offset)).is_ok()
+        {
+            let mut reader = BufReader::new(file);
+            let mut line = String::new();
+            // Only whole lines: a line being appended is read next time.
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line.ends_with('\n') {
+                offset += line.len() as u64;
+                let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = writeln!(out, "{}", wire::event_line(seq, line.trim_end()));
+                let _ = out.flush();
+                seq += 1;
+                line.clear();
+            }
+        }
+        if finished {
+            return;
+        }
+        std::thread::sleep(FOLLOW_EVERY);
+    }
+}
