@@ -73,6 +73,12 @@ fn main() {
         c
     };
     let fast = || hook(env!("CARGO_BIN_EXE_drover-relay"), &[]);
+    // A statically linked build of the same relay, when given (how to make
+    // one: docs/benchmarks.md); timed in the same interleaved loop.
+    let static_relay = std::env::var("RELAY_BENCH_STATIC")
+        .ok()
+        .filter(|p| !p.is_empty());
+    let static_fast = |path: &str| hook(path, &[]);
     let drover = || hook(env!("CARGO_BIN_EXE_drover"), &["hook"]);
     // The interpreter itself, not a version-manager shim in front of it.
     let interpreter = Command::new("python3")
@@ -97,19 +103,26 @@ fn main() {
     };
     // Warm the page cache.
     for _ in 0..5 {
+        if let Some(path) = &static_relay {
+            time_one(static_fast(path));
+        }
         time_one(fast());
         time_one(drover());
         time_one(python());
     }
     let (mut f, mut d, mut p, mut n) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    // Interleaved, so drift on a shared machine hits all four alike.
+    let mut s = Vec::new();
+    // Interleaved, so drift on a shared machine hits all of them alike.
     for _ in 0..iterations {
+        if let Some(path) = &static_relay {
+            s.push(time_one(static_fast(path)));
+        }
         f.push(time_one(fast()));
         d.push(time_one(drover()));
         p.push(time_one(python()));
         n.push(time_one(noop()));
     }
-    for v in [&mut f, &mut d, &mut p, &mut n] {
+    for v in [&mut f, &mut d, &mut p, &mut n, &mut s] {
         v.sort();
     }
     let ms = |x: Duration| format!("{:.2}", x.as_secs_f64() * 1000.0);
@@ -117,12 +130,14 @@ fn main() {
         "| relay ({iterations} runs each, interleaved) | p50 ms | p90 ms | p99 ms | python p50 / p50 |"
     );
     println!("|---|---|---|---|---|");
-    for (name, v) in [
+    let rows = [
+        ("drover-relay, statically linked (Claude Stop)", &s),
         ("drover-relay (Claude Stop)", &f),
         ("drover hook (Claude Stop)", &d),
         ("python3 relay", &p),
         ("`true` (process spawn floor)", &n),
-    ] {
+    ];
+    for (name, v) in rows.into_iter().filter(|(_, v)| !v.is_empty()) {
         let speedup = percentile(&p, 0.5).as_secs_f64() / percentile(v, 0.5).as_secs_f64();
         println!(
             "| {name} | {} | {} | {} | {speedup:.1}x |",
