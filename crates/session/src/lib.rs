@@ -178,77 +178,8 @@ impl SessionSpec {
     }
 }
 
-/// Token totals as drover reports them everywhere.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub reasoning: u64,
-    pub requests: u64,
-}
-
-impl Tokens {
-    pub fn from_wit(u: &wit::Usage) -> Tokens {
-        Tokens {
-            input: u.input,
-            output: u.output,
-            cache_read: u.cache_read,
-            cache_write: u.cache_write,
-            reasoning: u.reasoning,
-            requests: u.requests,
-        }
-    }
-
-    pub fn to_wit(self) -> wit::Usage {
-        wit::Usage {
-            input: self.input,
-            output: self.output,
-            cache_read: self.cache_read,
-            cache_write: self.cache_write,
-            reasoning: self.reasoning,
-            requests: self.requests,
-        }
-    }
-
-    pub fn add(&mut self, other: &Tokens) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.reasoning += other.reasoning;
-        self.requests += other.requests;
-    }
-
-    /// Field by field, never below zero.
-    pub fn minus(&self, other: &Tokens) -> Tokens {
-        Tokens {
-            input: self.input.saturating_sub(other.input),
-            output: self.output.saturating_sub(other.output),
-            cache_read: self.cache_read.saturating_sub(other.cache_read),
-            cache_write: self.cache_write.saturating_sub(other.cache_write),
-            reasoning: self.reasoning.saturating_sub(other.reasoning),
-            requests: self.requests.saturating_sub(other.requests),
-        }
-    }
-
-    /// The sum of a usage report's entries.
-    pub fn of_report(report: &wit::UsageReport) -> Tokens {
-        let mut total = Tokens::default();
-        for entry in &report.entries {
-            total.add(&Tokens::from_wit(&entry.usage));
-        }
-        total
-    }
-
-    /// Cost-weighted total: cache reads count `cache_read_weight` (bmad-loop's
-    /// budget rule, rounded half to even).
-    pub fn weighted(&self, cache_read_weight: f64) -> u64 {
-        let reads = (self.cache_read as f64 * cache_read_weight).round_ties_even();
-        self.input + self.output + self.cache_write + reads.max(0.0) as u64
-    }
-}
+/// Token totals: the one token-count type, shared with `drover usage`.
+pub use drover_usage::Tokens;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FaultReport {

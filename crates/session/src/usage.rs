@@ -146,14 +146,7 @@ pub fn of_conversation(ctx: &super::Context, conversation: &str) -> Option<Spent
         matches!(&row.label, drover_usage::Label::Session { session, .. } if session == conversation)
     })?;
     Some(Spent {
-        tokens: Tokens {
-            input: row.usage.input,
-            output: row.usage.output,
-            cache_read: row.usage.cache_read,
-            cache_write: row.usage.cache_write,
-            reasoning: row.usage.reasoning,
-            requests: row.usage.requests,
-        },
+        tokens: row.usage,
         cost_usd: row.cost_usd,
     })
 }

@@ -41,12 +41,32 @@ pub fn shell_quote(word: &str) -> String {
 
 /// A pane and the window (tmux) or tab (herdr) that holds it, by the
 /// backend's own ids (`%3`/`@2` on tmux, `w1:p2`/`w1:t2` on herdr), and the
-/// session (workspace, on herdr) it belongs to.
+/// session (workspace, on herdr) it belongs to. Opaque outside this crate:
+/// only the backend that made a pane builds or interprets one; everyone
+/// else hands it back to that backend, keeps it (a seat record), or shows
+/// its ids.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pane {
-    pub session: String,
-    pub window: String,
-    pub pane: String,
+    session: String,
+    window: String,
+    pane: String,
+}
+
+impl Pane {
+    /// The pane's id in its backend's terms.
+    pub fn id(&self) -> &str {
+        &self.pane
+    }
+
+    /// The id of the window (tmux) or tab (herdr) holding it.
+    pub fn window(&self) -> &str {
+        &self.window
+    }
+
+    /// The session (tmux) or workspace (herdr) it belongs to.
+    pub fn session(&self) -> &str {
+        &self.session
+    }
 }
 
 /// The workspace contract a backend implements: the pane operations a seat

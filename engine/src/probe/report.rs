@@ -167,7 +167,7 @@ pub struct TranscriptFile {
 }
 
 /// Where a transcript keeps its token counts (field paths and candidates),
-/// not the counts themselves (those are `session::Tokens`).
+/// not the counts themselves (those are `usage::Tokens`).
 #[derive(Debug, Serialize)]
 pub struct TokenFields {
     pub entries_scanned: u64,

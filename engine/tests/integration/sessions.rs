@@ -555,7 +555,7 @@ fn acp_completes_with_reply_and_transcript_usage_and_resumes_with_session_load()
     assert_eq!(doc["reply"], "ACP ONE");
     assert_eq!(
         doc["usage"],
-        serde_json::json!({"input": 1201, "output": 57, "cache_read": 1403, "cache_write": 1302, "reasoning": 0, "requests": 1}),
+        serde_json::json!({"input": 1201, "output": 57, "cache_read": 1403, "cache_write": 1302, "cache_write_1h": 0, "reasoning": 0, "requests": 1}),
         "{doc:#}"
     );
     let conversation = doc["session_id"].as_str().expect("session id").to_string();

@@ -255,7 +255,7 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         &serde_json::json!({"workspace": ws.kind().as_str(), "pane": pane}),
     );
     let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile.name));
-    ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.pane, "window": pane.window, "argv0": command.argv.first()}));
+    ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.id(), "window": pane.window(), "argv0": command.argv.first()}));
     Ok(pane)
 }
 
@@ -267,7 +267,7 @@ pub fn teardown(ctx: &Context, task: &str, ws: &dyn Workspace, pane: &Pane, grac
         ctx.run
             .lifecycle(task, "kill-escalated", serde_json::json!({"pids": forced}));
     }
-    ws.close_session(&pane.session);
+    ws.close_session(pane.session());
 }
 
 fn conclude(

@@ -302,7 +302,7 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
     let argv = match Kind::parse(&record.workspace) {
         Some(Kind::Herdr) => {
             let herdr = workspace::herdr::Herdr::connect(workspace::herdr::CALL_TIMEOUT)?;
-            herdr.call("pane.focus", serde_json::json!({"pane_id": pane.pane}))?;
+            herdr.call("pane.focus", serde_json::json!({"pane_id": pane.id()}))?;
             vec!["herdr".to_string()]
         }
         _ => workspace::tmux::Tmux::for_project(&project)?.attach_argv(&pane),
@@ -334,7 +334,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             && let Ok(ws) = workspace::open(kind, &project)
         {
             forced = ws.close_pane(pane, Duration::from_secs(10));
-            ws.close_session(&pane.session);
+            ws.close_session(pane.session());
             if !forced.is_empty() && !args.json.json {
                 errln!("{}: force-killed {forced:?}", record.nick);
             }

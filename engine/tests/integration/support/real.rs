@@ -160,21 +160,22 @@ pub fn model_server_exe() -> PathBuf {
 /// (docs/model-server.md).
 pub fn usage_per_request(protocol: &str) -> Value {
     match protocol {
-        // input 1201, cache_creation 1302, cache_read 1403, output 57
+        // input 1201, cache_creation 1302, cache_read 1403, output 57; the
+        // server never splits cache writes by lifetime, so no 1-hour part.
         "anthropic" => {
-            json!({"input": 1201, "output": 57, "cache_read": 1403, "cache_write": 1302, "reasoning": 0})
+            json!({"input": 1201, "output": 57, "cache_read": 1403, "cache_write": 1302, "cache_write_1h": 0, "reasoning": 0})
         }
         // input 2101 (1000 cached), output 67 (5 reasoning)
         "responses" => {
-            json!({"input": 1101, "output": 67, "cache_read": 1000, "cache_write": 0, "reasoning": 5})
+            json!({"input": 1101, "output": 67, "cache_read": 1000, "cache_write": 0, "cache_write_1h": 0, "reasoning": 5})
         }
         // prompt 3101 (300 cached), completion 77
         "chat" => {
-            json!({"input": 2801, "output": 77, "cache_read": 300, "cache_write": 0, "reasoning": 0})
+            json!({"input": 2801, "output": 77, "cache_read": 300, "cache_write": 0, "cache_write_1h": 0, "reasoning": 0})
         }
         // prompt 4101 (400 cached), candidates 87, thoughts 9
         "gemini" => {
-            json!({"input": 3701, "output": 96, "cache_read": 400, "cache_write": 0, "reasoning": 9})
+            json!({"input": 3701, "output": 96, "cache_read": 400, "cache_write": 0, "cache_write_1h": 0, "reasoning": 9})
         }
         other => panic!("no usage known for protocol {other}"),
     }
@@ -182,10 +183,17 @@ pub fn usage_per_request(protocol: &str) -> Value {
 
 /// The usage document drover should report for these answered requests.
 pub fn expected_usage(requests: &[Value]) -> Value {
-    let mut total = json!({"input": 0, "output": 0, "cache_read": 0, "cache_write": 0, "reasoning": 0, "requests": 0});
+    let mut total = json!({"input": 0, "output": 0, "cache_read": 0, "cache_write": 0, "cache_write_1h": 0, "reasoning": 0, "requests": 0});
     for r in requests {
         let one = usage_per_request(r["protocol"].as_str().unwrap_or_default());
-        for key in ["input", "output", "cache_read", "cache_write", "reasoning"] {
+        for key in [
+            "input",
+            "output",
+            "cache_read",
+            "cache_write",
+            "cache_write_1h",
+            "reasoning",
+        ] {
             total[key] = json!(total[key].as_u64().unwrap_or(0) + one[key].as_u64().unwrap_or(0));
         }
         total["requests"] = json!(total["requests"].as_u64().unwrap_or(0) + 1);
