@@ -1,7 +1,7 @@
-//! drover-session: driving seats. A session is one run of a CLI on a prompt. [`SessionSpec`] in,
-//! [`SessionResult`] out, with the verdict decided from hooks, process exit
-//! and parsed output, the clock, and (optionally) a result file the work
-//! must write.
+//! drover-session: driving seats. A session is one run of a CLI on a
+//! prompt: [`SessionSpec`] in, [`SessionResult`] out, with the verdict
+//! decided from hooks, process exit and parsed output, the clock, and
+//! (optionally) a result file the work must write.
 //!
 //! Three drivers share the rules: [`headless`] runs one non-interactive turn
 //! per message; [`interactive`] drives a CLI in a tmux pane; [`acp`] speaks

@@ -1,11 +1,11 @@
-//! drover-workspace: where seats run (the transport axis, kept apart from the CLI
-//! axis of adapters). `headless` runs one non-interactive turn per message;
-//! `tmux` and `herdr` keep seats in panes a human can attach to; `acp` runs a
-//! CLI's Agent Client Protocol mode as a long-lived agent process ([`acp`]);
-//! `ray` runs each turn as a job on a Ray cluster (drover's `ray` module,
-//! which is a session driver and so sits above this crate). The
-//! engine talks to tmux only through [`tmux::Tmux`] and to herdr only
-//! through [`herdr::Herdr`].
+//! drover-workspace: where seats run (the transport axis, kept apart from
+//! the CLI axis of adapters). `headless` runs one non-interactive turn per
+//! message; `tmux` and `herdr` keep seats in panes a human can attach to;
+//! `acp` runs a CLI's Agent Client Protocol mode as a long-lived agent
+//! process ([`acp`]); `ray` runs each turn as a job on a Ray cluster
+//! (drover's `ray` module, which is a session driver and so sits above this
+//! crate). The engine talks to tmux only through [`tmux::Tmux`] and to herdr
+//! only through [`herdr::Herdr`].
 //!
 //! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
 //! `.drover/config.toml` (`[workspace] default = "tmux"`) > `headless`.
