@@ -107,6 +107,28 @@ pub fn watch(workspace: &Path) {
     }
 }
 
+/// The files in `dir` ending in `.extension`, sorted by name, as (name,
+/// path); reruns the build script when the directory changes.
+pub fn files_to_embed(dir: &Path, extension: &str) -> Vec<(String, PathBuf)> {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files: Vec<(String, PathBuf)> = fs::read_dir(dir)
+        .unwrap_or_else(|e| fail(&format!("reading {}: {e}", dir.display())))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
+        .map(|path| {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_else(|| fail(&format!("{}: the name is not UTF-8", path.display())))
+                .to_string();
+            (name, path)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// `cargo build --release --target wasm32-wasip2` of a guest workspace.
 pub fn build_workspace(workspace: &Path, target_dir: &Path, packages: &[&str]) {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
