@@ -6,6 +6,7 @@
 /// has none).
 const LAYERS: &[(&str, &str)] = &[
     ("drover-build", "crates/build"),
+    ("drover-gate", "crates/gate"),
     ("drover-sandbox", "crates/sandbox"),
     ("drover-state", "crates/state"),
     ("drover-relay", "crates/relay"),

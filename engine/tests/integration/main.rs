@@ -25,6 +25,7 @@ mod relay_and_recovery;
 mod running_as_root;
 mod sandbox_containment;
 mod seats;
+mod security;
 mod sessions;
 mod team;
 mod untrusted_checkout;

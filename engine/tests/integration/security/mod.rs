@@ -1,0 +1,11 @@
+//! The security suite: one test per break found by attacking drover as a
+//! hostile repository and a hostile component would (docs/security.md lists
+//! them), and per effect in the threat model's table. Every test here failed
+//! on the drover that had the break.
+
+mod config;
+mod hooks;
+mod launch;
+mod reading;
+mod records;
+mod terminal;
