@@ -442,4 +442,6 @@ impl Catalog {
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;

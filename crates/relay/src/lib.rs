@@ -257,6 +257,9 @@ fn note_failure(run_dir: &Path, message: &str) {
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
