@@ -233,8 +233,7 @@ mod tests {
         let pattern = format!(".x/{}*.jsonl", "**/".repeat(24));
         let why = area
             .roots_of(&glob(wit::GlobBase::Home, &pattern))
-            .err()
-            .expect("refused");
+            .expect_err("refused");
         assert!(why.contains(&pattern) && why.contains("24 `**`"), "{why}");
     }
 }

@@ -106,8 +106,9 @@ fn attribute(
 
 fn looks_like_sqlite(path: &Path) -> bool {
     let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+    // Not a plain open: a FIFO named here would block it.
+    drover_gate::read::open_regular(path, drover_gate::read::TRANSCRIPT_MAX)
+        .and_then(|(mut f, _)| std::io::Read::read_exact(&mut f, &mut head))
         .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
