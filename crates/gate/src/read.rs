@@ -239,7 +239,7 @@ fn not_plain(path: &Path) -> Option<&'static str> {
 /// record key: never read for a component, even under a root that holds
 /// them.
 pub fn secret_stores(home: &Path) -> Vec<PathBuf> {
-    const UNDER_HOME: [&str; 18] = [
+    const UNDER_HOME: [&str; 25] = [
         ".ssh",
         ".gnupg",
         ".aws",
@@ -257,6 +257,14 @@ pub fn secret_stores(home: &Path) -> Vec<PathBuf> {
         ".config/gh",
         ".config/gcloud",
         ".local/share/keyrings",
+        ".bash_history",
+        ".zsh_history",
+        // The coding CLIs' own logins, beside the transcripts drover reads.
+        ".claude/.credentials.json",
+        ".codex/auth.json",
+        ".gemini/oauth_creds.json",
+        ".local/share/opencode/auth.json",
+        ".config/github-copilot",
         ".config/drover",
     ];
     let mut stores: Vec<PathBuf> = UNDER_HOME.iter().map(|p| home.join(p)).collect();
