@@ -7,7 +7,8 @@
 //!
 //! The `[component_settings]` of the profile that loads it pick misdeeds for
 //! the other exports (used by the `probe-adapter` tests): `locations` =
-//! `panic` | `loop` | `alloc` | `garbage` | `cwd` for `transcript-locations`,
+//! `panic` | `loop` | `alloc` | `garbage` | `cwd` | `secrets` (the user's
+//! `~/.ssh`, `/etc`) | `stars` (24 `**`) for `transcript-locations`,
 //! `hooks = "panic"` for `detect-hooks`; the usage parsers `echo-panic` and
 //! `loop` panic with (or spin on) the bytes they are fed. Every panic message
 //! repeats what the guest was given, so a test can prove it is never shown.
@@ -293,6 +294,31 @@ impl Adapter for Hostile {
                 }
                 globs
             }
+            // Reaching for the user's secrets: an absolute path, a home
+            // path and a `..` escape, all read with `hostile-lines`.
+            Some("secrets") => vec![
+                glob(
+                    GlobBase::Absolute,
+                    format!("{}/.ssh/*", context.home),
+                    "jsonl",
+                    "hostile-lines",
+                ),
+                glob(GlobBase::Home, ".ssh/id_rsa".to_string(), "jsonl", "hostile-lines"),
+                glob(GlobBase::Absolute, "/etc/host*".to_string(), "jsonl", "hostile-lines"),
+                glob(
+                    GlobBase::Cwd,
+                    "hostile-logs/../home/.ssh/*".to_string(),
+                    "jsonl",
+                    "hostile-lines",
+                ),
+            ],
+            // A pattern that stalls a naive walker: two dozen `**`.
+            Some("stars") => vec![glob(
+                GlobBase::Cwd,
+                format!("hostile-logs/{}*.log", "**/".repeat(24)),
+                "jsonl",
+                "hostile-lines",
+            )],
             // Honest: transcripts under `<cwd>/transcripts/`, read with the
             // parser the profile names (which may be one of the hostile ones).
             Some("cwd") => vec![glob(
