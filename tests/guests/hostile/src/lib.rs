@@ -31,6 +31,12 @@
 //! panics on a `panic` line and spins on a `loop` line, for `drover usage`'s
 //! tests of failing files.
 
+// Writing to stderr on request (`stderr:<KiB>`) is one of its misdeeds.
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a hostile test guest: its stderr is what the tests watch"
+)]
+
 use drover_kit::usage::RowParser;
 use drover_kit::{
     Adapter, AdapterError, Capability, Command, Fault, GlobBase, HookEdit, HookEvent, HookInstall,
