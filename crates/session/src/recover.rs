@@ -167,8 +167,10 @@ impl Settler {
             }
             let (sandbox, catalog) = loaded.as_ref()?;
             let profile = catalog.find(cli)?.clone();
-            let adapter = drover_profile::registry::bind_in(sandbox, &profile, &project).ok()?;
-            Some(Context::new(project.clone(), run.clone(), profile, adapter))
+            // Settling parses what the run left; it launches nothing, so
+            // it needs no trust (and its context could not spawn without).
+            let prepared = crate::launch::Prepared::assess(&project, profile, sandbox).ok()?;
+            Some(Context::new(project.clone(), run.clone(), prepared))
         })
     }
 }

@@ -159,15 +159,15 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         conversation: spec.conversation.to_wit(),
     };
     let command = command(ctx, &request).map_err(|e| fail(Status::Crashed, e))?;
-    super::guard::check_command(&ctx.profile, &command).map_err(|e| fail(Status::Crashed, e))?;
     let env = super::seat_env(ctx, spec, &command, false);
+    let cleared =
+        super::guard::clear_command(ctx, &command, env).map_err(|e| fail(Status::Crashed, e))?;
     ctx.state(task, SeatState::Unknown, None, "launch");
     let backend: &dyn Workspace = &workspace::Acp;
     let (mut process, connection) = backend
         .start_agent(&AgentLaunch {
-            argv: &command.argv,
+            command: &cleared,
             cwd: &spec.cwd,
-            env,
             stderr: ctx.run.stderr_log(task),
             traffic: Some(traffic_log(ctx, task)),
         })

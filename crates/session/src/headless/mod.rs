@@ -20,6 +20,7 @@ use super::shared::{NUDGE_RESULT, humanize};
 use super::usage::Spent;
 use super::{
     Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, faults,
+    seat_env,
 };
 use drover_run::{EventWatcher, HookRecord, now_ns};
 use drover_sandbox::wit;
@@ -195,9 +196,14 @@ impl Session<'_> {
                     return Ending::new(Status::Crashed, format!("the adapter failed: {e}"));
                 }
             };
-            if let Err(refusal) = super::guard::check_command(&ctx.profile, &command) {
-                return Ending::new(Status::Crashed, refusal);
-            }
+            let command = match super::guard::clear_command(
+                ctx,
+                &command,
+                seat_env(ctx, spec, &command, true),
+            ) {
+                Ok(command) => command,
+                Err(refusal) => return Ending::new(Status::Crashed, refusal),
+            };
             ctx.state(
                 task,
                 SeatState::Working,

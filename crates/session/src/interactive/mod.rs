@@ -233,18 +233,17 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         }
         Err(e) => return Err(format!("the adapter failed: {e}")),
     };
-    super::guard::check_command(&ctx.profile, &command)?;
     // The pane gets drover's environment (a tmux server keeps the one it
     // started with), then the profile's, the command's and the session's.
     let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| !k.starts_with("TMUX"))
         .collect();
     env.extend(super::seat_env(ctx, spec, &command, false));
+    let cleared = super::guard::clear_command(ctx, &command, env)?;
     let log = ctx.run.log(task);
     let launch = PaneLaunch {
         cwd: &spec.cwd,
-        env: &env,
-        argv: &command.argv,
+        command: &cleared,
         log: &log,
     };
     let pane = ws
