@@ -57,8 +57,8 @@ impl Budget {
             return Verdict::Fine;
         };
         let Some(report) = super::usage::read(
-            &ctx.adapter,
-            &ctx.profile.usage_parser,
+            ctx.adapter(),
+            &ctx.profile().usage_parser,
             std::path::Path::new(path),
         ) else {
             return Verdict::Fine;

@@ -18,8 +18,10 @@ use crate::launch::Prepared;
 pub struct Context {
     pub project: PathBuf,
     pub run: RunDir,
-    pub profile: Profile,
-    pub adapter: Adapter,
+    // Private, so no one swaps the profile or component a launch was
+    // prepared (and trust-checked) with.
+    profile: Profile,
+    adapter: Adapter,
     pub journal: Mutex<Journal>,
     /// Whether lines this process appends kick `[[notify]]` entries. Off
     /// on a Ray node: the drover that submitted the turn notifies when it
@@ -41,6 +43,14 @@ impl Context {
             notifies: true,
             launch_from: prepared.from,
         }
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    pub fn adapter(&self) -> &Adapter {
+        &self.adapter
     }
 
     /// Where the profile and component that launch this session came from.

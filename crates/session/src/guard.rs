@@ -56,7 +56,7 @@ pub fn clear_command(
     command: &wit::Command,
     env: Vec<(String, String)>,
 ) -> Result<Cleared<CliCommand>, String> {
-    check_command(&ctx.profile, command)?;
+    check_command(ctx.profile(), command)?;
     let cli = CliCommand {
         argv: command.argv.clone(),
         env,
@@ -64,7 +64,7 @@ pub fn clear_command(
     };
     drover_gate::clear(
         Effect::Spawn,
-        &format!("the {} command", ctx.profile.name),
+        &format!("the {} command", ctx.profile().name),
         Sourced::new(cli, ctx.launch_from()),
     )
     .map_err(|refused| refused.to_string())
@@ -75,7 +75,8 @@ mod tests {
     use super::*;
 
     fn profile(extra: &str) -> Profile {
-        let text = format!("name = \"x\"\nbinary = \"x-cli\"\n{extra}[hooks]\ndialect = \"none\"\n");
+        let text =
+            format!("name = \"x\"\nbinary = \"x-cli\"\n{extra}[hooks]\ndialect = \"none\"\n");
         Profile::parse(&text, &drover_profile::ProfileSource::Builtin("x.toml")).expect("profile")
     }
 

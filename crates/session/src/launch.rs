@@ -190,7 +190,12 @@ fn profile_source(profile: &Profile) -> Provenance {
 
 /// The component's provenance: built-in, the user's, or the project's
 /// (trusted only when the user trusted these bytes).
-fn component_of(profile: &Profile, found: &ComponentBytes, project: &Path, trust: &Trust) -> Component {
+fn component_of(
+    profile: &Profile,
+    found: &ComponentBytes,
+    project: &Path,
+    trust: &Trust,
+) -> Component {
     let from = match &found.origin {
         Origin::Builtin => Provenance::Builtin,
         origin @ Origin::File(path) if registry::is_project_component(profile, origin, project) => {

@@ -257,14 +257,14 @@ pub fn seat_env(
     headless: bool,
 ) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = ctx
-        .profile
+        .profile()
         .env
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     if headless {
         env.extend(
-            ctx.profile
+            ctx.profile()
                 .turn
                 .env
                 .iter()
@@ -280,7 +280,7 @@ pub fn seat_env(
     env.push((crate::relay::ENV_TASK_ID.to_string(), spec.task.clone()));
     env.push((
         crate::relay::ENV_SEAT_CLI.to_string(),
-        ctx.profile.name.clone(),
+        ctx.profile().name.clone(),
     ));
     if let Some(path) = &spec.result_file {
         env.push((

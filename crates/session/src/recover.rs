@@ -185,7 +185,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
     let launched = spec.as_ref().map_or(0, |s| s.launched_ns);
     let mut watcher = EventWatcher::new(
         run.events_dir(),
-        crate::relay::DropParser::for_seat(run.root(), &ctx.profile, &ctx.adapter),
+        crate::relay::DropParser::for_seat(run.root(), ctx.profile(), ctx.adapter()),
     );
     let events: Vec<HookRecord> = watcher
         .poll()
@@ -261,8 +261,8 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             };
             result.logs = vec![run.stdout_log(task), run.stderr_log(task)];
             let parsed = ctx
-                .adapter
-                .parse_turn(&ctx.profile.to_wit(), &output)
+                .adapter()
+                .parse_turn(&ctx.profile().to_wit(), &output)
                 .ok()
                 .and_then(Result::ok);
             match parsed {
@@ -392,7 +392,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             }
             if let Some(t) = &transcript {
                 let spent =
-                    super::usage::read(&ctx.adapter, &ctx.profile.usage_parser, Path::new(t))
+                    super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, Path::new(t))
                         .as_ref()
                         .map(super::usage::Spent::of_report);
                 result.usage = spent.map(|s| s.tokens);

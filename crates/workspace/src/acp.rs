@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use super::process::{self, Identity};
 use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
-use drover_gate::Cleared;
 use drover_acp::rpc::Connection;
+use drover_gate::Cleared;
 use drover_sandbox::wit;
 
 /// What to start.

@@ -391,8 +391,7 @@ impl Workspace for Herdr {
             }
             .into());
         };
-        let (program, rest) =
-            super::spawnable(launch.command).map_err(WorkspaceError::Process)?;
+        let (program, rest) = super::spawnable(launch.command).map_err(WorkspaceError::Process)?;
         let argv: Vec<&String> = std::iter::once(program).chain(rest).collect();
         let env: serde_json::Map<String, Value> = launch
             .command

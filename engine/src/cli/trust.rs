@@ -153,8 +153,9 @@ fn component_wants_of(
         .profiles()
         .iter()
         .filter(|p| {
-            crate::registry::locate(&p.component, project)
-                .is_ok_and(|(_, origin)| origin == crate::registry::Origin::File(path.to_path_buf()))
+            crate::registry::locate(&p.component, project).is_ok_and(|(_, origin)| {
+                origin == crate::registry::Origin::File(path.to_path_buf())
+            })
         })
         .collect();
     let described = crate::sandbox::Sandbox::with_default_cache()
@@ -183,20 +184,36 @@ fn component_wants_of(
 }
 
 /// For read-only commands: a line saying which of the project's profiles
-/// are not trusted (they read fine, but `drover run` refuses them).
+/// and components are not trusted (they read fine, but `drover run`
+/// refuses to launch with them).
 pub fn untrusted_note(project: &Path) -> Option<String> {
     let trust = Trust::load(project).ok()?;
     let catalog = crate::profile::Catalog::load(project);
-    let untrusted: Vec<&str> = catalog
+    let profiles: Vec<&str> = catalog
         .profiles()
         .iter()
         .filter(|p| trust.require_profile(p).is_err())
         .map(|p| p.name.as_str())
         .collect();
-    (!untrusted.is_empty()).then(|| {
+    let components: Vec<String> = trust::project_files(project)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(path, bytes)| {
+            path.extension().is_some_and(|x| x == "wasm") && !trust.trusts(path, bytes)
+        })
+        .map(|(path, _)| trust.relative(&path))
+        .collect();
+    let mut parts = Vec::new();
+    if !profiles.is_empty() {
+        parts.push(format!("profiles {}", profiles.join(", ")));
+    }
+    if !components.is_empty() {
+        parts.push(format!("components {}", components.join(", ")));
+    }
+    (!parts.is_empty()).then(|| {
         format!(
-            "note: this project's profiles {} are not trusted: `drover run` refuses them until you review `drover trust --show` and run `drover trust`",
-            untrusted.join(", ")
+            "note: this project's {} are not trusted: `drover run` refuses them until you review `drover trust --show` and run `drover trust`",
+            parts.join(" and ")
         )
     })
 }

@@ -100,7 +100,7 @@ fn base(
         status,
         run_id: ctx.run.id().to_string(),
         task: spec.task.clone(),
-        cli: ctx.profile.name.clone(),
+        cli: ctx.profile().name.clone(),
         workspace: "acp".to_string(),
         reason,
         session_id: None,
@@ -126,15 +126,15 @@ fn base(
 
 /// The argv that starts the CLI's ACP mode, from the adapter.
 fn command(ctx: &Context, request: &wit::LaunchRequest) -> Result<wit::Command, String> {
-    match ctx.adapter.acp_command(&ctx.profile.to_wit(), request) {
+    match ctx.adapter().acp_command(&ctx.profile().to_wit(), request) {
         Ok(Ok(command)) => Ok(command),
         Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
             Err(format!(
                 "the {} adapter cannot start an ACP agent: {m}",
-                ctx.profile.name
+                ctx.profile().name
             ))
         }
-        Err(e) => Err(format!("the {} adapter failed: {e}", ctx.profile.name)),
+        Err(e) => Err(format!("the {} adapter failed: {e}", ctx.profile().name)),
     }
 }
 
@@ -350,14 +350,14 @@ struct ToolView {
 fn usage_of_turn(ctx: &Context, conversation: &str, transcript: Option<&str>) -> Option<Spent> {
     let whole = match transcript {
         Some(path) => super::usage::read_with_grace(
-            &ctx.adapter,
-            &ctx.profile.usage_parser,
+            ctx.adapter(),
+            &ctx.profile().usage_parser,
             std::path::Path::new(path),
-            ctx.profile.usage_grace,
+            ctx.profile().usage_grace,
         ),
         None => super::usage::of_conversation(ctx, conversation),
     }?;
-    let prior = conversations::prior_usage(&ctx.project, &ctx.profile.name, conversation);
+    let prior = conversations::prior_usage(&ctx.project, &ctx.profile().name, conversation);
     Some(prior.map_or(whole, |p| whole.minus(&p)))
 }
 

@@ -176,10 +176,10 @@ pub(super) fn parse_outcome(
     let prior = seen
         .session_id
         .as_ref()
-        .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id))
+        .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile().name, id))
         .or_else(|| match &spec.conversation {
             Conversation::Resume(id) => {
-                conversations::prior_usage(&ctx.project, &ctx.profile.name, id)
+                conversations::prior_usage(&ctx.project, &ctx.profile().name, id)
             }
             _ => None,
         });
@@ -189,7 +189,7 @@ pub(super) fn parse_outcome(
         exit_code,
         prior_usage: prior.map(|p| p.tokens.to_wit()),
     };
-    match ctx.adapter.parse_turn(&ctx.profile.to_wit(), &output) {
+    match ctx.adapter().parse_turn(&ctx.profile().to_wit(), &output) {
         Ok(Ok(result)) => result,
         Ok(Err(e)) => failed(format!(
             "the adapter could not read the output: {}",

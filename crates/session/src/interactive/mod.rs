@@ -224,8 +224,8 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         conversation: spec.conversation.to_wit(),
     };
     let command = match ctx
-        .adapter
-        .interactive_command(&ctx.profile.to_wit(), &request)
+        .adapter()
+        .interactive_command(&ctx.profile().to_wit(), &request)
     {
         Ok(Ok(c)) => c,
         Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
@@ -253,7 +253,7 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         &ctx.run.task_dir(task).join("pane.json"),
         &serde_json::json!({"workspace": ws.kind().as_str(), "pane": pane}),
     );
-    let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile.name));
+    let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile().name));
     ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.id(), "window": pane.window(), "argv0": command.argv.first()}));
     Ok(pane)
 }
@@ -291,10 +291,10 @@ fn conclude(
     }
     if let Some(transcript) = &result.transcript_path {
         let spent = super::usage::read_with_grace(
-            &ctx.adapter,
-            &ctx.profile.usage_parser,
+            ctx.adapter(),
+            &ctx.profile().usage_parser,
             Path::new(transcript),
-            ctx.profile.usage_grace,
+            ctx.profile().usage_grace,
         );
         result.usage = spent.map(|s| s.tokens);
         result.cost_usd = spent.and_then(|s| s.cost_usd);

@@ -82,7 +82,9 @@ fn a_committed_component_named_like_a_builtin_is_reviewed_before_it_launches() {
         .filter_map(Value::as_str)
         .collect();
     assert!(
-        wants.iter().any(|w| w.contains("SHADOWS the built-in claude")),
+        wants
+            .iter()
+            .any(|w| w.contains("SHADOWS the built-in claude")),
         "{wants:?}"
     );
     // What it reads is listed, and a secret it asked for is not among it.
@@ -165,7 +167,10 @@ fn a_component_sets_only_the_variables_its_profile_declares() {
     let p = Project::new();
     let marker = p.home.join("ran");
     let cli = p.path().join("cli.sh");
-    script(&cli, &format!("echo \"$HOSTILE_MODE\" > {}", marker.display()));
+    script(
+        &cli,
+        &format!("echo \"$HOSTILE_MODE\" > {}", marker.display()),
+    );
     hostile_profile(
         &p,
         &cli,
@@ -176,7 +181,9 @@ fn a_component_sets_only_the_variables_its_profile_declares() {
     let (doc, _) = p.run(&["--cli", "hostile", "hello"]);
     assert_eq!(doc["status"], "completed", "{doc:#}");
     assert_eq!(
-        std::fs::read_to_string(&marker).expect("the CLI ran").trim(),
+        std::fs::read_to_string(&marker)
+            .expect("the CLI ran")
+            .trim(),
         "on"
     );
 }
