@@ -82,11 +82,9 @@ impl Prepared {
         trust.require_profile(&profile)?;
         let found = registry::resolve(&profile.component, project)?;
         let component = component_of(&profile, &found, project, &trust);
-        if component.from == Provenance::UntrustedProject {
-            let relative = trust.relative(match &found.origin {
-                Origin::File(path) => path,
-                Origin::Builtin => project,
-            });
+        if let (Provenance::UntrustedProject, Origin::File(path)) = (component.from, &found.origin)
+        {
+            let relative = trust.relative(path);
             return Err(Untrusted {
                 changed: trust
                     .record()
