@@ -223,3 +223,79 @@ fn least_trusted(a: Provenance, b: Provenance) -> Provenance {
     };
     if rank(b) > rank(a) { b } else { a }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use drover_sandbox::CompileCache;
+    use drover_sandbox::wit;
+
+    fn sandbox() -> Sandbox {
+        Sandbox::new(CompileCache::at(
+            std::env::temp_dir().join("drover-lib-tests-cache"),
+        ))
+        .expect("sandbox")
+    }
+
+    /// A fresh project (so no trust record names it) with one profile of
+    /// its own, driven by the built-in claude component.
+    fn untrusted_project() -> (tempfile::TempDir, Profile) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let profiles = dir.path().join(".drover/profiles");
+        std::fs::create_dir_all(&profiles).expect("mkdir");
+        std::fs::write(
+            profiles.join("mine.toml"),
+            "name = \"mine\"\nbinary = \"mine-cli\"\ncomponent = \"claude\"\n[hooks]\ndialect = \"none\"\n",
+        )
+        .expect("profile");
+        let profile = Catalog::load(dir.path())
+            .get("mine")
+            .expect("loads")
+            .clone();
+        (dir, profile)
+    }
+
+    #[test]
+    fn an_untrusted_profile_does_not_launch_and_its_parsing_context_cannot_spawn() {
+        if crate::trust::trust_all() {
+            return; // DROVER_TRUST_ALL=1 trusts every project by design.
+        }
+        let (dir, profile) = untrusted_project();
+        let refused = Prepared::launch_profile(dir.path(), profile.clone(), &sandbox())
+            .err()
+            .expect("refused");
+        assert!(
+            matches!(&refused, LaunchError::Untrusted(u) if u.file == ".drover/profiles/mine.toml"),
+            "{refused}"
+        );
+
+        // Prepared for parsing, the context loads, but the spawn gate
+        // refuses it: nothing untrusted reaches a process.
+        let prepared = Prepared::assess(dir.path(), profile, &sandbox()).expect("assess");
+        assert_eq!(prepared.from(), Provenance::UntrustedProject);
+        let run = drover_run::RunDir::create(dir.path(), "r1").expect("run dir");
+        let ctx = crate::Context::new(dir.path().to_path_buf(), run, prepared);
+        let command = wit::Command {
+            argv: vec!["mine-cli".to_string()],
+            env: Vec::new(),
+            stdin: None,
+        };
+        let refusal = crate::guard::clear_command(&ctx, &command, Vec::new()).expect_err("refused");
+        assert!(
+            refusal.contains("will not start a process") && refusal.contains("untrusted"),
+            "{refusal}"
+        );
+    }
+
+    #[test]
+    fn the_least_trusted_source_drives_the_launch() {
+        use Provenance::*;
+        assert_eq!(least_trusted(Builtin, TrustedProject), TrustedProject);
+        assert_eq!(least_trusted(User, Builtin), User);
+        assert_eq!(
+            least_trusted(TrustedProject, UntrustedProject),
+            UntrustedProject
+        );
+        assert_eq!(least_trusted(Builtin, Builtin), Builtin);
+    }
+}
