@@ -7,7 +7,8 @@
 //! `<project>/.drover/profiles/*.toml` override them by `name`. A bmad-loop
 //! profile loads unchanged (same fields and meanings, its coercions and its
 //! string `adapter` kind included); drover's own fields are `component`,
-//! `aliases`, `[turn]`, `[sandbox]` and `[component_settings]`.
+//! `aliases`, `[turn]`, `[sandbox]`, `[component_settings]` and
+//! `component_env`.
 
 pub mod builtin;
 mod coerce;
@@ -176,6 +177,11 @@ pub struct Profile {
     pub sandbox: SandboxOverrides,
     /// `[component_settings]`: free-form settings only the component reads.
     pub component_settings: BTreeMap<String, String>,
+    /// `component_env`: the environment variables the component may set in
+    /// a launch command. Reviewed with the profile (built-in, the user's, or
+    /// trusted with the project), so a component sets only what its profile
+    /// allows; anything else it asks for is refused.
+    pub component_env: Vec<String>,
     /// What loaded but deserves a look (coercions, old names).
     pub warnings: Vec<ProfileWarning>,
     pub source: ProfileSource,

@@ -4,8 +4,14 @@
 //! `~/.config/drover/adapters/<name>.wasm`, then the built-in of that name; a
 //! path names a file directly. A profile that names no component and has
 //! none of its own name is driven by the built-in generic adapter, from its
-//! data alone. Project and user components need no trust prompt: the sandbox
-//! gives them nothing to abuse (docs/sandbox.md).
+//! data alone.
+//!
+//! Parsing (hook payloads, transcripts, screens, faults) needs no trust: the
+//! sandbox gives a component nothing to abuse (docs/sandbox.md). Launching
+//! does: a component chooses the CLI's arguments, so a project component
+//! ([`is_project_component`]) launches only once the user trusted its bytes
+//! (drover-session's `launch`, docs/trust.md). User components and built-ins
+//! are the user's own choice.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -58,7 +64,8 @@ pub enum ResolveError {
     Sandbox(#[from] SandboxError),
 }
 
-fn user_adapters_dir() -> Option<PathBuf> {
+/// `~/.config/drover/adapters`: the user's own components.
+pub fn user_adapters_dir() -> Option<PathBuf> {
     crate::user_dir().and_then(|p| p.parent().map(|d| d.join("adapters")))
 }
 
@@ -139,6 +146,19 @@ pub fn resolve(component: &ComponentRef, project: &Path) -> Result<ComponentByte
     }
 }
 
+/// Whether the component a profile binds (found at `origin`) is the
+/// project's: a file in `.drover/adapters/`, or any file a project profile
+/// names by path (inside the checkout or not). Such a component launches
+/// only once trusted.
+pub fn is_project_component(profile: &Profile, origin: &Origin, project: &Path) -> bool {
+    let Origin::File(path) = origin else {
+        return false;
+    };
+    path.starts_with(project_adapters_dir(project))
+        || (matches!(profile.component, ComponentRef::File(_))
+            && matches!(profile.source, crate::ProfileSource::Project(_)))
+}
+
 /// What drives a profile, in words: `claude`, `/p/x.wasm`, or `generic
 /// (dialect claude-settings-json)`.
 pub fn driver_label(profile: &Profile, project: &Path) -> String {
@@ -147,6 +167,14 @@ pub fn driver_label(profile: &Profile, project: &Path) -> String {
             format!("generic (dialect {})", profile.hooks.dialect)
         }
         Ok((name, Origin::Builtin)) => name,
+        Ok((name, origin @ Origin::File(_))) if is_project_component(profile, &origin, project) => {
+            let shadows = if crate::builtin::find(&name).is_some() {
+                format!(", in place of the built-in {name}")
+            } else {
+                String::new()
+            };
+            format!("{origin} (project component{shadows}; needs trust to launch)")
+        }
         Ok((_, Origin::File(path))) => path.display().to_string(),
         Err(_) => format!("{} (missing)", profile.component),
     }
@@ -196,6 +224,17 @@ pub fn load_with(
     limits: Limits,
 ) -> Result<(Adapter, Origin, CacheOutcome), ResolveError> {
     let found = resolve(component, project)?;
+    let (adapter, outcome) = load_resolved(sandbox, &found, limits)?;
+    Ok((adapter, found.origin, outcome))
+}
+
+/// Loads bytes [`resolve`] read: the built-in's precompiled form, or the
+/// file's exact bytes (the ones a trust check hashed).
+pub fn load_resolved(
+    sandbox: &Sandbox,
+    found: &ComponentBytes,
+    limits: Limits,
+) -> Result<(Adapter, CacheOutcome), ResolveError> {
     let builtin = match found.origin {
         Origin::Builtin => crate::builtin::find(&found.name),
         Origin::File(_) => None,
@@ -204,7 +243,7 @@ pub fn load_with(
         Some(builtin) => sandbox.load_builtin(builtin, limits)?,
         None => sandbox.load(&found.name, &found.bytes, &found.sha256, limits)?,
     };
-    Ok((adapter, found.origin, outcome))
+    Ok((adapter, outcome))
 }
 
 /// The SHA-256 of `bytes`, in hex: what trust records and profiles carry.

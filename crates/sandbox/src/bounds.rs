@@ -137,6 +137,17 @@ impl Bounded for wit::Description {
             cut_text(&mut parser.name);
             cut_strings(&mut parser.needles);
         }
+        // Only location variables are ever read for a component: a name
+        // that is not one is dropped here, and said so among its limitations.
+        let (kept, refused): (Vec<String>, Vec<String>) = std::mem::take(&mut self.location_env)
+            .into_iter()
+            .partition(|name| super::location::is_location_variable(name));
+        self.location_env = kept;
+        self.limitations.extend(refused.into_iter().map(|name| {
+            format!(
+                "location-env {name} refused: a component reads only location variables (*_HOME, *_DIR) that name no secret"
+            )
+        }));
         cut_strings(&mut self.location_env);
         cut_strings(&mut self.limitations);
     }

@@ -16,6 +16,7 @@ mod cache;
 mod error;
 mod host;
 mod limits;
+pub mod location;
 mod names;
 mod versions;
 

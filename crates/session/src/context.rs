@@ -1,37 +1,61 @@
 //! What a session driver works with: the project, the run directory and its
-//! journal, the profile and its loaded adapter.
+//! journal, the profile and its loaded adapter. A context is made only from
+//! a [`Prepared`] launch (crate::launch), and remembers its provenance: the
+//! drivers' spawn is cleared with it, so a context whose profile or component
+//! the user has not trusted cannot start a process.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use drover_gate::Provenance;
 use drover_profile::Profile;
 use drover_run::{Journal, Origin, RunDir, Transition};
 use drover_sandbox::Adapter;
 use drover_sandbox::wit::SeatState;
 
+use crate::launch::Prepared;
+
 pub struct Context {
     pub project: PathBuf,
     pub run: RunDir,
-    pub profile: Profile,
-    pub adapter: Adapter,
+    // Private, so no one swaps the profile or component a launch was
+    // prepared (and trust-checked) with.
+    profile: Profile,
+    adapter: Adapter,
     pub journal: Mutex<Journal>,
     /// Whether lines this process appends kick `[[notify]]` entries. Off
     /// on a Ray node: the drover that submitted the turn notifies when it
     /// copies the lines home.
     pub notifies: bool,
+    /// Where the profile and component came from ([`Prepared::from`]).
+    launch_from: Provenance,
 }
 
 impl Context {
-    pub fn new(project: PathBuf, run: RunDir, profile: Profile, adapter: Adapter) -> Context {
+    pub fn new(project: PathBuf, run: RunDir, prepared: Prepared) -> Context {
         let journal = Journal::open(run.journal_path());
         Context {
             project,
             run,
-            profile,
-            adapter,
+            profile: prepared.profile,
+            adapter: prepared.adapter,
             journal: Mutex::new(journal),
             notifies: true,
+            launch_from: prepared.from,
         }
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    pub fn adapter(&self) -> &Adapter {
+        &self.adapter
+    }
+
+    /// Where the profile and component that launch this session came from.
+    pub fn launch_from(&self) -> Provenance {
+        self.launch_from
     }
 
     /// Records a seat state (no-op when unchanged).

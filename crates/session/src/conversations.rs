@@ -50,7 +50,7 @@ pub fn record_turn(
         &ctx.project,
         &Entry {
             ts: drover_run::now_ns(),
-            cli: ctx.profile.name.clone(),
+            cli: ctx.profile().name.clone(),
             conversation: conversation.to_string(),
             run: ctx.run.id().to_string(),
             task: task.to_string(),

@@ -39,7 +39,7 @@ pub fn classify(ctx: &Context, task: &str, lines: &[String]) -> Option<FaultRepo
     if lines.is_empty() {
         return None;
     }
-    match ctx.adapter.classify_fault(&ctx.profile.to_wit(), lines) {
+    match ctx.adapter().classify_fault(&ctx.profile().to_wit(), lines) {
         Ok(Some(fault)) => {
             ctx.run.lifecycle(
                 task,

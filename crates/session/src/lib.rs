@@ -12,7 +12,8 @@
 //! relay's drops with the seat's component, [`hooks`] installs that relay
 //! into a CLI's hook config, [`seats`] and [`seat_host`] keep long-lived
 //! seats, [`policy`] answers blocked questions, [`trust`] decides what a
-//! checkout may make drover run, [`privileges`] what a seat may do,
+//! checkout may make drover run, [`launch`] is the one way to a session
+//! (profile and component, trust-checked), [`privileges`] what a seat may do,
 //! [`notify`] tells people when a seat settles.
 
 pub mod acp;
@@ -25,6 +26,7 @@ pub mod guard;
 pub use faults::tail_lines;
 pub mod headless;
 pub mod interactive;
+pub mod launch;
 pub mod recover;
 mod result_file;
 pub(crate) mod shared;
@@ -48,6 +50,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use context::Context;
+pub use launch::{LaunchError, Prepared};
 
 use drover_sandbox::wit;
 
@@ -254,14 +257,14 @@ pub fn seat_env(
     headless: bool,
 ) -> Vec<(String, String)> {
     let mut env: Vec<(String, String)> = ctx
-        .profile
+        .profile()
         .env
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     if headless {
         env.extend(
-            ctx.profile
+            ctx.profile()
                 .turn
                 .env
                 .iter()
@@ -277,7 +280,7 @@ pub fn seat_env(
     env.push((crate::relay::ENV_TASK_ID.to_string(), spec.task.clone()));
     env.push((
         crate::relay::ENV_SEAT_CLI.to_string(),
-        ctx.profile.name.clone(),
+        ctx.profile().name.clone(),
     ));
     if let Some(path) = &spec.result_file {
         env.push((

@@ -167,8 +167,10 @@ impl Settler {
             }
             let (sandbox, catalog) = loaded.as_ref()?;
             let profile = catalog.find(cli)?.clone();
-            let adapter = drover_profile::registry::bind_in(sandbox, &profile, &project).ok()?;
-            Some(Context::new(project.clone(), run.clone(), profile, adapter))
+            // Settling parses what the run left; it launches nothing, so
+            // it needs no trust (and its context could not spawn without).
+            let prepared = crate::launch::Prepared::assess(&project, profile, sandbox).ok()?;
+            Some(Context::new(project.clone(), run.clone(), prepared))
         })
     }
 }
@@ -183,7 +185,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
     let launched = spec.as_ref().map_or(0, |s| s.launched_ns);
     let mut watcher = EventWatcher::new(
         run.events_dir(),
-        crate::relay::DropParser::for_seat(run.root(), &ctx.profile, &ctx.adapter),
+        crate::relay::DropParser::for_seat(run.root(), ctx.profile(), ctx.adapter()),
     );
     let events: Vec<HookRecord> = watcher
         .poll()
@@ -259,8 +261,8 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             };
             result.logs = vec![run.stdout_log(task), run.stderr_log(task)];
             let parsed = ctx
-                .adapter
-                .parse_turn(&ctx.profile.to_wit(), &output)
+                .adapter()
+                .parse_turn(&ctx.profile().to_wit(), &output)
                 .ok()
                 .and_then(Result::ok);
             match parsed {
@@ -392,7 +394,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                 // A record names the path: it is read only where a CLI
                 // keeps files.
                 let spent = super::usage::confine(ctx, &ctx.project, &[], Path::new(t))
-                    .and_then(|t| super::usage::read(&ctx.adapter, &ctx.profile.usage_parser, &t))
+                    .and_then(|t| super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, &t))
                     .as_ref()
                     .map(super::usage::Spent::of_report);
                 result.usage = spent.map(|s| s.tokens);

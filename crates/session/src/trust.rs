@@ -1,14 +1,17 @@
 //! Whether the user trusts a project's own settings.
 //!
-//! A checkout can carry `.drover/profiles/*.toml` and `.drover/config.toml`,
-//! and those decide what runs outside the sandbox: a profile's `binary`, its
-//! argv pieces and environment, a notifier's command or URL. Like direnv's
-//! `direnv allow` and mise's `mise trust`, drover uses them only once the user
-//! has looked and agreed: `drover trust` records the SHA-256 of each such
-//! file in the user's config directory (`trust.json`), and a file whose
-//! bytes differ from what was recorded needs trust again. Components need
-//! none (they are sandboxed); user-level and built-in profiles need none
-//! (the user wrote or installed them). `DROVER_TRUST_ALL=1` trusts every
+//! A checkout can carry `.drover/profiles/*.toml`, `.drover/config.toml` and
+//! components (`.drover/adapters/*.wasm`, or a `.wasm` a project profile
+//! names), and those decide what runs outside the sandbox: a profile's
+//! `binary`, its argv pieces and environment, a notifier's command or URL, a
+//! component's choice of the CLI's arguments. Like direnv's `direnv allow`
+//! and mise's `mise trust`, drover uses them only once the user has looked
+//! and agreed: `drover trust` records the SHA-256 of each such file in the
+//! user's config directory (`trust.json`), and a file whose bytes differ from
+//! what was recorded needs trust again. A component needs trust only to
+//! launch (crate::launch); parsing with it needs none (it is sandboxed).
+//! User-level and built-in profiles and components need none (the user
+//! wrote or installed them). `DROVER_TRUST_ALL=1` trusts every
 //! project, for CI and containers that run only their own checkout.
 //!
 //! The API for features that read project settings: [`Trust::load`] once,
@@ -181,7 +184,7 @@ impl Trust {
     }
 
     /// `file` relative to the project, as records name it.
-    fn relative(&self, file: &Path) -> String {
+    pub fn relative(&self, file: &Path) -> String {
         file.strip_prefix(&self.project)
             .unwrap_or(file)
             .to_string_lossy()
@@ -251,12 +254,61 @@ pub fn wants(profile: &Profile) -> Vec<String> {
     if profile.model_flag != "--model" {
         out.push(format!("model_flag: {}", profile.model_flag));
     }
+    if !profile.component_env.is_empty() {
+        out.push(format!(
+            "component_env (the component may set): {}",
+            profile.component_env.join(", ")
+        ));
+    }
+    if let drover_profile::ComponentRef::File(path) = &profile.component {
+        out.push(format!("component: {}", path.display()));
+    }
     for (table, env) in [("env", &profile.env), ("[turn] env", &profile.turn.env)] {
         for (k, v) in env {
             out.push(format!("{table}: {k}={}", crate::hooks::shell_quote(v)));
         }
     }
     out
+}
+
+/// What a project component contributes to a launch, one line each: that
+/// it chooses the CLI's arguments (and whether it takes the place of the
+/// built-in component of its name), the variables its profiles let it set
+/// (`component_env`), and, when known, the variables it reads
+/// (`location-env`).
+pub fn component_wants(name: &str, profiles: &[&Profile], reads: Option<&[String]>) -> Vec<String> {
+    let mut wants = vec![if drover_profile::builtin::find(name).is_some() {
+        format!(
+            "component {name}: SHADOWS the built-in {name} component; it chooses the CLI's arguments"
+        )
+    } else {
+        format!("component {name}: chooses the CLI's arguments")
+    }];
+    let mut sets: Vec<&str> = profiles
+        .iter()
+        .flat_map(|p| p.component_env.iter().map(String::as_str))
+        .collect();
+    sets.sort_unstable();
+    sets.dedup();
+    wants.push(format!(
+        "may set env: {}",
+        if sets.is_empty() {
+            "nothing".to_string()
+        } else {
+            sets.join(", ")
+        }
+    ));
+    if let Some(reads) = reads {
+        wants.push(format!(
+            "reads env: {}",
+            if reads.is_empty() {
+                "nothing".to_string()
+            } else {
+                reads.join(", ")
+            }
+        ));
+    }
+    wants
 }
 
 /// What a settings file would run or allow: its `[[notify]]` commands and
@@ -314,10 +366,10 @@ fn notify_wants(file: &drover_profile::config::ConfigFile) -> Vec<String> {
         .collect()
 }
 
-/// The project files trust covers: every `.drover/profiles/*.toml` and
-/// `.drover/config.toml`, with their bytes. Each must be a regular file (a
-/// checkout may commit a FIFO, a link to `/dev/zero`) within the settings
-/// cap.
+/// The project files trust covers: every `.drover/profiles/*.toml`,
+/// `.drover/config.toml`, every `.drover/adapters/*.wasm` and every `.wasm` a
+/// project profile names, with their bytes. Each must be a regular file (a
+/// checkout may commit a FIFO, a link to `/dev/zero`) within its cap.
 pub fn project_files(project: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, TrustError> {
     let io = |path: &Path, e: std::io::Error| TrustError::Project {
         path: path.to_path_buf(),
@@ -352,6 +404,55 @@ pub fn project_files(project: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, TrustErr
         Ok(bytes) => files.push((config, bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io(&config, e)),
+    }
+    files.extend(project_components(project, &files)?);
+    Ok(files)
+}
+
+/// The project's components: `.drover/adapters/*.wasm`, then each `.wasm`
+/// a project profile among `profiles` names by path, once each.
+fn project_components(
+    project: &Path,
+    profiles: &[(PathBuf, Vec<u8>)],
+) -> Result<Vec<(PathBuf, Vec<u8>)>, TrustError> {
+    let fail = |path: &Path, reason: String| TrustError::Project {
+        path: path.to_path_buf(),
+        reason,
+    };
+    drover_state::refuse_links(project, &[".drover", ".drover/adapters"])
+        .map_err(|e| fail(project, e.to_string()))?;
+    let adapters = drover_profile::registry::project_adapters_dir(project);
+    let mut paths: Vec<PathBuf> = match std::fs::read_dir(&adapters) {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(fail(&adapters, e.to_string())),
+    };
+    paths.sort();
+    for (path, bytes) in profiles {
+        if path.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(bytes);
+        if let Ok(profile) = Profile::parse(&text, &ProfileSource::Project(path.clone()))
+            && let drover_profile::ComponentRef::File(named) = &profile.component
+            && !paths.contains(named)
+        {
+            paths.push(named.clone());
+        }
+    }
+    let mut files = Vec::new();
+    for path in paths {
+        match drover_gate::read::read_bounded(&path, drover_gate::read::COMPONENT_MAX) {
+            Ok(bytes) => files.push((path, bytes)),
+            // A profile naming a missing file fails when it is used; there
+            // is nothing here to trust.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(fail(&path, e.to_string())),
+        }
     }
     Ok(files)
 }

@@ -147,11 +147,11 @@ pub fn read_with_grace(
 /// sessions that learned no transcript path from hooks. `None` when no
 /// transcript carries that conversation.
 pub fn of_conversation(ctx: &super::Context, conversation: &str) -> Option<Spent> {
-    if ctx.profile.usage_parser == "none" || conversation.is_empty() {
+    if ctx.profile().usage_parser == "none" || conversation.is_empty() {
         return None;
     }
     let request = drover_usage::Request {
-        clis: vec![ctx.profile.name.clone()],
+        clis: vec![ctx.profile().name.clone()],
         ..drover_usage::Request::default()
     };
     let report = drover_usage::run(&ctx.project, &request, &drover_usage::Quiet)

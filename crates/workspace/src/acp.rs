@@ -10,15 +10,15 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::process::{self, Identity};
-use super::{Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
+use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
 use drover_acp::rpc::Connection;
+use drover_gate::Cleared;
 use drover_sandbox::wit;
 
 /// What to start.
 pub struct AgentLaunch<'a> {
-    pub argv: &'a [String],
+    pub command: &'a Cleared<CliCommand>,
     pub cwd: &'a Path,
-    pub env: Vec<(String, String)>,
     /// Appended to, so every agent of a seat lands in the same file.
     pub stderr: PathBuf,
     /// Where the protocol traffic is copied (`-> ` sent, `<- ` received).
@@ -36,9 +36,7 @@ pub struct AgentProcess {
 
 /// Starts the agent and connects to its stdio.
 pub fn start(launch: &AgentLaunch<'_>) -> Result<(AgentProcess, Connection), String> {
-    let Some((program, args)) = launch.argv.split_first() else {
-        return Err("the adapter returned an empty ACP command".to_string());
-    };
+    let (program, args) = super::spawnable(launch.command)?;
     let stderr = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -48,7 +46,7 @@ pub fn start(launch: &AgentLaunch<'_>) -> Result<(AgentProcess, Connection), Str
     let mut child = Command::new(program)
         .args(args)
         .current_dir(launch.cwd)
-        .envs(launch.env.iter().map(|(k, v)| (k, v)))
+        .envs(launch.command.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(stderr)

@@ -9,15 +9,14 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::process::{self, Identity};
-use super::{Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
+use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
+use drover_gate::Cleared;
 use drover_sandbox::wit;
 
 /// What to start.
 pub struct TurnLaunch<'a> {
-    pub argv: &'a [String],
+    pub command: &'a Cleared<CliCommand>,
     pub cwd: &'a Path,
-    pub env: Vec<(String, String)>,
-    pub stdin: Option<&'a str>,
     /// Appended to, so every turn of a seat lands in the same two files.
     pub stdout: PathBuf,
     pub stderr: PathBuf,
@@ -38,9 +37,8 @@ fn open_append(path: &Path) -> Result<std::fs::File, String> {
 
 /// Starts a turn.
 pub fn start(launch: &TurnLaunch<'_>) -> Result<TurnProcess, String> {
-    let Some((program, args)) = launch.argv.split_first() else {
-        return Err("the adapter returned an empty command".to_string());
-    };
+    let (program, args) = super::spawnable(launch.command)?;
+    let stdin_text = launch.command.stdin.as_deref();
     let stdout = open_append(&launch.stdout)?;
     let stderr = open_append(&launch.stderr)?;
     let stdout_offset = stdout.metadata().map(|m| m.len()).unwrap_or(0);
@@ -49,10 +47,10 @@ pub fn start(launch: &TurnLaunch<'_>) -> Result<TurnProcess, String> {
     command
         .args(args)
         .current_dir(launch.cwd)
-        .envs(launch.env.iter().map(|(k, v)| (k, v)))
+        .envs(launch.command.env.iter().map(|(k, v)| (k, v)))
         .stdout(stdout)
         .stderr(stderr)
-        .stdin(if launch.stdin.is_some() {
+        .stdin(if stdin_text.is_some() {
             Stdio::piped()
         } else {
             Stdio::null()
@@ -62,7 +60,7 @@ pub fn start(launch: &TurnLaunch<'_>) -> Result<TurnProcess, String> {
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start {program}: {e}"))?;
-    if let (Some(text), Some(mut pipe)) = (launch.stdin, child.stdin.take()) {
+    if let (Some(text), Some(mut pipe)) = (stdin_text, child.stdin.take()) {
         let _ = pipe.write_all(text.as_bytes());
     }
     let identity = process::identity(child.id());

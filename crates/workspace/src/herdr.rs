@@ -391,7 +391,10 @@ impl Workspace for Herdr {
             }
             .into());
         };
+        let (program, rest) = super::spawnable(launch.command).map_err(WorkspaceError::Process)?;
+        let argv: Vec<&String> = std::iter::once(program).chain(rest).collect();
         let env: serde_json::Map<String, Value> = launch
+            .command
             .env
             .iter()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
@@ -402,7 +405,7 @@ impl Workspace for Herdr {
                 "workspace_id": workspace,
                 "tab_label": name,
                 "focus": false,
-                "root": {"type": "pane", "label": name, "cwd": launch.cwd, "command": launch.argv, "env": env},
+                "root": {"type": "pane", "label": name, "cwd": launch.cwd, "command": argv, "env": env},
             }),
         )?;
         let tab = Herdr::field("layout.apply", &applied, "/layout/tab_id")?;

@@ -23,6 +23,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use drover_gate::{Cleared, Effect};
 use drover_sandbox::wit;
 
 /// `word` as one POSIX shell word: as it is when it is plain, else in single
@@ -128,11 +129,37 @@ pub trait Workspace {
     }
 }
 
+/// A CLI's command line: the program and its arguments, the environment it
+/// gets on top of drover's, and its stdin. Every backend starts one only as
+/// a [`Cleared`] value ([`drover_gate::clear`] with [`Effect::Spawn`]), so no
+/// caller reaches a spawn around the gate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliCommand {
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub stdin: Option<String>,
+}
+
+/// The command a launch may start: cleared for [`Effect::Spawn`] (a value
+/// cleared for another effect is refused), and not empty.
+fn spawnable(command: &Cleared<CliCommand>) -> Result<(&String, &[String]), String> {
+    if command.effect() != Effect::Spawn {
+        return Err(format!(
+            "a command cleared to {} cannot be started",
+            command.effect().as_str()
+        ));
+    }
+    command
+        .argv
+        .split_first()
+        .ok_or_else(|| "the adapter returned an empty command".to_string())
+}
+
 /// What a pane runs.
 pub struct PaneLaunch<'a> {
     pub cwd: &'a Path,
-    pub env: &'a [(String, String)],
-    pub argv: &'a [String],
+    /// Its environment is the command's (the pane starts with that alone).
+    pub command: &'a Cleared<CliCommand>,
     pub log: &'a Path,
 }
 

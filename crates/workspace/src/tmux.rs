@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::{Kind, Pane, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
+use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
+use drover_gate::Cleared;
 use drover_sandbox::wit;
 use sha2::{Digest, Sha256};
 use wait_timeout::ChildExt;
@@ -179,15 +180,16 @@ impl Tmux {
         Ok(())
     }
 
-    /// Runs `argv` in a new window (exec'd directly, no shell parsing).
-    pub fn new_window(
+    /// Runs the command in a new window (exec'd directly, no shell parsing).
+    fn new_window(
         &self,
         session: &str,
         name: &str,
         cwd: &Path,
-        env: &[(String, String)],
-        argv: &[String],
-    ) -> Result<Pane, MuxError> {
+        command: &Cleared<CliCommand>,
+    ) -> Result<Pane, WorkspaceError> {
+        let (program, rest) = super::spawnable(command).map_err(WorkspaceError::Process)?;
+        let env = &command.env;
         let cwd = cwd.to_string_lossy().into_owned();
         let target = format!("={session}:");
         let mut args: Vec<String> = vec![
@@ -215,7 +217,8 @@ impl Tmux {
             "exec \"$@\"".into(),
             "drover-seat".into(),
         ]);
-        args.extend(argv.iter().cloned());
+        args.push(program.clone());
+        args.extend(rest.iter().cloned());
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = self.run(&refs, None)?;
         let mut ids = out.split_whitespace();
@@ -228,7 +231,8 @@ impl Tmux {
             _ => Err(MuxError::Failed {
                 args: "new-window".into(),
                 message: format!("unexpected reply {out:?}"),
-            }),
+            }
+            .into()),
         }
     }
 
@@ -434,7 +438,7 @@ impl Workspace for Tmux {
         name: &str,
         launch: &PaneLaunch<'_>,
     ) -> Result<Pane, WorkspaceError> {
-        let pane = self.new_window(session, name, launch.cwd, launch.env, launch.argv)?;
+        let pane = self.new_window(session, name, launch.cwd, launch.command)?;
         if let Err(e) = self.pipe_pane(&pane, launch.log) {
             // A pane that died at once cannot be teed; its log stays empty,
             // which reads as "rendered nothing".

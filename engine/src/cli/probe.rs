@@ -67,12 +67,20 @@ fn parse_payload(text: &str) -> Result<(String, PathBuf), String> {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
-    // Both modes run the profile's binary (`--version`, `--help`, a turn):
-    // a project profile's binary needs the user's trust, a `--binary` does not.
-    if let (Some(cli), None) = (&args.cli, &args.binary)
+    // Scan mode runs the profile's binary bare (`--version`, `--help`): a
+    // project profile's binary needs the user's trust, a `--binary` (the
+    // user's own) does not. A probe turn launches through the one launch
+    // path, `--binary` or not: the profile's arguments, environment and
+    // component are the checkout's and need trust all the same.
+    if let Some(cli) = &args.cli
         && let Some(profile) = crate::profile::Catalog::load(project).find(cli)
     {
-        crate::trust::Trust::load(project)?.require_profile(profile)?;
+        if args.probe {
+            let sandbox = crate::sandbox::Sandbox::with_default_cache()?;
+            crate::session::Prepared::launch_profile(project, profile.clone(), &sandbox)?;
+        } else if args.binary.is_none() {
+            crate::trust::Trust::load(project)?.require_profile(profile)?;
+        }
     }
     if args.keep_temp && !args.probe {
         errln!("warning: --keep-temp only matters with --probe (scan mode captures nothing)");

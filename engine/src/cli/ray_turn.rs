@@ -18,11 +18,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::output::stdout_json;
-use crate::profile::Catalog;
 use crate::ray::wire::{self, TurnRequest};
-use crate::registry;
 use crate::run::{RunDir, RunInfo, now_ns};
-use crate::session::{Context, headless};
+use crate::session::{Context, Prepared, headless};
 
 /// How often the journal is looked at for new lines.
 const FOLLOW_EVERY: Duration = Duration::from_millis(50);
@@ -49,9 +47,10 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     let project = project
         .canonicalize()
         .with_context(|| format!("the project directory {} on this node", project.display()))?;
-    let catalog = Catalog::load(&project);
-    let profile = catalog.get(&turn.cli)?.clone();
-    let adapter = registry::bind(&profile, &project)?;
+    // The node checks trust exactly as `drover run` does: a Ray job is no
+    // way around the user's consent to a checkout's profile and component.
+    let prepared = Prepared::launch(&project, &turn.cli)?;
+    let profile = prepared.profile().clone();
     let state = state_dir(&project);
     // The node's turns keep their run directories in a project of their
     // own below this one's state: create it first, confined to the project.
@@ -77,7 +76,7 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     spec.teardown_grace = spec.teardown_grace.min(TEARDOWN_MAX);
     spec.cancel = Some(interrupted);
     let journal = run.journal_path();
-    let mut ctx = Context::new(state, run, profile, adapter);
+    let mut ctx = Context::new(state, run, prepared);
     ctx.notifies = false;
 
     let done = Arc::new(AtomicBool::new(false));

@@ -11,13 +11,11 @@ use anyhow::{Context as _, bail};
 use super::Outcome;
 use super::output::{Json, print_json};
 use crate::hooks;
-use crate::profile::Catalog;
-use crate::registry;
 use crate::run::{RunDir, RunInfo, new_run_id, now_ns, safe_segment};
 use crate::session::recover::{TaskSpec, write_task_spec};
 use crate::session::{
-    BudgetMode, Context, Conversation, SessionResult, SessionSpec, Status, acp, conversations,
-    headless, interactive,
+    BudgetMode, Context, Conversation, Prepared, SessionResult, SessionSpec, Status, acp,
+    conversations, headless, interactive,
 };
 use crate::workspace::{self, Kind, process};
 
@@ -153,11 +151,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         bail!("the prompt is empty");
     }
     let cli = args.cli.clone().unwrap_or_else(|| default_cli(&project));
-    let catalog = Catalog::load(&project);
-    let profile = catalog.get(&cli)?.clone();
-    crate::trust::Trust::load(&project)?.require_profile(&profile)?;
+    let prepared = Prepared::launch(&project, &cli)?;
+    let profile = prepared.profile().clone();
     let selection = workspace::select(&project, args.workspace)?;
-    let adapter = registry::bind(&profile, &project)?;
     let ray_target = if selection.kind == Kind::Ray {
         let overrides = crate::ray::Overrides {
             address: args.ray_address.clone(),
@@ -182,7 +178,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 selection.kind.as_str()
             );
         }
-        let status = hooks::status(&adapter, &profile, &project)?;
+        let status = hooks::status(prepared.adapter(), &profile, &project)?;
         if !status.missing.is_empty() {
             bail!(
                 "drover's relay is not registered in {} for {}; run `drover hooks install --cli {}` first",
@@ -290,7 +286,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     }
     let interrupted = super::interrupt_flag()?;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
-    let ctx = Context::new(project.clone(), run, profile, adapter);
+    let ctx = Context::new(project.clone(), run, prepared);
     let result = match (selection.kind, &ray_target) {
         (Kind::Ray, Some(target)) => crate::ray::driver::run(&ctx, &spec, target),
         (Kind::Tmux | Kind::Herdr, _) => interactive::run(&ctx, &spec),

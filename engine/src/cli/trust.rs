@@ -71,6 +71,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         "trust"
     };
     let current = Trust::load(&project)?;
+    let catalog = crate::profile::Catalog::load(&project);
     let mut reports = Vec::new();
     for (path, bytes) in &files {
         let relative = path
@@ -88,7 +89,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         } else {
             State::New
         };
-        let (wants, error) = wants_of(path, bytes);
+        let (wants, error) = if path.extension().is_some_and(|x| x == "wasm") {
+            component_wants_of(&project, &catalog, path, bytes)
+        } else {
+            wants_of(path, bytes)
+        };
         reports.push(FileReport {
             path: relative,
             sha256: trust::digest(bytes),
@@ -132,28 +137,92 @@ fn wants_of(path: &Path, bytes: &[u8]) -> (Vec<String>, Option<String>) {
     }
 }
 
+/// What a project component would contribute to a launch: whether it
+/// shadows a built-in, what the profiles it drives let it set, and what it
+/// reads (its description, asked in the sandbox: parsing needs no trust).
+fn component_wants_of(
+    project: &Path,
+    catalog: &crate::profile::Catalog,
+    path: &Path,
+    bytes: &[u8],
+) -> (Vec<String>, Option<String>) {
+    let name = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let driven: Vec<&Profile> = catalog
+        .profiles()
+        .iter()
+        .filter(|p| {
+            crate::registry::locate(&p.component, project).is_ok_and(|(_, origin)| {
+                origin == crate::registry::Origin::File(path.to_path_buf())
+            })
+        })
+        .collect();
+    let described = crate::sandbox::Sandbox::with_default_cache()
+        .map_err(|e| e.to_string())
+        .and_then(|sandbox| {
+            sandbox
+                .load(&name, bytes, &trust::digest(bytes), Default::default())
+                .and_then(|(adapter, _)| adapter.describe())
+                .map_err(|e| e.to_string())
+        });
+    let (reads, error) = match described {
+        Ok(d) => (Some(d.location_env), None),
+        Err(e) => (None, Some(e)),
+    };
+    let mut wants = trust::component_wants(&name, &driven, reads.as_deref());
+    let names: Vec<&str> = driven.iter().map(|p| p.name.as_str()).collect();
+    wants.push(format!(
+        "drives: {}",
+        if names.is_empty() {
+            "no profile now".to_string()
+        } else {
+            names.join(", ")
+        }
+    ));
+    (wants, error)
+}
+
 /// For read-only commands: a line saying which of the project's profiles
-/// are not trusted (they read fine, but `drover run` refuses them).
+/// and components are not trusted (they read fine, but `drover run`
+/// refuses to launch with them).
 pub fn untrusted_note(project: &Path) -> Option<String> {
     let trust = Trust::load(project).ok()?;
     let catalog = crate::profile::Catalog::load(project);
-    let untrusted: Vec<&str> = catalog
+    let profiles: Vec<&str> = catalog
         .profiles()
         .iter()
         .filter(|p| trust.require_profile(p).is_err())
         .map(|p| p.name.as_str())
         .collect();
-    (!untrusted.is_empty()).then(|| {
+    let components: Vec<String> = trust::project_files(project)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(path, bytes)| {
+            path.extension().is_some_and(|x| x == "wasm") && !trust.trusts(path, bytes)
+        })
+        .map(|(path, _)| trust.relative(&path))
+        .collect();
+    let mut parts = Vec::new();
+    if !profiles.is_empty() {
+        parts.push(format!("profiles {}", profiles.join(", ")));
+    }
+    if !components.is_empty() {
+        parts.push(format!("components {}", components.join(", ")));
+    }
+    (!parts.is_empty()).then(|| {
         format!(
-            "note: this project's profiles {} are not trusted: `drover run` refuses them until you review `drover trust --show` and run `drover trust`",
-            untrusted.join(", ")
+            "note: this project's {} are not trusted: `drover run` refuses them until you review `drover trust --show` and run `drover trust`",
+            parts.join(" and ")
         )
     })
 }
 
 fn print_human(report: &Report) {
     let state = match (report.files.is_empty(), report.trusted, report.trust_all) {
-        (true, _, _) => "nothing to trust (no .drover/profiles/*.toml or .drover/config.toml)",
+        (true, _, _) => {
+            "nothing to trust (no .drover/profiles/*.toml, .drover/config.toml or .drover/adapters/*.wasm)"
+        }
         (false, _, true) => "trusted by DROVER_TRUST_ALL=1",
         (false, true, false) => "trusted",
         (false, false, false) => "not trusted",

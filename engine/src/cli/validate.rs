@@ -1,7 +1,7 @@
 //! `drover validate`: findings with stable ids, in the order they ran.
 //!
 //! Ids: `profile.load`, `profile.warning`, `project.trust`,
-//! `profile.component`, `profile.generic`, `component.load`,
+//! `profile.component`, `profile.generic`, `component.load`, `component.env`,
 //! `profile.dialect`, `profile.usage-parser`, `profile.fault-patterns`,
 //! `adapter.binary`, `hooks.config-parse`, `hooks.registered`,
 //! `profile.root`, `mux.selection`, `mux.backend`. A finding's
@@ -177,11 +177,24 @@ fn check_profile(
             c
         }
         Ok(c) => {
+            let project_component = registry::is_project_component(profile, &c.origin, project);
+            let shadows = project_component && crate::builtin::find(&c.name).is_some();
+            let whose = match (project_component, shadows) {
+                (true, true) => format!(
+                    "a project component in place of the built-in {}; it launches only once trusted (`drover trust --show`)",
+                    c.name
+                ),
+                (true, false) => {
+                    "a project component; it launches only once trusted (`drover trust --show`)"
+                        .to_string()
+                }
+                (false, _) => c.origin.to_string(),
+            };
             out.push(
                 "profile.component",
                 Severity::Ok,
-                format!("{name}: component {} ({})", c.name, c.origin),
-                json!({"profile": name, "component": c.name, "origin": c.origin.to_string()}),
+                format!("{name}: component {} ({whose}, file {})", c.name, c.origin),
+                json!({"profile": name, "component": c.name, "origin": c.origin.to_string(), "project": project_component, "shadows_builtin": shadows}),
             );
             c
         }
@@ -224,6 +237,16 @@ fn check_profile(
             return;
         }
     };
+    out.push(
+        "component.env",
+        Severity::Ok,
+        format!(
+            "{name}: the component may set {} and reads {}",
+            listed(&profile.component_env),
+            listed(&description.location_env)
+        ),
+        json!({"profile": name, "sets": profile.component_env, "reads": description.location_env}),
+    );
     if component.is_generic() {
         check_generic(out, profile, &description);
     }
@@ -427,5 +450,14 @@ fn check_mux(out: &mut Findings, project: &Path) {
             _ => format!("{} not available", backend.name),
         };
         out.push("mux.backend", severity, message, json!({"backend": backend.name, "available": backend.available, "version": backend.version, "selected": backend.selected}));
+    }
+}
+
+/// Environment variable names for a line of output: `A, B` or `nothing`.
+fn listed(names: &[String]) -> String {
+    if names.is_empty() {
+        "nothing".to_string()
+    } else {
+        names.join(", ")
     }
 }

@@ -18,11 +18,12 @@ use super::report::{Finding, Mode, Report, Severity};
 use super::sanitize::{Clean, Identity, Sanitizer, clean};
 use super::scan::{ScanError, ScanOptions, scan};
 use crate::profile::Catalog;
-use crate::registry;
 use crate::relay::ENV_PROBE_CAPTURE;
 use crate::run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
 use crate::sandbox::Sandbox;
-use crate::session::{Context, SessionResult, SessionSpec, Status, headless, interactive};
+use crate::session::{
+    Context, Prepared, SessionResult, SessionSpec, Status, headless, interactive,
+};
 use crate::workspace::{Kind, process};
 
 pub const PROMPT: &str = "Reply with exactly: OK";
@@ -165,7 +166,9 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
             &project.join(".drover").join(sub),
         );
     }
-    let catalog = Catalog::load(&project);
+    // The real project's profile: the scratch copy has the same bytes, but
+    // trust is recorded for the real project's files.
+    let catalog = Catalog::load(&opts.scan.project);
     let Some(mut profile) = catalog.find(cli).cloned() else {
         live.notes.push((
             "probe.workspace",
@@ -183,17 +186,21 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
             return live;
         }
     };
-    let adapter = match registry::bind_in(&sandbox, &profile, &project) {
-        Ok(adapter) => adapter,
+    // Trust is the real project's (the scratch copy has the same bytes): a
+    // `--binary` is the user's own, but the profile's arguments and
+    // environment and its component are the checkout's.
+    let prepared = match Prepared::launch_profile(&opts.scan.project, profile.clone(), &sandbox) {
+        Ok(prepared) => prepared,
         Err(e) => {
             live.notes.push((
                 "probe.component",
                 Severity::Warning,
-                format!("the component did not load: {e}"),
+                format!("the profile and component cannot launch: {e}"),
             ));
             return live;
         }
     };
+    let adapter = prepared.adapter();
     if profile.hookless() {
         live.notes.push((
             "probe.hookless",
@@ -201,7 +208,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
             format!("{cli} has no hook dialect: only the turn's output and transcript are probed"),
         ));
     } else {
-        match crate::hooks::install(&adapter, &profile, &project) {
+        match crate::hooks::install(adapter, &profile, &project) {
             Ok(_) => live.notes.push(("probe.hooks-installed", Severity::Info, format!("registered a capture hook for {} native events via {}", profile.hooks.events.len(), profile.hooks.dialect))),
             Err(e) => live.notes.push(("probe.dialect", Severity::Warning, format!("the adapter could not write the hook config, so the dialect is not usable here: {e}"))),
         }
@@ -235,7 +242,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     spec.stop_nudges = 0;
     spec.teardown_grace = Duration::from_secs(5);
     spec.cancel = Some(Arc::clone(&opts.cancel));
-    let ctx = Context::new(project.clone(), run.clone(), profile.clone(), adapter);
+    let ctx = Context::new(project.clone(), run.clone(), prepared);
     let result = match opts.workspace {
         Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
         Kind::Acp => crate::session::acp::run(&ctx, &spec, &crate::policy::Policy::default()),

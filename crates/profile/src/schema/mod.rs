@@ -71,6 +71,7 @@ const TOP_FIELDS: &[&str] = &[
     "turn",
     "sandbox",
     "component_settings",
+    "component_env",
 ];
 
 const TURN_FIELDS: &[&str] = &["args", "env", "argv", "resume", "session_id", "output"];
@@ -216,6 +217,17 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         }
         env_fault_patterns.push(pattern);
     }
+    let mut component_env = Vec::new();
+    for (n, (name, at)) in top.strings("component_env")?.into_iter().enumerate() {
+        if !known::is_env_name(&name) {
+            return Err(reader.error(
+                Some(at..at),
+                &format!("component_env[{n}]"),
+                format!("'{name}' is not an environment variable name (letters, digits and '_', not starting with a digit)"),
+            ));
+        }
+        component_env.push(name);
+    }
     let aliases = values(top.strings("aliases")?);
     for alias in &aliases {
         if !known::is_identifier(alias) {
@@ -287,6 +299,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         turn,
         sandbox,
         component_settings,
+        component_env,
         warnings: {
             let mut warnings = reader.warnings.into_inner();
             warnings.sort_by_key(|w| w.line);

@@ -100,7 +100,7 @@ fn base(
         status,
         run_id: ctx.run.id().to_string(),
         task: spec.task.clone(),
-        cli: ctx.profile.name.clone(),
+        cli: ctx.profile().name.clone(),
         workspace: "acp".to_string(),
         reason,
         session_id: None,
@@ -126,15 +126,15 @@ fn base(
 
 /// The argv that starts the CLI's ACP mode, from the adapter.
 fn command(ctx: &Context, request: &wit::LaunchRequest) -> Result<wit::Command, String> {
-    match ctx.adapter.acp_command(&ctx.profile.to_wit(), request) {
+    match ctx.adapter().acp_command(&ctx.profile().to_wit(), request) {
         Ok(Ok(command)) => Ok(command),
         Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
             Err(format!(
                 "the {} adapter cannot start an ACP agent: {m}",
-                ctx.profile.name
+                ctx.profile().name
             ))
         }
-        Err(e) => Err(format!("the {} adapter failed: {e}", ctx.profile.name)),
+        Err(e) => Err(format!("the {} adapter failed: {e}", ctx.profile().name)),
     }
 }
 
@@ -159,15 +159,15 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         conversation: spec.conversation.to_wit(),
     };
     let command = command(ctx, &request).map_err(|e| fail(Status::Crashed, e))?;
-    super::guard::check_command(&ctx.profile, &command).map_err(|e| fail(Status::Crashed, e))?;
     let env = super::seat_env(ctx, spec, &command, false);
+    let cleared =
+        super::guard::clear_command(ctx, &command, env).map_err(|e| fail(Status::Crashed, e))?;
     ctx.state(task, SeatState::Unknown, None, "launch");
     let backend: &dyn Workspace = &workspace::Acp;
     let (mut process, connection) = backend
         .start_agent(&AgentLaunch {
-            argv: &command.argv,
+            command: &cleared,
             cwd: &spec.cwd,
-            env,
             stderr: ctx.run.stderr_log(task),
             traffic: Some(traffic_log(ctx, task)),
         })
@@ -355,14 +355,14 @@ fn usage_of_turn(
 ) -> Option<Spent> {
     let whole = match transcript {
         Some(path) => super::usage::read_with_grace(
-            &ctx.adapter,
-            &ctx.profile.usage_parser,
+            ctx.adapter(),
+            &ctx.profile().usage_parser,
             &super::usage::confine(ctx, &spec.cwd, &spec.env, std::path::Path::new(path))?,
-            ctx.profile.usage_grace,
+            ctx.profile().usage_grace,
         ),
         None => super::usage::of_conversation(ctx, conversation),
     }?;
-    let prior = conversations::prior_usage(&ctx.project, &ctx.profile.name, conversation);
+    let prior = conversations::prior_usage(&ctx.project, &ctx.profile().name, conversation);
     Some(prior.map_or(whole, |p| whole.minus(&p)))
 }
 

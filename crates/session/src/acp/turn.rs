@@ -38,7 +38,7 @@ pub fn turn(
     let mut hooks = Hooks {
         watcher: EventWatcher::new(
             ctx.run.events_dir(),
-            crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+            crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
         ),
         since: agent.launched,
         transcript: agent.transcript.clone(),
@@ -64,8 +64,8 @@ pub fn turn(
         result
     };
     let mut text = match ctx
-        .adapter
-        .render_prompt(&ctx.profile.to_wit(), &spec.prompt)
+        .adapter()
+        .render_prompt(&ctx.profile().to_wit(), &spec.prompt)
     {
         Ok(Ok(text)) => text,
         Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {

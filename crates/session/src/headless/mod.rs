@@ -20,6 +20,7 @@ use super::shared::{NUDGE_RESULT, humanize};
 use super::usage::Spent;
 use super::{
     Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, faults,
+    seat_env,
 };
 use drover_run::{EventWatcher, HookRecord, now_ns};
 use drover_sandbox::wit;
@@ -146,7 +147,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
         deadline: Deadline::after(spec.timeout),
         watcher: EventWatcher::new(
             ctx.run.events_dir(),
-            crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+            crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
         ),
         seen: Seen::default(),
         budget: Budget::new(),
@@ -180,8 +181,8 @@ impl Session<'_> {
                 conversation: conversation.to_wit(),
             };
             let command = match ctx
-                .adapter
-                .headless_command(&ctx.profile.to_wit(), &request)
+                .adapter()
+                .headless_command(&ctx.profile().to_wit(), &request)
             {
                 Ok(Ok(command)) => command,
                 Ok(Err(e)) => {
@@ -195,9 +196,14 @@ impl Session<'_> {
                     return Ending::new(Status::Crashed, format!("the adapter failed: {e}"));
                 }
             };
-            if let Err(refusal) = super::guard::check_command(&ctx.profile, &command) {
-                return Ending::new(Status::Crashed, refusal);
-            }
+            let command = match super::guard::clear_command(
+                ctx,
+                &command,
+                seat_env(ctx, spec, &command, true),
+            ) {
+                Ok(command) => command,
+                Err(refusal) => return Ending::new(Status::Crashed, refusal),
+            };
             ctx.state(
                 task,
                 SeatState::Working,
@@ -362,8 +368,8 @@ impl Session<'_> {
             .or_else(|| {
                 let conversation = outcome.conversation_id.as_deref()?;
                 super::usage::transcript_of(
-                    &ctx.adapter,
-                    &ctx.profile,
+                    ctx.adapter(),
+                    ctx.profile(),
                     &spec.cwd,
                     &|name| cli_env(ctx, spec, name),
                     conversation,
@@ -373,15 +379,15 @@ impl Session<'_> {
         // what it adds to the turns drover recorded before.
         let turn_usage = outcome.usage.as_ref().map(Spent::of_report).or_else(|| {
             let whole = super::usage::read_with_grace(
-                &ctx.adapter,
-                &ctx.profile.usage_parser,
+                ctx.adapter(),
+                &ctx.profile().usage_parser,
                 transcript.as_ref()?,
-                ctx.profile.usage_grace,
+                ctx.profile().usage_grace,
             )?;
             let prior = outcome
                 .conversation_id
                 .as_deref()
-                .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id));
+                .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile().name, id));
             Some(prior.map_or(whole, |p| whole.minus(&p)))
         });
         if let Some(u) = &turn_usage {
@@ -414,7 +420,7 @@ impl Session<'_> {
             status,
             run_id: ctx.run.id().to_string(),
             task: task.to_string(),
-            cli: ctx.profile.name.clone(),
+            cli: ctx.profile().name.clone(),
             workspace: "headless".to_string(),
             reason: ending.reason,
             session_id: seen.session_id.clone(),
@@ -452,7 +458,7 @@ fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
         .rev()
         .find(|(k, _)| k == name)
         .map(|(_, v)| v);
-    seat.or_else(|| ctx.profile.env.get(name))
+    seat.or_else(|| ctx.profile().env.get(name))
         .cloned()
         .or_else(|| std::env::var(name).ok())
 }

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use super::{Seen, Session, TurnRun, adapter_message};
 use crate::budget::Verdict;
 use crate::shared::heartbeat;
-use crate::{Context, Conversation, SessionSpec, conversations, seat_env};
+use crate::{Context, Conversation, SessionSpec, conversations};
+use drover_gate::Cleared;
 use drover_sandbox::wit;
-use drover_workspace::{self as workspace, Workspace};
+use drover_workspace::{self as workspace, CliCommand, Workspace};
 
 /// Bytes of each output stream handed to the adapter (the tail).
 const OUTPUT_MAX: u64 = 16 << 20;
@@ -20,7 +21,7 @@ impl Session<'_> {
     /// Spawns the turn and waits for it, the deadline, a stall or the budget.
     pub(super) fn run_turn(
         &mut self,
-        command: &wit::Command,
+        command: &Cleared<CliCommand>,
         launched: u64,
     ) -> Result<TurnRun, String> {
         let (ctx, spec) = (self.ctx, self.spec);
@@ -28,14 +29,11 @@ impl Session<'_> {
         let program = command.argv.first().cloned().unwrap_or_default();
         let out_path = ctx.run.stdout_log(task);
         let err_path = ctx.run.stderr_log(task);
-        let env = seat_env(ctx, spec, command, true);
         let backend: &dyn Workspace = &workspace::Headless;
         let mut child = backend
             .run_turn(&workspace::headless::TurnLaunch {
-                argv: &command.argv,
+                command,
                 cwd: &spec.cwd,
-                env,
-                stdin: command.stdin.as_deref(),
                 stdout: out_path.clone(),
                 stderr: err_path.clone(),
             })
@@ -178,10 +176,10 @@ pub(super) fn parse_outcome(
     let prior = seen
         .session_id
         .as_ref()
-        .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile.name, id))
+        .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile().name, id))
         .or_else(|| match &spec.conversation {
             Conversation::Resume(id) => {
-                conversations::prior_usage(&ctx.project, &ctx.profile.name, id)
+                conversations::prior_usage(&ctx.project, &ctx.profile().name, id)
             }
             _ => None,
         });
@@ -191,7 +189,7 @@ pub(super) fn parse_outcome(
         exit_code,
         prior_usage: prior.map(|p| p.tokens.to_wit()),
     };
-    match ctx.adapter.parse_turn(&ctx.profile.to_wit(), &output) {
+    match ctx.adapter().parse_turn(&ctx.profile().to_wit(), &output) {
         Ok(Ok(result)) => result,
         Ok(Err(e)) => failed(format!(
             "the adapter could not read the output: {}",

@@ -34,10 +34,10 @@ impl<'a> Driver<'a> {
                 .map(|p| ResultFile::before_launch(p.clone())),
             watcher: EventWatcher::new(
                 ctx.run.events_dir(),
-                crate::relay::DropParser::for_seat(ctx.run.root(), &ctx.profile, &ctx.adapter),
+                crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
             ),
             since,
-            profile: ctx.profile.to_wit(),
+            profile: ctx.profile().to_wit(),
             workspace: pane_kind(ctx).as_str(),
         }
     }
@@ -57,7 +57,7 @@ impl<'a> Driver<'a> {
             status,
             run_id: self.ctx.run.id().to_string(),
             task: self.task().to_string(),
-            cli: self.ctx.profile.name.clone(),
+            cli: self.ctx.profile().name.clone(),
             workspace: self.workspace.to_string(),
             reason,
             session_id: self.st.session_id.clone(),
@@ -119,7 +119,7 @@ impl<'a> Driver<'a> {
 
     pub(super) fn read_screen(&self, seat: &Seat) -> Option<wit::ScreenReading> {
         let screen = seat.ws().read_pane(&seat.pane).ok()?;
-        self.ctx.adapter.read_screen(&self.profile, &screen).ok()
+        self.ctx.adapter().read_screen(&self.profile, &screen).ok()
     }
 
     pub(super) fn blocked(
@@ -201,7 +201,7 @@ impl<'a> Driver<'a> {
         let task = self.task();
         let rendered = match self
             .ctx
-            .adapter
+            .adapter()
             .render_prompt(&self.profile, &self.spec.prompt)
         {
             Ok(Ok(text)) => text,
@@ -243,7 +243,7 @@ impl<'a> Driver<'a> {
         // the seat, not even its session id.
         let transcriptless = event.transcript_path.as_deref().is_none_or(str::is_empty);
         if event.kind == wit::CanonicalEvent::Stop
-            && ctx.profile.subagent_stop_without_transcript
+            && ctx.profile().subagent_stop_without_transcript
             && transcriptless
         {
             ctx.run.lifecycle(

@@ -224,8 +224,8 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         conversation: spec.conversation.to_wit(),
     };
     let command = match ctx
-        .adapter
-        .interactive_command(&ctx.profile.to_wit(), &request)
+        .adapter()
+        .interactive_command(&ctx.profile().to_wit(), &request)
     {
         Ok(Ok(c)) => c,
         Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
@@ -233,18 +233,17 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         }
         Err(e) => return Err(format!("the adapter failed: {e}")),
     };
-    super::guard::check_command(&ctx.profile, &command)?;
     // The pane gets drover's environment (a tmux server keeps the one it
     // started with), then the profile's, the command's and the session's.
     let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| !k.starts_with("TMUX"))
         .collect();
     env.extend(super::seat_env(ctx, spec, &command, false));
+    let cleared = super::guard::clear_command(ctx, &command, env)?;
     let log = ctx.run.log(task);
     let launch = PaneLaunch {
         cwd: &spec.cwd,
-        env: &env,
-        argv: &command.argv,
+        command: &cleared,
         log: &log,
     };
     let pane = ws
@@ -254,7 +253,7 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         &ctx.run.task_dir(task).join("pane.json"),
         &serde_json::json!({"workspace": ws.kind().as_str(), "pane": pane}),
     );
-    let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile.name));
+    let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile().name));
     ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.id(), "window": pane.window(), "argv0": command.argv.first()}));
     Ok(pane)
 }
@@ -296,10 +295,10 @@ fn conclude(
         .and_then(|path| super::usage::confine(ctx, &spec.cwd, &spec.env, Path::new(path)))
     {
         let spent = super::usage::read_with_grace(
-            &ctx.adapter,
-            &ctx.profile.usage_parser,
+            ctx.adapter(),
+            &ctx.profile().usage_parser,
             &transcript,
-            ctx.profile.usage_grace,
+            ctx.profile().usage_grace,
         );
         result.usage = spent.map(|s| s.tokens);
         result.cost_usd = spent.and_then(|s| s.cost_usd);

@@ -13,13 +13,11 @@ use anyhow::{Context as _, bail};
 use super::Outcome;
 use super::output::{Json, print_json};
 use crate::hooks;
-use crate::profile::Catalog;
-use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::wit::SeatState;
 use crate::seat_host;
 use crate::seats::{self, RaySeat, SeatRecord};
-use crate::session::{Context, SessionSpec, interactive};
+use crate::session::{Context, Prepared, SessionSpec, interactive};
 use crate::workspace::{self, Kind, process};
 
 pub use host::host;
@@ -124,13 +122,10 @@ pub(super) fn ray_settings(
 
 /// What `send` works with; the seat's profile must be trusted (it runs).
 pub(super) fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Context> {
-    let catalog = Catalog::load(project);
-    let profile = catalog.get(&seat.cli)?.clone();
-    crate::trust::Trust::load(project)?.require_profile(&profile)?;
-    let adapter = registry::bind(&profile, project)?;
+    let prepared = Prepared::launch(project, &seat.cli)?;
     let run = RunDir::open(project, &seat.run_id)
         .with_context(|| format!("seat {}'s run {}", seat.nick, seat.run_id))?;
-    Ok(Context::new(project.to_path_buf(), run, profile, adapter))
+    Ok(Context::new(project.to_path_buf(), run, prepared))
 }
 
 pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
@@ -147,9 +142,8 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             existing.nick
         );
     }
-    let catalog = Catalog::load(&project);
-    let profile = catalog.get(&args.cli)?.clone();
-    crate::trust::Trust::load(&project)?.require_profile(&profile)?;
+    let prepared = Prepared::launch(&project, &args.cli)?;
+    let profile = prepared.profile().clone();
     let kind = workspace::select(&project, args.workspace)?.kind;
     if args.human && !kind.has_panes() {
         bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
@@ -169,9 +163,8 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         }
         None
     };
-    let adapter = registry::bind(&profile, &project)?;
     if kind.has_panes() && !args.human && !profile.hookless() {
-        let status = hooks::status(&adapter, &profile, &project)?;
+        let status = hooks::status(prepared.adapter(), &profile, &project)?;
         if !status.missing.is_empty() {
             bail!(
                 "drover's relay is not registered for {}; run `drover hooks install --cli {}` first",
@@ -231,7 +224,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     }
     let mut blocked = None;
     if kind.has_panes() {
-        let ctx = Context::new(project.clone(), run, profile, adapter);
+        let ctx = Context::new(project.clone(), run, prepared);
         let mut spec = SessionSpec::new(&args.nick, "", cwd);
         spec.model = record.model.clone();
         spec.extra_args = record.extra_args.clone();

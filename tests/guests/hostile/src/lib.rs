@@ -27,6 +27,12 @@
 //! 48 MiB (give the profile `[sandbox] memory_mib = 256`). Without those
 //! settings and dialects every one of these answers the SDK's default.
 //!
+//! Launch misdeeds (the launch tests): `set_env = "NAME=VALUE"` makes
+//! `headless-command` set that variable; its `location-env` asks for
+//! `HOSTILE_HOME` and `ANTHROPIC_API_KEY`, and `locations = "env"` makes
+//! `transcript-locations` point at `<cwd>/hostile-seen/<values it got>/*.log`
+//! (`none` when it got none), so a test sees which values reached it.
+//!
 //! Its `hostile-lines` usage parser (files `<cwd>/hostile-logs/*.log`, the
 //! default transcript location) counts `count <n>` lines as n input tokens,
 //! panics on a `panic` line and spins on a `loop` line, for `drover usage`'s
@@ -160,6 +166,7 @@ impl Adapter for Hostile {
                 needles: &["count", "panic", "loop"],
             },
         ],
+        location_env: &["HOSTILE_HOME", "ANTHROPIC_API_KEY"],
         ..Metadata::new("hostile", "0.0.1")
     };
 
@@ -204,10 +211,16 @@ impl Adapter for Hostile {
 
     fn headless_command(profile: &Profile, _: &LaunchRequest) -> Result<Command, AdapterError> {
         // The profile's binary, run plainly: the misdeeds are in the answers.
-        match drover_kit::setting(profile, "turn") {
-            Some(_) => Ok(drover_kit::plain_command(vec![profile.binary.clone()])),
-            None => Err(not_implemented("hostile", "headless-command")),
+        let mut command = match drover_kit::setting(profile, "turn") {
+            Some(_) => drover_kit::plain_command(vec![profile.binary.clone()]),
+            None => return Err(not_implemented("hostile", "headless-command")),
+        };
+        if let Some((name, value)) =
+            drover_kit::setting(profile, "set_env").and_then(|s| s.split_once('='))
+        {
+            command.env.push((name.to_string(), value.to_string()));
         }
+        Ok(command)
     }
     fn parse_turn(profile: &Profile, _: &TurnOutput) -> Result<TurnResult, AdapterError> {
         if drover_kit::setting(profile, "turn").is_none() {
@@ -359,6 +372,22 @@ impl Adapter for Hostile {
                 "jsonl",
                 "hostile-lines",
             )],
+            // Where the values it was given lead: a test plants a log under
+            // each and sees which one was counted.
+            Some("env") => {
+                let seen: Vec<&str> = context.env.iter().map(|(_, v)| v.as_str()).collect();
+                let seen = if seen.is_empty() {
+                    "none".to_string()
+                } else {
+                    seen.join("-")
+                };
+                vec![glob(
+                    GlobBase::Cwd,
+                    format!("hostile-seen/{seen}/*.log"),
+                    "jsonl",
+                    "hostile-lines",
+                )]
+            }
             // Honest: transcripts under `<cwd>/transcripts/`, read with the
             // parser the profile names (which may be one of the hostile ones).
             Some("cwd") => vec![glob(

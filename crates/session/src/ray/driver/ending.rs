@@ -71,7 +71,7 @@ pub(super) fn bare_result(
         status,
         run_id: ctx.run.id().to_string(),
         task: task.to_string(),
-        cli: ctx.profile.name.clone(),
+        cli: ctx.profile().name.clone(),
         workspace: "ray".to_string(),
         reason,
         session_id: None,

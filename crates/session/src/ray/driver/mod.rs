@@ -212,7 +212,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     } else {
         submission_id
     };
-    let mut turn = TurnRequest::of_spec(spec, &submission_id, ctx.run.id(), &ctx.profile.name);
+    let mut turn = TurnRequest::of_spec(spec, &submission_id, ctx.run.id(), &ctx.profile().name);
     turn.cwd = on_node(&spec.cwd, &ctx.project, &settings.project);
     turn.result_file = spec
         .result_file
@@ -279,7 +279,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         metadata: BTreeMap::from([
             ("drover_run".to_string(), ctx.run.id().to_string()),
             ("drover_task".to_string(), task.to_string()),
-            ("drover_cli".to_string(), ctx.profile.name.clone()),
+            ("drover_cli".to_string(), ctx.profile().name.clone()),
         ]),
         entrypoint_num_cpus: settings.num_cpus,
         entrypoint_resources: settings.resources.clone(),
