@@ -29,9 +29,9 @@ use serde::{Deserialize, Serialize};
 use crate::policy::Policy;
 use crate::seats::SeatRecord;
 use crate::{Context, Conversation, SessionResult, SessionSpec, acp};
+use drover_gate::{Cleared, Provenance};
 use drover_run::now_ns;
 use drover_sandbox::wit::SeatState;
-use drover_gate::{Cleared, Provenance};
 use drover_workspace::process::{self, Identity};
 
 const POLL: Duration = Duration::from_millis(200);

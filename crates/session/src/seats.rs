@@ -98,7 +98,9 @@ pub fn remove(project: &Path, nick: &str) -> std::io::Result<()> {
 fn unsafe_nick(nick: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        format!("seat nickname {nick:?} is not one safe path segment (letters, digits, '.', '_' or '-')"),
+        format!(
+            "seat nickname {nick:?} is not one safe path segment (letters, digits, '.', '_' or '-')"
+        ),
     )
 }
 

@@ -132,7 +132,8 @@ pub trait Workspace {
     /// Returns the pids that had to be force-killed. The pane must have been
     /// cleared by the gate ([`drover_gate::Effect::ClosePane`]): one this
     /// drover opened, or a sealed record of one, never a pane a file names.
-    fn close_pane(&self, pane: &drover_gate::Cleared<Pane>, grace: std::time::Duration) -> Vec<u32>;
+    fn close_pane(&self, pane: &drover_gate::Cleared<Pane>, grace: std::time::Duration)
+    -> Vec<u32>;
     /// Ends a session and whatever is left in it (its idle first window),
     /// cleared like [`Workspace::close_pane`]'s pane.
     fn close_session(&self, session: &drover_gate::Cleared<String>);

@@ -116,7 +116,11 @@ pub fn force_kill(id: &Cleared<Identity>) -> bool {
 }
 
 /// `root` cleared for signalling, when its provenance allows it.
-pub fn clear_signal(what: &str, root: Identity, from: Provenance) -> Result<Cleared<Identity>, Refused> {
+pub fn clear_signal(
+    what: &str,
+    root: Identity,
+    from: Provenance,
+) -> Result<Cleared<Identity>, Refused> {
     drover_gate::clear(Effect::Signal, what, Sourced::new(root, from))
 }
 

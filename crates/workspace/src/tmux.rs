@@ -512,3 +512,56 @@ impl Workspace for Tmux {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ends the test's tmux server however the test ends.
+    struct Server(Tmux);
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            self.0.kill_server();
+        }
+    }
+
+    /// A pane id is a small number any file can name: closing checks the
+    /// whole identity (session, window, pane), so a pane of another session
+    /// is never closed, even when the request itself was cleared.
+    #[test]
+    fn a_pane_is_closed_only_with_its_whole_identity() {
+        let Ok(binary) = which::which("tmux") else {
+            eprintln!("tmux is not installed: skipped");
+            return;
+        };
+        let tmux = Tmux {
+            binary,
+            socket: format!("drover-unit-{}", std::process::id()),
+        };
+        let server = Server(tmux.clone());
+        let cwd = std::env::temp_dir();
+        tmux.new_session("mine", &cwd).expect("session");
+        tmux.new_session("drover-run", &cwd).expect("session");
+        let users = tmux
+            .new_window("mine", "w", &cwd, &[], &["sleep".into(), "300".into()])
+            .expect("window");
+        let elsewhere = Pane {
+            session: "drover-run".to_string(),
+            ..users.clone()
+        };
+        assert!(!tmux.alive(&elsewhere).expect("asked"));
+        let cleared =
+            crate::clear_pane(&elsewhere, drover_gate::Provenance::Created).expect("cleared");
+        assert!(tmux.close_pane(&cleared, Duration::from_secs(1)).is_empty());
+        assert!(
+            tmux.alive(&users).expect("asked"),
+            "another session's pane was closed"
+        );
+
+        let own = crate::clear_pane(&users, drover_gate::Provenance::Created).expect("cleared");
+        tmux.close_pane(&own, Duration::from_secs(5));
+        assert!(!tmux.alive(&users).expect("asked"));
+        drop(server);
+    }
+}

@@ -12,13 +12,13 @@ use anyhow::{Context as _, bail};
 
 use super::Outcome;
 use super::output::{Json, print_json};
+use crate::gate::{Provenance, Sourced};
 use crate::hooks;
 use crate::profile::Catalog;
 use crate::registry;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::wit::SeatState;
 use crate::seat_host;
-use crate::gate::{Provenance, Sourced};
 use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, SessionSpec, interactive};
 use crate::workspace::{self, Kind, process};
@@ -347,7 +347,9 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
                     }
                 );
             }
-            downed.push(serde_json::json!({"nick": nick, "foreign": true, "record_removed": removed}));
+            downed.push(
+                serde_json::json!({"nick": nick, "foreign": true, "record_removed": removed}),
+            );
             continue;
         }
         let record = target.value;

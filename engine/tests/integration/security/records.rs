@@ -47,7 +47,10 @@ fn commit_seat(p: &Project, file: &str, fields: Value) {
     if let (Some(seat), Value::Object(fields)) = (seat.as_object_mut(), fields) {
         seat.extend(fields);
     }
-    write(&p.path().join(".drover/seats").join(format!("{file}.json")), &seat);
+    write(
+        &p.path().join(".drover/seats").join(format!("{file}.json")),
+        &seat,
+    );
 }
 
 fn tmux(p: &Project, args: &[&str]) -> String {
@@ -222,7 +225,11 @@ fn a_seat_drover_brought_up_itself_is_closed_by_down() {
     let p = Project::new();
     p.install_hooks("scripted");
     let up = p.output(&["up", "dev", "--cli", "scripted", "--workspace", "tmux"]);
-    assert!(up.status.success(), "{}", String::from_utf8_lossy(&up.stderr));
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
     let listed: Value =
         serde_json::from_slice(&p.output(&["seats", "--json"]).stdout).expect("seats JSON");
     let pane = listed["seats"][0]["pane"]["pane"]
@@ -233,7 +240,11 @@ fn a_seat_drover_brought_up_itself_is_closed_by_down() {
     assert!(panes(&p).contains(&pane));
 
     let down = p.output(&["down", "--all"]);
-    assert!(down.status.success(), "{}", String::from_utf8_lossy(&down.stderr));
+    assert!(
+        down.status.success(),
+        "{}",
+        String::from_utf8_lossy(&down.stderr)
+    );
     assert!(
         !panes(&p).contains(&pane),
         "drover down left the pane of its own sealed seat"

@@ -133,11 +133,13 @@ pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
     if record.value.status.is_some_and(JobStatus::terminal) {
         return Ok(None);
     }
-    let acting = acting(run, &record).map_err(|refused| RayError::Refused {
-        what: "stopping the job".to_string(),
-        status: 0,
-        body: refused.to_string(),
-    })?;
+    let acting = match acting(run, &record) {
+        Ok(acting) => acting,
+        Err(refused) => {
+            tracing::warn!("not stopping {task}'s Ray job: {refused}");
+            return Ok(None);
+        }
+    };
     let stopped = Jobs::new(acting.address.get()).stop(&record.value.submission_id)?;
     Ok(stopped.then_some(record.value.submission_id))
 }
