@@ -13,6 +13,8 @@ pub mod probe;
 
 /// The Agent Client Protocol client (`drover-acp`).
 pub use drover_acp as acp;
+/// Provenance, the effect table and record seals (`drover-gate`).
+pub use drover_gate as gate;
 /// CLI profiles, the built-in catalog, config directories and the registry
 /// (`drover-profile`).
 pub use drover_profile as profile;

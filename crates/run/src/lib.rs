@@ -21,6 +21,7 @@ mod journal;
 #[cfg(test)]
 mod properties;
 pub mod question;
+pub mod sealed;
 pub mod status;
 mod watch;
 
@@ -169,8 +170,16 @@ impl RunDir {
         self.root.join("run.json")
     }
 
+    /// Writes `run.json`, sealed: its driver pid and workspace decide what
+    /// `drover status` does with the run.
     pub fn write_info(&self, info: &RunInfo) -> std::io::Result<()> {
-        write_json_atomic(&self.info_path(), info)
+        sealed::write_sealed(&self.info_path(), info)
+    }
+
+    /// `run.json` with its provenance: a run a checkout committed reads as
+    /// [`drover_gate::Provenance::ForeignRecord`].
+    pub fn read_info_sourced(&self) -> std::io::Result<drover_gate::Sourced<RunInfo>> {
+        sealed::read_sealed(&self.info_path())
     }
 
     pub fn read_info(&self) -> std::io::Result<RunInfo> {

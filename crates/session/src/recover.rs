@@ -14,6 +14,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Context, SessionResult, Status, Timings, Tokens};
+use drover_gate::Provenance;
 use drover_profile::Catalog;
 use drover_run::status::TaskView;
 use drover_run::{EventWatcher, HookRecord, RunDir, RunInfo, now_ns, read_transitions};
@@ -46,6 +47,10 @@ pub struct RunStatus {
     pub workspace: String,
     pub created_ns: u64,
     pub driver_alive: bool,
+    /// `run.json` was not sealed by this user's drover (a checkout may have
+    /// committed the run): it is shown as recorded and nothing it names is
+    /// contacted, closed or signalled.
+    pub foreign: bool,
     pub tasks: Vec<TaskStatus>,
 }
 
@@ -67,6 +72,15 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
+/// A record that names something to act on (a process, a pane), if this
+/// user's drover sealed it; anything else is as good as missing.
+fn read_sealed<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    drover_run::sealed::read_sealed::<T>(path)
+        .ok()
+        .filter(|r| r.from == Provenance::SealedRecord)
+        .map(|r| r.value)
+}
+
 pub fn driver_alive(info: &RunInfo) -> bool {
     match info.driver_start {
         Some(start) => process::alive(Identity {
@@ -82,8 +96,10 @@ pub fn status(
     run: &RunDir,
     mut load: impl FnMut(&str) -> Option<Context>,
 ) -> std::io::Result<RunStatus> {
-    let info = run.read_info()?;
-    let alive = driver_alive(&info);
+    let sourced = run.read_info_sourced()?;
+    let foreign = sourced.from != Provenance::SealedRecord;
+    let info = sourced.value;
+    let alive = !foreign && driver_alive(&info);
     let mut tasks = Vec::new();
     let mut context: Option<Context> = None;
     for task in &info.tasks {
@@ -100,7 +116,7 @@ pub fn status(
             reconciled: false,
         };
         // A seat's run has no driver between messages by design: nothing to settle.
-        if status.verdict.is_none() && !alive && !is_seat_run(&info) {
+        if status.verdict.is_none() && !alive && !foreign && !is_seat_run(&info) {
             if context.is_none() {
                 context = load(&info.cli);
             }
@@ -132,6 +148,7 @@ pub fn status(
         workspace: info.workspace.clone(),
         created_ns: info.created_ns,
         driver_alive: alive,
+        foreign,
         tasks,
     })
 }
@@ -240,7 +257,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
 
     match info.workspace.as_str() {
         "headless" => {
-            let proc: serde_json::Value = read_json(&run.task_dir(task).join("process.json"))?;
+            let proc: serde_json::Value = read_sealed(&run.task_dir(task).join("process.json"))?;
             let identity: Option<Identity> =
                 serde_json::from_value(proc.get("identity").cloned().unwrap_or_default()).ok();
             if identity.is_some_and(process::alive) {
@@ -303,7 +320,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
         }
         "acp" => {
             let agent: Option<serde_json::Value> =
-                read_json(&run.task_dir(task).join("agent.json"));
+                read_sealed(&run.task_dir(task).join("agent.json"));
             let identity: Option<Identity> = agent
                 .as_ref()
                 .and_then(|a| serde_json::from_value(a["identity"].clone()).ok());
@@ -340,7 +357,9 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             }
         }
         _ => {
-            let pane: Option<serde_json::Value> = read_json(&run.task_dir(task).join("pane.json"));
+            // Only a pane this user's drover recorded is asked after or closed.
+            let pane: Option<serde_json::Value> =
+                read_sealed(&run.task_dir(task).join("pane.json"));
             let pane: Option<Pane> = pane.and_then(|v| {
                 serde_json::from_value(v.get("pane").cloned().unwrap_or_default()).ok()
             });
@@ -373,7 +392,14 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             // The verdict is final: nothing of the run may keep running.
             let keep = spec.as_ref().is_some_and(|s| s.keep);
             if let (Some(pane), Some(ws), false) = (&pane, &ws, keep) {
-                super::interactive::teardown(ctx, task, ws.as_ref(), pane, TEARDOWN_GRACE);
+                super::interactive::teardown(
+                    ctx,
+                    task,
+                    ws.as_ref(),
+                    pane,
+                    Provenance::SealedRecord,
+                    TEARDOWN_GRACE,
+                );
             }
             result.logs = vec![run.log(task)];
             if stop && (!needs_result || result_text.is_some()) {

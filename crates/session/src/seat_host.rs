@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::policy::Policy;
 use crate::seats::SeatRecord;
 use crate::{Context, Conversation, SessionResult, SessionSpec, acp};
+use drover_gate::{Cleared, Provenance};
 use drover_run::now_ns;
 use drover_sandbox::wit::SeatState;
 use drover_workspace::process::{self, Identity};
@@ -69,19 +70,36 @@ fn result_path(task_dir: &Path, id: &str) -> PathBuf {
     task_dir.join("results").join(format!("{id}.json"))
 }
 
+/// `host.json`, if this user's drover sealed it. A host record a checkout
+/// committed (naming some process of the user's) is never read as a host.
 pub fn read_state(task_dir: &Path) -> Option<HostState> {
-    serde_json::from_str(&std::fs::read_to_string(host_path(task_dir)).ok()?).ok()
+    drover_run::sealed::read_sealed::<HostState>(&host_path(task_dir))
+        .ok()
+        .filter(|s| s.from == Provenance::SealedRecord)
+        .map(|s| s.value)
 }
 
 fn write_state(task_dir: &Path, state: &HostState) {
-    let _ = drover_run::write_json_atomic(&host_path(task_dir), state);
+    if let Err(e) = drover_run::sealed::write_sealed(&host_path(task_dir), state) {
+        tracing::warn!("cannot record the seat host's state: {e}");
+    }
 }
 
-/// The host's identity while it is still running.
+/// The host's state while it is still running (its sealed identity and
+/// start time both match a live process).
 pub fn alive(task_dir: &Path) -> Option<HostState> {
     read_state(task_dir).filter(|s| {
         s.identity.is_some_and(process::alive) && matches!(s.state.as_str(), "starting" | "ready")
     })
+}
+
+/// The running host, cleared to be signalled (`drover down`): only a host
+/// whose sealed record names it.
+pub fn stoppable(task_dir: &Path) -> Option<Cleared<Identity>> {
+    let identity = alive(task_dir)?.identity?;
+    process::clear_signal("the seat host", identity, Provenance::SealedRecord)
+        .inspect_err(|e| tracing::warn!("{e}"))
+        .ok()
 }
 
 /// Starts a host for `nick` in the background: its own process group, no
@@ -349,5 +367,14 @@ mod tests {
         });
         write_state(dir.path(), &state);
         assert!(alive(dir.path()).is_none());
+        // The same live identity in a record drover did not seal: not a host.
+        state.identity = me;
+        std::fs::write(
+            host_path(dir.path()),
+            serde_json::to_string(&state).expect("json"),
+        )
+        .expect("unsealed");
+        assert!(alive(dir.path()).is_none());
+        assert!(stoppable(dir.path()).is_none());
     }
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use drover_gate::{Provenance, Sourced};
 use drover_workspace::Pane;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -58,33 +59,79 @@ pub fn dir(project: &Path) -> PathBuf {
     project.join(".drover").join("seats")
 }
 
-fn path(project: &Path, nick: &str) -> PathBuf {
-    dir(project).join(format!("{nick}.json"))
+/// A seat's record file. `None` for a nickname that is not one safe path
+/// segment: a nickname comes from the command line or a record, and either
+/// could try to name a file elsewhere (`../../other/.drover/seats/dev`).
+fn path(project: &Path, nick: &str) -> Option<PathBuf> {
+    (drover_state::safe_segment(nick) == nick).then(|| dir(project).join(format!("{nick}.json")))
 }
 
-pub fn load(project: &Path, nick: &str) -> Option<SeatRecord> {
-    serde_json::from_str(&std::fs::read_to_string(path(project, nick)).ok()?).ok()
+/// A seat's record, with where it came from. A record drover did not seal
+/// (a checkout can commit `.drover/seats/`), or whose nickname or run id
+/// is not the one safe segment its file name says, is
+/// [`Provenance::ForeignRecord`]: shown, never acted on.
+pub fn load(project: &Path, nick: &str) -> Option<Sourced<SeatRecord>> {
+    let read = drover_run::sealed::read_sealed::<SeatRecord>(&path(project, nick)?).ok()?;
+    let named_here = read.value.nick == nick
+        && drover_state::safe_segment(&read.value.run_id) == read.value.run_id;
+    Some(if named_here {
+        read
+    } else {
+        // Shown under the name of its file, the one name drover acts by.
+        let mut record = read.value;
+        record.nick = nick.to_string();
+        Sourced::new(record, Provenance::ForeignRecord)
+    })
 }
 
+/// Records a seat, sealed.
 pub fn save(project: &Path, seat: &SeatRecord) -> std::io::Result<()> {
-    drover_run::write_json_atomic(&path(project, &seat.nick), seat)
+    let path = path(project, &seat.nick).ok_or_else(|| unsafe_nick(&seat.nick))?;
+    drover_run::sealed::write_sealed(&path, seat)
 }
 
+/// Removes a seat's record; `nick` must be one safe path segment.
 pub fn remove(project: &Path, nick: &str) -> std::io::Result<()> {
-    drover_state::remove_file(&path(project, nick))
+    drover_state::remove_file(&path(project, nick).ok_or_else(|| unsafe_nick(nick))?)
 }
 
-/// Every seat on record, by nickname.
-pub fn list(project: &Path) -> Vec<SeatRecord> {
-    let mut seats: Vec<SeatRecord> = std::fs::read_dir(dir(project))
+fn unsafe_nick(nick: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "seat nickname {nick:?} is not one safe path segment (letters, digits, '.', '_' or '-')"
+        ),
+    )
+}
+
+/// Every seat on record, by nickname (its file's name), with where each
+/// record came from.
+pub fn list(project: &Path) -> Vec<Sourced<SeatRecord>> {
+    let mut seats: Vec<Sourced<SeatRecord>> = std::fs::read_dir(dir(project))
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-                .filter_map(|t| serde_json::from_str(&t).ok())
+                .filter_map(|e| {
+                    let name = e.file_name().into_string().ok()?;
+                    load(project, name.strip_suffix(".json")?)
+                })
                 .collect()
         })
         .unwrap_or_default();
-    seats.sort_by(|a, b| a.nick.cmp(&b.nick));
+    seats.sort_by(|a, b| a.value.nick.cmp(&b.value.nick));
     seats
+}
+
+/// What drover says of a record it will not act on.
+pub const FOREIGN: &str = "foreign: not written by your drover";
+
+/// The seat's record, refused unless this user's drover sealed it.
+pub fn require_sealed(seat: Sourced<SeatRecord>) -> Result<SeatRecord, String> {
+    match seat.from {
+        Provenance::SealedRecord => Ok(seat.value),
+        _ => Err(format!(
+            "seat {}'s record is {FOREIGN} (a checkout may have committed .drover/seats/{}.json); drover will not act on it. `drover down {}` removes the record without touching what it names",
+            seat.value.nick, seat.value.nick, seat.value.nick
+        )),
+    }
 }

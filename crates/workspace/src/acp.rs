@@ -85,9 +85,13 @@ impl AgentProcess {
     /// process tree to end, then kills what is left of the tree recorded
     /// before — only processes that are still the ones started.
     pub fn stop<T>(&mut self, connection: T, grace: Duration) {
+        // The agent was started by this drover.
         let tree = self
             .identity
-            .map(|id| process::tree(id.pid))
+            .and_then(|id| {
+                process::clear_signal("the agent", id, drover_gate::Provenance::Created).ok()
+            })
+            .map(|root| process::cleared_tree(&root))
             .unwrap_or_default();
         drop(connection);
         let child = std::sync::Mutex::new(&mut self.child);
@@ -149,11 +153,11 @@ impl Workspace for Acp {
         })
     }
 
-    fn close_pane(&self, _: &Pane, _: std::time::Duration) -> Vec<u32> {
+    fn close_pane(&self, _: &drover_gate::Cleared<Pane>, _: std::time::Duration) -> Vec<u32> {
         Vec::new()
     }
 
-    fn close_session(&self, _: &str) {}
+    fn close_session(&self, _: &drover_gate::Cleared<String>) {}
 
     fn run_turn(
         &self,

@@ -136,11 +136,11 @@ impl Workspace for Headless {
         })
     }
 
-    fn close_pane(&self, _: &Pane, _: std::time::Duration) -> Vec<u32> {
+    fn close_pane(&self, _: &drover_gate::Cleared<Pane>, _: std::time::Duration) -> Vec<u32> {
         Vec::new()
     }
 
-    fn close_session(&self, _: &str) {}
+    fn close_session(&self, _: &drover_gate::Cleared<String>) {}
 
     fn run_turn(&self, launch: &TurnLaunch<'_>) -> Result<TurnProcess, WorkspaceError> {
         start(launch).map_err(WorkspaceError::Process)

@@ -25,6 +25,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Pane, PaneLaunch, Workspace, WorkspaceError, process};
+use drover_gate::{Cleared, Effect};
 use drover_sandbox::wit;
 
 /// Every herdr call is bounded by this (a notifier's is shorter).
@@ -489,30 +490,58 @@ impl Workspace for Herdr {
         Ok(())
     }
 
+    /// The pane exists with its whole identity: this pane id, in this tab,
+    /// in the workspace labelled with this session. herdr serves every
+    /// workspace of the user on one socket, so an id alone could name a
+    /// pane drover never made.
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
-        match self.call("pane.get", json!({"pane_id": pane.pane})) {
-            Ok(_) => Ok(true),
-            Err(e) if e.is_not_found() => Ok(false),
-            Err(e) => Err(e.into()),
-        }
+        let info = match self.call("pane.get", json!({"pane_id": pane.pane})) {
+            Ok(info) => info,
+            Err(e) if e.is_not_found() => return Ok(false),
+            Err(e) => return Err(e.into()),
+        };
+        let in_tab = info.pointer("/pane/tab_id").and_then(Value::as_str) == Some(&pane.window);
+        let workspace = info.pointer("/pane/workspace_id").and_then(Value::as_str);
+        let in_session = match self.workspace_id(&pane.session)? {
+            Some(id) => workspace == Some(id.as_str()),
+            None => false,
+        };
+        Ok(in_tab && in_session)
     }
 
     /// Records the pane's process tree, closes it, then force-kills only
-    /// processes whose identity still matches.
-    fn close_pane(&self, pane: &Pane, grace: Duration) -> Vec<u32> {
+    /// processes whose identity still matches. Nothing happens unless the
+    /// pane is there with its whole identity.
+    fn close_pane(&self, pane: &Cleared<Pane>, grace: Duration) -> Vec<u32> {
+        if pane.effect() != Effect::ClosePane || !matches!(self.pane_alive(pane), Ok(true)) {
+            return Vec::new();
+        }
         self.flush_output(pane);
-        let tree = self.pane_pid(pane).map(process::tree).unwrap_or_default();
+        let tree = self
+            .pane_pid(pane)
+            .and_then(process::identity)
+            .and_then(|id| process::clear_signal("the pane's process", id, pane.from()).ok())
+            .map(|root| process::cleared_tree(&root))
+            .unwrap_or_default();
         let _ = self.call("pane.close", json!({"pane_id": pane.pane}));
-        process::reap_tree(&tree, grace, || matches!(self.pane_alive(pane), Ok(false)))
+        process::reap_tree(&tree, grace, || {
+            matches!(
+                self.call("pane.get", json!({"pane_id": pane.pane})),
+                Err(e) if e.is_not_found()
+            )
+        })
     }
 
-    fn close_session(&self, session: &str) {
+    fn close_session(&self, session: &Cleared<String>) {
+        if session.effect() != Effect::ClosePane {
+            return;
+        }
         if let Ok(Some(id)) = self.workspace_id(session) {
             let _ = self.call("workspace.close", json!({"workspace_id": id}));
             self.workspaces
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .remove(session);
+                .remove(session.as_str());
         }
     }
 

@@ -40,6 +40,33 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
+/// Clears `pane` for closing (and the processes in it for signalling) when
+/// its provenance allows: [`drover_gate::Provenance::Created`] for one this
+/// drover opened, [`drover_gate::Provenance::SealedRecord`] for one read
+/// back from a sealed record.
+pub fn clear_pane(
+    pane: &Pane,
+    from: drover_gate::Provenance,
+) -> Result<drover_gate::Cleared<Pane>, drover_gate::Refused> {
+    drover_gate::clear(
+        drover_gate::Effect::ClosePane,
+        "the pane to close",
+        drover_gate::Sourced::new(pane.clone(), from),
+    )
+}
+
+/// Clears a pane's session for closing, as its pane was cleared.
+pub fn clear_session(
+    session: &str,
+    from: drover_gate::Provenance,
+) -> Result<drover_gate::Cleared<String>, drover_gate::Refused> {
+    drover_gate::clear(
+        drover_gate::Effect::ClosePane,
+        "the session to close",
+        drover_gate::Sourced::new(session.to_string(), from),
+    )
+}
+
 /// A pane and the window (tmux) or tab (herdr) that holds it, by the
 /// backend's own ids (`%3`/`@2` on tmux, `w1:p2`/`w1:t2` on herdr), and the
 /// session (workspace, on herdr) it belongs to. Opaque outside this crate:
@@ -103,10 +130,14 @@ pub trait Workspace {
     /// Whether the pane still exists; `Err` means "could not ask", never "gone".
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError>;
     /// `pane.close`: kill it and every process it started (identity-checked).
-    /// Returns the pids that had to be force-killed.
-    fn close_pane(&self, pane: &Pane, grace: std::time::Duration) -> Vec<u32>;
-    /// Ends a session and whatever is left in it (its idle first window).
-    fn close_session(&self, session: &str);
+    /// Returns the pids that had to be force-killed. The pane must have been
+    /// cleared by the gate ([`drover_gate::Effect::ClosePane`]): one this
+    /// drover opened, or a sealed record of one, never a pane a file names.
+    fn close_pane(&self, pane: &drover_gate::Cleared<Pane>, grace: std::time::Duration)
+    -> Vec<u32>;
+    /// Ends a session and whatever is left in it (its idle first window),
+    /// cleared like [`Workspace::close_pane`]'s pane.
+    fn close_session(&self, session: &drover_gate::Cleared<String>);
     /// The multiplexer's own reading of the agent in a pane, when it has one
     /// (herdr's agent status): a second status source beside the hooks.
     fn agent_state(&self, _pane: &Pane) -> Result<Option<String>, WorkspaceError> {

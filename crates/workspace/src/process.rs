@@ -7,6 +7,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use drover_gate::{Cleared, Effect, Provenance, Refused, Sourced};
+
 /// A process and its start time (clock ticks since boot, field 22 of
 /// `/proc/<pid>/stat`).
 #[derive(
@@ -87,8 +89,17 @@ pub fn tree(root: u32) -> Vec<Identity> {
     out
 }
 
-/// Sends `signal` to the process if it is still the one identified.
-pub fn signal(id: Identity, signal: i32) -> bool {
+/// Sends `signal` to the process if it is still the one identified. The
+/// identity must have been cleared for [`Effect::Signal`]: only a process
+/// this drover started, or a sealed record of one, is ever signalled.
+pub fn signal(id: &Cleared<Identity>, signal: i32) -> bool {
+    if id.effect() != Effect::Signal {
+        return false;
+    }
+    signal_checked(**id, signal)
+}
+
+fn signal_checked(id: Identity, signal: i32) -> bool {
     if id.pid == 0 || i32::try_from(id.pid).is_err() || !alive(id) {
         return false;
     }
@@ -96,12 +107,33 @@ pub fn signal(id: Identity, signal: i32) -> bool {
     unsafe { libc::kill(id.pid as i32, signal) == 0 }
 }
 
-pub fn terminate(id: Identity) -> bool {
+pub fn terminate(id: &Cleared<Identity>) -> bool {
     signal(id, libc::SIGTERM)
 }
 
-pub fn force_kill(id: Identity) -> bool {
+pub fn force_kill(id: &Cleared<Identity>) -> bool {
     signal(id, libc::SIGKILL)
+}
+
+/// `root` cleared for signalling, when its provenance allows it.
+pub fn clear_signal(
+    what: &str,
+    root: Identity,
+    from: Provenance,
+) -> Result<Cleared<Identity>, Refused> {
+    drover_gate::clear(Effect::Signal, what, Sourced::new(root, from))
+}
+
+/// The tree under a cleared process (itself first), each member cleared
+/// as its root was: they are that process's children.
+pub fn cleared_tree(root: &Cleared<Identity>) -> Vec<Cleared<Identity>> {
+    if root.effect() != Effect::Signal {
+        return Vec::new();
+    }
+    tree(root.pid)
+        .into_iter()
+        .filter_map(|member| clear_signal("a process under it", member, root.from()).ok())
+        .collect()
 }
 
 /// Stops a child that leads its own process group: SIGTERM to the group,
@@ -112,7 +144,11 @@ pub fn stop_group(
     identity: Option<Identity>,
     grace: std::time::Duration,
 ) {
-    let tree = identity.map(|id| tree(id.pid)).unwrap_or_default();
+    // The child was started by this drover.
+    let tree = identity
+        .and_then(|id| clear_signal("the child", id, Provenance::Created).ok())
+        .map(|id| cleared_tree(&id))
+        .unwrap_or_default();
     let pgid = child.id() as i32;
     if pgid > 0 && identity.is_some_and(alive) {
         // SAFETY: signalling our own child's process group (pgid = its pid).
@@ -122,13 +158,13 @@ pub fn stop_group(
     }
     let until = std::time::Instant::now() + grace.min(std::time::Duration::from_secs(5));
     while std::time::Instant::now() < until {
-        if matches!(child.try_wait(), Ok(Some(_))) && tree.iter().all(|p| !alive(*p)) {
+        if matches!(child.try_wait(), Ok(Some(_))) && tree.iter().all(|p| !alive(**p)) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     for member in &tree {
-        force_kill(*member);
+        force_kill(member);
     }
     let _ = child.kill();
     let _ = child.wait();
@@ -138,26 +174,26 @@ pub fn stop_group(
 /// process of `tree` to exit (asking politely once the pane is gone), then
 /// force-kills the survivors whose identity still matches. Returns their pids.
 pub fn reap_tree(
-    tree: &[Identity],
+    tree: &[Cleared<Identity>],
     grace: std::time::Duration,
     gone: impl Fn() -> bool,
 ) -> Vec<u32> {
     let until = std::time::Instant::now() + grace;
     loop {
         let pane_gone = gone();
-        let survivors: Vec<Identity> = tree.iter().copied().filter(|p| alive(*p)).collect();
+        let survivors: Vec<&Cleared<Identity>> = tree.iter().filter(|p| alive(***p)).collect();
         if pane_gone && survivors.is_empty() {
             return Vec::new();
         }
         if std::time::Instant::now() >= until {
             for p in &survivors {
-                force_kill(*p);
+                force_kill(p);
             }
             return survivors.iter().map(|p| p.pid).collect();
         }
         if pane_gone {
             for p in &survivors {
-                terminate(*p);
+                terminate(p);
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
@@ -180,14 +216,21 @@ mod tests {
         let tree = tree(std::process::id());
         assert!(tree.iter().any(|i| i.pid == child.id()), "{tree:?}");
         let child_id = identity(child.id()).expect("child identity");
-        assert!(terminate(child_id));
+        let cleared = clear_signal("the child", child_id, Provenance::Created).expect("created");
+        assert!(terminate(&cleared));
         let _ = child.wait();
         assert!(!alive(child_id));
         // A stale identity (wrong start time) is never signalled.
-        assert!(!force_kill(Identity {
+        let stale = Identity {
             pid: std::process::id(),
-            start: me.start + 1
-        }));
-        assert!(!signal(Identity { pid: 0, start: 0 }, libc::SIGKILL));
+            start: me.start + 1,
+        };
+        let stale = clear_signal("stale", stale, Provenance::Created).expect("created");
+        assert!(!force_kill(&stale));
+        let zero = clear_signal("zero", Identity { pid: 0, start: 0 }, Provenance::Created)
+            .expect("created");
+        assert!(!signal(&zero, libc::SIGKILL));
+        // A record drover did not seal is never cleared for a signal.
+        assert!(clear_signal("a committed host", me, Provenance::ForeignRecord).is_err());
     }
 }

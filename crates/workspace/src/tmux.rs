@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
-use drover_gate::Cleared;
+use drover_gate::{Cleared, Effect};
 use drover_sandbox::wit;
 use sha2::{Digest, Sha256};
 use wait_timeout::ChildExt;
@@ -298,9 +298,9 @@ impl Tmux {
         .map(|t| t.trim_end().to_string())
     }
 
-    /// Pane ids in the session; empty when the session is gone. A transport
-    /// failure is an error, never "no panes".
-    pub fn panes(&self, session: &str) -> Result<Vec<String>, MuxError> {
+    /// The (window, pane) ids in the session; empty when the session is
+    /// gone. A transport failure is an error, never "no panes".
+    pub fn panes(&self, session: &str) -> Result<Vec<(String, String)>, MuxError> {
         if !self.has_session(session)? {
             return Ok(Vec::new());
         }
@@ -311,20 +311,29 @@ impl Tmux {
                 "-t",
                 &format!("={session}"),
                 "-F",
-                "#{pane_id}",
+                "#{window_id} #{pane_id}",
             ],
             None,
         ) {
-            Ok(out) => Ok(out.split_whitespace().map(str::to_string).collect()),
+            Ok(out) => Ok(out
+                .lines()
+                .filter_map(|l| l.split_once(' '))
+                .map(|(w, p)| (w.to_string(), p.trim().to_string()))
+                .collect()),
             Err(MuxError::Failed { .. }) => Ok(Vec::new()),
             Err(e) => Err(e),
         }
     }
 
-    /// Whether the pane still exists (membership, not display-message,
-    /// which answers for dead panes too).
+    /// Whether the pane still exists with its whole identity: this pane,
+    /// in this window, in this session (membership, not display-message,
+    /// which answers for dead panes too). Pane ids are small numbers a
+    /// record can name; a pane of another session or window is not it.
     pub fn alive(&self, pane: &Pane) -> Result<bool, MuxError> {
-        Ok(self.panes(&pane.session)?.contains(&pane.pane))
+        Ok(self
+            .panes(&pane.session)?
+            .iter()
+            .any(|(window, id)| *window == pane.window && *id == pane.pane))
     }
 
     pub fn pane_pid(&self, pane: &Pane) -> Option<u32> {
@@ -336,11 +345,11 @@ impl Tmux {
         .and_then(|s| s.trim().parse().ok())
     }
 
-    pub fn kill_window(&self, pane: &Pane) {
+    fn kill_window(&self, pane: &Pane) {
         let _ = self.run(&["kill-window", "-t", &pane.window], None);
     }
 
-    pub fn kill_session(&self, session: &str) {
+    fn kill_session(&self, session: &str) {
         let _ = self.run(&["kill-session", "-t", &format!("={session}")], None);
     }
 
@@ -469,20 +478,31 @@ impl Workspace for Tmux {
     }
 
     /// Records the pane's process tree first, kills the window, waits, then
-    /// force-kills only processes whose start time still matches.
-    fn close_pane(&self, pane: &Pane, grace: std::time::Duration) -> Vec<u32> {
-        let tree = self.pane_pid(pane).map(process::tree).unwrap_or_default();
+    /// force-kills only processes whose start time still matches. Nothing
+    /// happens unless the pane is there with its whole identity.
+    fn close_pane(&self, pane: &Cleared<Pane>, grace: std::time::Duration) -> Vec<u32> {
+        if pane.effect() != Effect::ClosePane || !matches!(self.alive(pane), Ok(true)) {
+            return Vec::new();
+        }
+        let tree = self
+            .pane_pid(pane)
+            .and_then(process::identity)
+            .and_then(|id| process::clear_signal("the pane's process", id, pane.from()).ok())
+            .map(|root| process::cleared_tree(&root))
+            .unwrap_or_default();
         self.kill_window(pane);
         let forced = process::reap_tree(&tree, grace, || matches!(self.alive(pane), Ok(false)));
-        if !matches!(self.alive(pane), Ok(false)) {
+        if matches!(self.alive(pane), Ok(true)) {
             self.kill_window(pane);
         }
         forced
     }
 
     /// Kills the session; the server exits with its last session.
-    fn close_session(&self, session: &str) {
-        self.kill_session(session);
+    fn close_session(&self, session: &Cleared<String>) {
+        if session.effect() == Effect::ClosePane {
+            self.kill_session(session);
+        }
     }
 
     fn run_turn(
@@ -493,5 +513,58 @@ impl Workspace for Tmux {
             backend: "tmux",
             what: "run a headless turn",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ends the test's tmux server however the test ends.
+    struct Server(Tmux);
+
+    impl Drop for Server {
+        fn drop(&mut self) {
+            self.0.kill_server();
+        }
+    }
+
+    /// A pane id is a small number any file can name: closing checks the
+    /// whole identity (session, window, pane), so a pane of another session
+    /// is never closed, even when the request itself was cleared.
+    #[test]
+    fn a_pane_is_closed_only_with_its_whole_identity() {
+        let Ok(binary) = which::which("tmux") else {
+            eprintln!("tmux is not installed: skipped");
+            return;
+        };
+        let tmux = Tmux {
+            binary,
+            socket: format!("drover-unit-{}", std::process::id()),
+        };
+        let server = Server(tmux.clone());
+        let cwd = std::env::temp_dir();
+        tmux.new_session("mine", &cwd).expect("session");
+        tmux.new_session("drover-run", &cwd).expect("session");
+        let users = tmux
+            .new_window("mine", "w", &cwd, &[], &["sleep".into(), "300".into()])
+            .expect("window");
+        let elsewhere = Pane {
+            session: "drover-run".to_string(),
+            ..users.clone()
+        };
+        assert!(!tmux.alive(&elsewhere).expect("asked"));
+        let cleared =
+            crate::clear_pane(&elsewhere, drover_gate::Provenance::Created).expect("cleared");
+        assert!(tmux.close_pane(&cleared, Duration::from_secs(1)).is_empty());
+        assert!(
+            tmux.alive(&users).expect("asked"),
+            "another session's pane was closed"
+        );
+
+        let own = crate::clear_pane(&users, drover_gate::Provenance::Created).expect("cleared");
+        tmux.close_pane(&own, Duration::from_secs(5));
+        assert!(!tmux.alive(&users).expect("asked"));
+        drop(server);
     }
 }

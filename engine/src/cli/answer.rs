@@ -55,6 +55,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                     args.seat
                 );
             };
+            let record = seats::require_sealed(record).map_err(anyhow::Error::msg)?;
             (record.run_id, record.nick)
         }
     };

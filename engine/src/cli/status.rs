@@ -78,6 +78,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                     t.evidence.as_deref(),
                 );
                 let verdict = match (&t.verdict, t.reconciled) {
+                    _ if r.foreign => crate::seats::FOREIGN.to_string(),
                     (Some(v), true) => format!("{v} (reconciled)"),
                     (Some(v), false) => v.clone(),
                     (None, _) if r.driver_alive => "running".to_string(),

@@ -68,6 +68,7 @@ fn as_str(c: Condition) -> &'static str {
 /// The run and task a target names.
 fn resolve(project: &Path, target: &str) -> Result<(String, String, Option<String>), Usage> {
     if let Some(seat) = crate::seats::load(project, target) {
+        let seat = crate::seats::require_sealed(seat).map_err(Usage)?;
         if seat.human {
             return Err(Usage(format!(
                 "{target} is a human seat: drover never waits on it"

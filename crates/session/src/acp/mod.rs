@@ -257,7 +257,7 @@ fn record_agent(
     session: Option<&str>,
     info: Option<&AgentInfo>,
 ) {
-    let _ = drover_run::write_json_atomic(
+    let _ = drover_run::sealed::write_sealed(
         &ctx.run.task_dir(task).join("agent.json"),
         &json!({
             "pid": process.pid(),

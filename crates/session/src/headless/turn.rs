@@ -40,7 +40,7 @@ impl Session<'_> {
             .map_err(|e| e.to_string())?;
         let identity = child.identity;
         let (out_start, err_start) = (child.stdout_offset, child.stderr_offset);
-        let _ = drover_run::write_json_atomic(
+        let _ = drover_run::sealed::write_sealed(
             &ctx.run.task_dir(task).join("process.json"),
             &serde_json::json!({"pid": child.pid(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
         );

@@ -28,6 +28,7 @@ use super::budget::Budget;
 use super::clock::Deadline;
 use super::result_file::ResultFile;
 use super::{Context, SessionResult, SessionSpec, Status, conversations, faults};
+use drover_gate::Provenance;
 use drover_run::{EventWatcher, now_ns};
 use drover_sandbox::wit;
 use drover_sandbox::wit::SeatState;
@@ -62,6 +63,9 @@ enum Event {
 pub struct Seat {
     pub workspace: Box<dyn Workspace>,
     pub pane: Pane,
+    /// Where the pane came from: this drover opened it, or a sealed seat
+    /// record names it. Closing it is cleared by this.
+    pub from: Provenance,
 }
 
 impl Seat {
@@ -185,7 +189,11 @@ fn start(
         Ok(p) => p,
         Err(reason) => {
             // The session made for this pane must not outlive the failure.
-            ws.close_session(&session_name(ctx.run.id()));
+            if let Ok(session) =
+                workspace::clear_session(&session_name(ctx.run.id()), Provenance::Created)
+            {
+                ws.close_session(&session);
+            }
             let result = driver.result(Status::Crashed, reason, None, None);
             return Err(Box::new((None, result)));
         }
@@ -194,6 +202,7 @@ fn start(
     let seat = Seat {
         workspace: ws,
         pane,
+        from: Provenance::Created,
     };
     match driver.wait_ready(&seat) {
         Ok(()) => Ok(seat),
@@ -249,24 +258,49 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
     let pane = ws
         .create_pane(&session, task, &launch)
         .map_err(|e| e.to_string())?;
-    let _ = drover_run::write_json_atomic(
+    // Sealed: `drover status` closes the pane a sealed record names, and
+    // only that.
+    if let Err(e) = drover_run::sealed::write_sealed(
         &ctx.run.task_dir(task).join("pane.json"),
         &serde_json::json!({"workspace": ws.kind().as_str(), "pane": pane}),
-    );
+    ) {
+        tracing::warn!("cannot record the pane: {e}");
+    }
     let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile().name));
     ctx.run.lifecycle(task, "launched", serde_json::json!({"pane": pane.id(), "window": pane.window(), "argv0": command.argv.first()}));
     Ok(pane)
 }
 
 /// Stops a seat (`pane.close`) and the session it was the last of, noting
-/// any process that had to be force-killed.
-pub fn teardown(ctx: &Context, task: &str, ws: &dyn Workspace, pane: &Pane, grace: Duration) {
-    let forced = ws.close_pane(pane, grace);
+/// any process that had to be force-killed. `from` says where the pane came
+/// from; the gate refuses a pane only a file names.
+pub fn teardown(
+    ctx: &Context,
+    task: &str,
+    ws: &dyn Workspace,
+    pane: &Pane,
+    from: Provenance,
+    grace: Duration,
+) {
+    let cleared = workspace::clear_pane(pane, from)
+        .and_then(|pane| Ok((workspace::clear_session(pane.session(), from)?, pane)));
+    let (session, pane) = match cleared {
+        Ok(both) => both,
+        Err(refused) => {
+            ctx.run.lifecycle(
+                task,
+                "teardown-refused",
+                serde_json::json!({"why": refused.to_string()}),
+            );
+            return;
+        }
+    };
+    let forced = ws.close_pane(&pane, grace);
     if !forced.is_empty() {
         ctx.run
             .lifecycle(task, "kill-escalated", serde_json::json!({"pids": forced}));
     }
-    ws.close_session(pane.session());
+    ws.close_session(&session);
 }
 
 fn conclude(
@@ -282,7 +316,14 @@ fn conclude(
     if let Some(seat) = seat
         && !spec.keep
     {
-        teardown(ctx, task, seat.ws(), &seat.pane, spec.teardown_grace);
+        teardown(
+            ctx,
+            task,
+            seat.ws(),
+            &seat.pane,
+            seat.from,
+            spec.teardown_grace,
+        );
     }
     match result.status {
         Status::Completed => ctx.state(task, SeatState::Done, None, "verdict"),

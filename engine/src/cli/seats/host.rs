@@ -9,6 +9,7 @@ use super::send::{report_send, send_outcome};
 use super::{SendArgs, context, seat_dir};
 use crate::cli::Outcome;
 use crate::cli::output::{errln, outln, print_json};
+use crate::gate::Cleared;
 use crate::run::RunDir;
 use crate::seat_host;
 use crate::seats::{self, SeatRecord};
@@ -26,7 +27,9 @@ pub(super) fn up_acp(project: &Path, record: &SeatRecord, json: bool) -> anyhow:
             bail!("seat {} did not come up: {e}", record.nick);
         }
     };
-    let record = seats::load(project, &record.nick).unwrap_or_else(|| record.clone());
+    let record = seats::load(project, &record.nick)
+        .and_then(|r| seats::require_sealed(r).ok())
+        .unwrap_or_else(|| record.clone());
     if json {
         print_json(
             &serde_json::json!({"seat": record, "blocked": null, "agent_pid": state.agent_pid}),
@@ -103,22 +106,25 @@ pub fn host(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
     let Some(record) = seats::load(&project, nick) else {
         bail!("no seat named {nick}");
     };
+    let record = seats::require_sealed(record).map_err(anyhow::Error::msg)?;
     let ctx = context(&project, &record)?;
     let stop = crate::cli::interrupt_flag()?;
     seat_host::serve(&ctx, &record, &stop).map_err(|e| anyhow::anyhow!(e))?;
     Ok(Outcome::Ok)
 }
 
-/// Asks a seat host to stop (it closes its agent), then makes sure.
-pub(super) fn stop_host(nick: &str, host: process::Identity) {
+/// Asks a seat host to stop (it closes its agent), then makes sure. Only a
+/// host the gate cleared: one a sealed `host.json` names, still running
+/// with its recorded start time.
+pub(super) fn stop_host(nick: &str, host: &Cleared<process::Identity>) {
     process::terminate(host);
     let until = std::time::Instant::now() + Duration::from_secs(15);
-    while process::alive(host) && std::time::Instant::now() < until {
+    while process::alive(**host) && std::time::Instant::now() < until {
         std::thread::sleep(Duration::from_millis(100));
     }
-    if process::alive(host) {
-        for member in &process::tree(host.pid) {
-            process::force_kill(*member);
+    if process::alive(**host) {
+        for member in &process::cleared_tree(host) {
+            process::force_kill(member);
         }
         errln!("{nick}: force-killed its host {}", host.pid);
     }

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::{ListArgs, seat_dir};
 use crate::cli::Outcome;
 use crate::cli::output::{print_json, table};
+use crate::gate::Provenance;
 use crate::seat_host;
 use crate::seats::{self, SeatRecord};
 use crate::workspace::{self, Kind};
@@ -43,12 +44,29 @@ struct SeatStatus {
     question: Option<crate::question::Question>,
     verdict: Option<String>,
     alive: Option<bool>,
+    /// The record was not sealed by this user's drover: shown as it is,
+    /// nothing it names asked after.
+    foreign: bool,
 }
 
 pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
     let statuses: Vec<SeatStatus> = seats::list(project)
         .into_iter()
-        .map(|record| {
+        .map(|sourced| {
+            let foreign = sourced.from != Provenance::SealedRecord;
+            let record = sourced.value;
+            if foreign {
+                return SeatStatus {
+                    record,
+                    state: None,
+                    prompt_kind: None,
+                    evidence: None,
+                    question: None,
+                    verdict: None,
+                    alive: None,
+                    foreign,
+                };
+            }
             let journal = crate::run::runs_root(project)
                 .join(&record.run_id)
                 .join("events.jsonl");
@@ -74,6 +92,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 question: view.question,
                 verdict: view.verdict,
                 alive,
+                foreign,
             }
         })
         .collect();
@@ -99,6 +118,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                         s.evidence.as_deref(),
                     ),
                     match (s.alive, s.record.workspace == Kind::Acp.as_str()) {
+                        _ if s.foreign => seats::FOREIGN.into(),
                         (Some(true), true) => "agent up".into(),
                         (Some(false), true) => "agent stopped (send resumes it)".into(),
                         (Some(true), false) => "pane up".into(),

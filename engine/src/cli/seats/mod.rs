@@ -12,6 +12,7 @@ use anyhow::{Context as _, bail};
 
 use super::Outcome;
 use super::output::{Json, print_json};
+use crate::gate::{Provenance, Sourced};
 use crate::hooks;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::sandbox::wit::SeatState;
@@ -133,7 +134,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         .canonicalize()
         .with_context(|| format!("project {}", project.display()))?;
     check_nick(&args.nick)?;
-    if let Some(existing) = seats::load(&project, &args.nick) {
+    if let Some(existing) = seats::load(&project, &args.nick).map(|s| s.value) {
         bail!(
             "seat {} is already up ({} on {}); `drover down {}` first",
             existing.nick,
@@ -285,6 +286,7 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
     let Some(record) = seats::load(&project, nick) else {
         bail!("no seat named {nick}");
     };
+    let record = seats::require_sealed(record).map_err(anyhow::Error::msg)?;
     let Some(pane) = record.pane else {
         bail!(
             "{nick} is a {} seat: there is no pane to attach to (its logs are in .drover/runs/{}/logs)",
@@ -308,7 +310,7 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
 
 pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
     let project = project.canonicalize()?;
-    let targets: Vec<SeatRecord> = if args.all {
+    let targets: Vec<Sourced<SeatRecord>> = if args.all {
         seats::list(&project)
     } else {
         args.nicks
@@ -320,22 +322,49 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         bail!("name the seats to stop, or pass --all");
     }
     let mut downed = Vec::new();
-    for record in targets {
+    for target in targets {
+        if target.from != Provenance::SealedRecord {
+            // Nothing a foreign record names is closed, signalled or
+            // contacted. Named on the command line, its record file (a
+            // safe name under .drover/seats) is removed; `--all` leaves it.
+            let nick = target.value.nick;
+            let removed = !args.all && seats::remove(&project, &nick).is_ok();
+            if !args.json.json {
+                errln!(
+                    "{nick}: {}; nothing it names was touched{}",
+                    seats::FOREIGN,
+                    if removed {
+                        ", its record was removed"
+                    } else {
+                        ", its record is left in place (`drover down NICK` removes it)"
+                    }
+                );
+            }
+            downed.push(
+                serde_json::json!({"nick": nick, "foreign": true, "record_removed": removed}),
+            );
+            continue;
+        }
+        let record = target.value;
         let mut forced = Vec::new();
         if let Some(pane) = &record.pane
             && let Some(kind) = Kind::parse(&record.workspace)
             && let Ok(ws) = workspace::open(kind, &project)
         {
-            forced = ws.close_pane(pane, Duration::from_secs(10));
-            ws.close_session(pane.session());
+            let from = Provenance::SealedRecord;
+            if let (Ok(pane), Ok(session)) = (
+                workspace::clear_pane(pane, from),
+                workspace::clear_session(pane.session(), from),
+            ) {
+                forced = ws.close_pane(&pane, Duration::from_secs(10));
+                ws.close_session(&session);
+            }
             if !forced.is_empty() && !args.json.json {
                 errln!("{}: force-killed {forced:?}", record.nick);
             }
         }
-        if let Some(host) = seat_host::alive(&seat_dir(&project, &record))
-            && let Some(identity) = host.identity
-        {
-            stop_host(&record.nick, identity);
+        if let Some(host) = seat_host::stoppable(&seat_dir(&project, &record)) {
+            stop_host(&record.nick, &host);
         }
         let mut stopped_job = None;
         if let Ok(run) = RunDir::open(&project, &record.run_id) {

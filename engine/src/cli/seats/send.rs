@@ -20,9 +20,11 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     let project = project
         .canonicalize()
         .with_context(|| format!("project {}", project.display()))?;
-    let Some(mut record) = seats::load(&project, &args.nick) else {
+    let Some(record) = seats::load(&project, &args.nick) else {
         bail!("no seat named {} (see `drover seats`)", args.nick);
     };
+    // What runs, where, and which pane is typed into come from the record.
+    let mut record = seats::require_sealed(record).map_err(anyhow::Error::msg)?;
     if record.human {
         bail!(
             "{} is a human seat: drover never types into it",
@@ -51,6 +53,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         let seat = interactive::Seat {
             workspace: workspace::open(kind, &project)?,
             pane,
+            from: crate::gate::Provenance::SealedRecord,
         };
         if let Ok(false) = seat.ws().pane_alive(&seat.pane) {
             bail!(
@@ -75,8 +78,9 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
                 if seat.node.is_none()
                     && result.session_id.is_some()
                     && let Some(job) = crate::ray::driver::read_record(&ctx.run, &record.nick)
+                        .filter(|job| job.from == crate::gate::Provenance::SealedRecord)
                 {
-                    seat.node = job.node_id;
+                    seat.node = job.value.node_id;
                     record.ray = Some(seat);
                     seats::save(&project, &record)?;
                 }

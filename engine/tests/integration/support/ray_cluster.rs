@@ -83,7 +83,14 @@ pub fn kill_descendants() {
             return;
         }
         for p in &below {
-            drover::workspace::process::force_kill(*p);
+            // The test's own descendants: started by this process.
+            if let Ok(p) = drover::workspace::process::clear_signal(
+                "a process this test started",
+                *p,
+                drover::gate::Provenance::Created,
+            ) {
+                drover::workspace::process::force_kill(&p);
+            }
         }
         std::thread::sleep(Duration::from_millis(200));
         reap();

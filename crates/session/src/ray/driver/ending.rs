@@ -8,7 +8,7 @@ use crate::{Context, FaultReport, SessionResult, Status, Timings, conversations}
 use drover_run::now_ns;
 use drover_sandbox::wit;
 
-use super::{Copier, JobRecord, read_record, write_record};
+use super::{Copier, JobRecord, acting, read_record, write_record};
 
 pub(super) fn network_fault(reason: &str) -> FaultReport {
     FaultReport {
@@ -139,7 +139,7 @@ pub(super) fn finish(
 /// job printed since, and concludes once the job has ended. `None` while
 /// the job runs or the cluster cannot be asked (the task stays open).
 pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
-    let Some(mut record) = read_record(&ctx.run, task) else {
+    let Some(sourced) = read_record(&ctx.run, task) else {
         let started = now_ns();
         let result = bare_result(
             ctx,
@@ -150,7 +150,21 @@ pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
         );
         return Some(finish(ctx, task, result, false));
     };
-    let jobs = Jobs::new(&record.address);
+    // A record this drover did not seal names no cluster to ask and no
+    // file to write: the task stays open, shown as recorded.
+    let acting = match acting(&ctx.run, &sourced) {
+        Ok(acting) => acting,
+        Err(refused) => {
+            ctx.run.lifecycle(
+                task,
+                "settle-refused",
+                serde_json::json!({"why": refused.to_string()}),
+            );
+            return None;
+        }
+    };
+    let mut record = sourced.value;
+    let jobs = Jobs::new(acting.address.get());
     let info = match jobs.info(&record.submission_id) {
         Ok(info) => info,
         Err(e) => {
@@ -159,7 +173,7 @@ pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
         }
     };
     let id = record.submission_id.clone();
-    let mut copier = Copier::new(ctx, task, &id, &record.log, true);
+    let mut copier = Copier::new(ctx, task, &id, &acting.log, true);
     if info.is_some() {
         copier.catch_up(&jobs);
     }

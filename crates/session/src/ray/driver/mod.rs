@@ -22,6 +22,7 @@ use super::tail::{Next, Position, Tail};
 use super::wire::{self, Line, TurnRequest};
 use crate::clock::Deadline;
 use crate::{Context, FaultReport, SessionResult, SessionSpec, Status, shared};
+use drover_gate::{Cleared, Effect, Refused, Sourced};
 use drover_run::{Origin, RunDir, now_ns, safe_segment};
 use drover_sandbox::wit::SeatState;
 
@@ -79,8 +80,48 @@ fn record_path(run: &RunDir, task: &str) -> PathBuf {
     run.task_dir(task).join("ray.json")
 }
 
-pub fn read_record(run: &RunDir, task: &str) -> Option<JobRecord> {
-    serde_json::from_str(&std::fs::read_to_string(record_path(run, task)).ok()?).ok()
+/// The task's job record, with where it came from.
+pub fn read_record(run: &RunDir, task: &str) -> Option<Sourced<JobRecord>> {
+    drover_run::sealed::read_sealed(&record_path(run, task)).ok()
+}
+
+/// What a job record may drive: its cluster (cleared for a connection) and
+/// its log, which is always the run's own `logs/<submission id>.log` (the
+/// record must name that file). A record this user's drover did not seal,
+/// or whose log is any other file, drives nothing.
+pub(super) struct Acting {
+    pub address: Cleared<String>,
+    pub log: PathBuf,
+}
+
+pub(super) fn acting(run: &RunDir, record: &Sourced<JobRecord>) -> Result<Acting, Refused> {
+    let job = &record.value;
+    let own_log = run
+        .root()
+        .join("logs")
+        .join(format!("{}.log", job.submission_id));
+    let names_own_log = job.log.file_name() == own_log.file_name()
+        && job.log.parent().and_then(Path::file_name) == Some(std::ffi::OsStr::new("logs"));
+    if safe_segment(&job.submission_id) != job.submission_id || !names_own_log {
+        return Err(Refused::new(
+            Effect::Write,
+            "the Ray job's log",
+            record.from,
+            format!(
+                "{} is not this run's log for the job (logs/<submission id>.log)",
+                job.log.display()
+            ),
+        ));
+    }
+    let address = drover_gate::clear(
+        Effect::Connect,
+        "the Ray address",
+        Sourced::new(job.address.clone(), record.from),
+    )?;
+    Ok(Acting {
+        address,
+        log: own_log,
+    })
 }
 
 /// Stops the job of a task's last turn when Ray may still run it (`drover
@@ -89,15 +130,22 @@ pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
     let Some(record) = read_record(run, task) else {
         return Ok(None);
     };
-    if record.status.is_some_and(JobStatus::terminal) {
+    if record.value.status.is_some_and(JobStatus::terminal) {
         return Ok(None);
     }
-    let stopped = Jobs::new(&record.address).stop(&record.submission_id)?;
-    Ok(stopped.then_some(record.submission_id))
+    let acting = match acting(run, &record) {
+        Ok(acting) => acting,
+        Err(refused) => {
+            tracing::warn!("not stopping {task}'s Ray job: {refused}");
+            return Ok(None);
+        }
+    };
+    let stopped = Jobs::new(acting.address.get()).stop(&record.value.submission_id)?;
+    Ok(stopped.then_some(record.value.submission_id))
 }
 
 fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
-    if let Err(e) = drover_run::write_json_atomic(&record_path(run, task), record) {
+    if let Err(e) = drover_run::sealed::write_sealed(&record_path(run, task), record) {
         tracing::warn!("cannot write the task's Ray record: {e}");
     }
 }
@@ -138,13 +186,15 @@ struct Copier<'a> {
 }
 
 impl<'a> Copier<'a> {
+    /// `log` is the run's own copy of the job's log, opened confined (a
+    /// link planted in its place, or on the way to it, is refused).
     fn new(ctx: &'a Context, task: &'a str, job: &'a str, log: &Path, fresh: bool) -> Copier<'a> {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(!fresh)
-            .write(true)
-            .truncate(fresh)
-            .open(log)
+        let opened = if fresh {
+            drover_state::create_file(log)
+        } else {
+            drover_state::open_append(log)
+        };
+        let log = opened
             .map_err(|e| tracing::warn!("cannot write {}: {e}", log.display()))
             .ok();
         Copier {
