@@ -73,7 +73,8 @@ impl Budget {
         let Some((_, Some(file))) = &self.confined else {
             return Verdict::Fine;
         };
-        let Some(report) = super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, file) else {
+        let Some(report) = super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, file)
+        else {
             return Verdict::Fine;
         };
         let weighted = Tokens::of_report(&report).weighted(spec.cache_read_weight);

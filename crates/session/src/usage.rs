@@ -240,16 +240,16 @@ pub fn confine(
             .rev()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.clone())
-            .or_else(|| ctx.profile.env.get(name).cloned())
+            .or_else(|| ctx.profile().env.get(name).cloned())
             .or_else(|| std::env::var(name).ok())
     };
     let home = PathBuf::from(env("HOME").filter(|h| !h.is_empty())?);
     let mut roots = Roots::new(secret_stores(&home));
-    if let Some((area, globs)) = locations(&ctx.adapter, &ctx.profile, cwd, &env) {
+    if let Some((area, globs)) = locations(ctx.adapter(), ctx.profile(), cwd, &env) {
         for glob in &globs {
             match area.roots_of(glob) {
                 Ok((_, found)) => roots.merge(found),
-                Err(why) => tracing::warn!("{}: {why}", ctx.profile.name),
+                Err(why) => tracing::warn!("{}: {why}", ctx.profile().name),
             }
         }
     }

@@ -534,10 +534,7 @@ mod tests {
     /// is never closed, even when the request itself was cleared.
     #[test]
     fn a_pane_is_closed_only_with_its_whole_identity() {
-        let Ok(binary) = which::which("tmux") else {
-            eprintln!("tmux is not installed: skipped");
-            return;
-        };
+        let binary = which::which("tmux").expect("tmux is installed (scripts/test.sh installs it)");
         let tmux = Tmux {
             binary,
             socket: format!("drover-unit-{}", std::process::id()),
@@ -546,9 +543,20 @@ mod tests {
         let cwd = std::env::temp_dir();
         tmux.new_session("mine", &cwd).expect("session");
         tmux.new_session("drover-run", &cwd).expect("session");
-        let users = tmux
-            .new_window("mine", "w", &cwd, &[], &["sleep".into(), "300".into()])
-            .expect("window");
+        let sleep = drover_gate::clear(
+            Effect::Spawn,
+            "a test's command",
+            drover_gate::Sourced::new(
+                CliCommand {
+                    argv: vec!["sleep".into(), "300".into()],
+                    env: Vec::new(),
+                    stdin: None,
+                },
+                drover_gate::Provenance::Builtin,
+            ),
+        )
+        .expect("cleared");
+        let users = tmux.new_window("mine", "w", &cwd, &sleep).expect("window");
         let elsewhere = Pane {
             session: "drover-run".to_string(),
             ..users.clone()
