@@ -150,7 +150,11 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     let catalog = Catalog::load(&project);
     let profile = catalog.get(&args.cli)?.clone();
     crate::trust::Trust::load(&project)?.require_profile(&profile)?;
-    let kind = workspace::select(&project, args.workspace)?.kind;
+    let selection = workspace::select(&crate::trust::load_config(&project)?, args.workspace)?;
+    for note in &selection.ignored {
+        errln!("note: {note}");
+    }
+    let kind = selection.kind;
     if args.human && !kind.has_panes() {
         bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
     }
@@ -161,7 +165,10 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             node: None,
         };
         let settings = ray_settings(&project, &profile.name, &seat)?;
-        crate::ray::jobs::Jobs::new(&settings.address).version()?;
+        for note in &settings.ignored {
+            errln!("note: {note}");
+        }
+        settings.jobs()?.version()?;
         Some(seat)
     } else {
         if args.place.is_some() || args.ray_address.is_some() {

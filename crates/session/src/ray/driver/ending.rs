@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::ray::jobs::{JobInfo, JobStatus, Jobs};
+use crate::ray::jobs::{JobInfo, JobStatus};
 use crate::{Context, FaultReport, SessionResult, Status, Timings, conversations};
 use drover_run::now_ns;
 use drover_sandbox::wit;
@@ -150,7 +150,13 @@ pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
         );
         return Some(finish(ctx, task, result, false));
     };
-    let jobs = Jobs::new(&record.address);
+    let jobs = match super::recorded_cluster(&record) {
+        Ok(jobs) => jobs,
+        Err(e) => {
+            tracing::debug!("cannot settle {task} from Ray: {e}");
+            return None;
+        }
+    };
     let info = match jobs.info(&record.submission_id) {
         Ok(info) => info,
         Err(e) => {

@@ -92,8 +92,25 @@ pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
     if record.status.is_some_and(JobStatus::terminal) {
         return Ok(None);
     }
-    let stopped = Jobs::new(&record.address).stop(&record.submission_id)?;
+    let stopped = recorded_cluster(&record)?.stop(&record.submission_id)?;
     Ok(stopped.then_some(record.submission_id))
+}
+
+/// The cluster a job record names, through the gate. ray.json is not sealed
+/// yet, so its address counts as a record drover cannot vouch for, and the
+/// gate refuses to connect to it.
+pub(super) fn recorded_cluster(record: &JobRecord) -> Result<Jobs, RayError> {
+    drover_gate::clear(
+        drover_gate::Effect::Connect,
+        "the Ray address in ray.json",
+        drover_gate::Sourced::new(record.address.clone(), drover_gate::Provenance::ForeignRecord),
+    )
+    .map(|address| Jobs::new(&address))
+    .map_err(|refused| RayError::Refused {
+        what: "asking the recorded cluster".to_string(),
+        status: 0,
+        body: refused.to_string(),
+    })
 }
 
 fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
@@ -103,7 +120,7 @@ fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
 }
 
 /// Single quotes for `sh -c` (Ray runs the entrypoint with a shell).
-fn shell_quote(text: &str) -> String {
+pub(super) fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
@@ -205,7 +222,20 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     let _ = std::fs::create_dir_all(&task_dir);
     let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
     let settings = &target.settings;
-    let jobs = Jobs::new(&settings.address);
+    let ending = |ctx: &Context, status: Status, reason: String, fault: Option<FaultReport>| {
+        let mut result = bare_result(ctx, task, status, reason, started);
+        result.fault = fault;
+        result.timings.duration_ms = clock.elapsed().as_millis() as u64;
+        result
+    };
+    // Where the turn goes and what starts there, through the gate.
+    let (jobs, entrypoint) = match (settings.jobs(), settings.entrypoint()) {
+        (Ok(jobs), Ok(entrypoint)) => (jobs, entrypoint.into_inner()),
+        (Err(refused), _) | (_, Err(refused)) => {
+            let r = ending(ctx, Status::Crashed, refused.to_string(), None);
+            return conclude_without_result(ctx, task, r);
+        }
+    };
     let submission_id = safe_segment(&format!("drover-{}-{task}-{started}", ctx.run.id()));
     let submission_id = if submission_id.len() > 120 {
         format!("drover-{started}")
@@ -223,11 +253,6 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         .root()
         .join("logs")
         .join(format!("{submission_id}.log"));
-    let entrypoint = format!(
-        "exec {} --project {} ray-turn",
-        shell_quote(&settings.drover.to_string_lossy()),
-        shell_quote(&settings.project.to_string_lossy())
-    );
     let mut record = JobRecord {
         address: settings.address.clone(),
         submission_id: submission_id.clone(),
@@ -242,12 +267,6 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         message: None,
         node_id: None,
         node_address: None,
-    };
-    let ending = |ctx: &Context, status: Status, reason: String, fault: Option<FaultReport>| {
-        let mut result = bare_result(ctx, task, status, reason, started);
-        result.fault = fault;
-        result.timings.duration_ms = clock.elapsed().as_millis() as u64;
-        result
     };
     let turn_text = match serde_json::to_string(&turn) {
         Ok(text) if text.len() <= wire::TURN_MAX => text,
