@@ -379,10 +379,7 @@ mod tests {
         assert_eq!(refused[0].input, "the project's address");
         let (none, refused) = clear_first(
             Effect::Spawn,
-            [(
-                "x".to_string(),
-                Sourced::new(1, Provenance::Output),
-            )],
+            [("x".to_string(), Sourced::new(1, Provenance::Output))],
         );
         assert!(none.is_none());
         assert_eq!(refused.len(), 1);

@@ -84,12 +84,12 @@ impl ConfigFile {
             },
             Scope::Project => path.to_path_buf(),
         };
-        let text = match drover_gate::read::read_text_bounded(&target, drover_gate::read::SETTINGS_MAX)
-        {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(unreadable(e)),
-        };
+        let text =
+            match drover_gate::read::read_text_bounded(&target, drover_gate::read::SETTINGS_MAX) {
+                Ok(text) => text,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(unreadable(e)),
+            };
         ConfigFile::parse(path, scope, text, trusts).map(Some)
     }
 
@@ -396,8 +396,13 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(trusted.provenance(), Provenance::TrustedProject);
-        let user = ConfigFile::parse(Path::new("/u/config.toml"), Scope::User, text.to_string(), |_, _| false)
-            .expect("valid");
+        let user = ConfigFile::parse(
+            Path::new("/u/config.toml"),
+            Scope::User,
+            text.to_string(),
+            |_, _| false,
+        )
+        .expect("valid");
         assert_eq!(user.provenance(), Provenance::User);
     }
 
@@ -405,7 +410,11 @@ mod tests {
     fn an_untrusted_projects_setting_is_set_aside_for_the_users() {
         let parse = |text: &str, scope, trusted: bool| {
             ConfigFile::parse(
-                Path::new(if scope == Scope::User { "/u/config.toml" } else { "/p/config.toml" }),
+                Path::new(if scope == Scope::User {
+                    "/u/config.toml"
+                } else {
+                    "/p/config.toml"
+                }),
                 scope,
                 text.to_string(),
                 move |_, _| trusted,
@@ -413,8 +422,16 @@ mod tests {
             .expect("valid")
         };
         let config = |trusted| Config {
-            user: Some(parse("[workspace]\ndefault = \"tmux\"\n", Scope::User, false)),
-            project: Some(parse("[workspace]\ndefault = \"ray\"\n", Scope::Project, trusted)),
+            user: Some(parse(
+                "[workspace]\ndefault = \"tmux\"\n",
+                Scope::User,
+                false,
+            )),
+            project: Some(parse(
+                "[workspace]\ndefault = \"ray\"\n",
+                Scope::Project,
+                trusted,
+            )),
         };
         let untrusted = config(false);
         let (found, refused) = untrusted.get_for(Effect::Spawn, &["workspace", "default"]);

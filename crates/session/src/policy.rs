@@ -206,7 +206,9 @@ impl Policy {
     pub fn load(project: &Path) -> Result<Policy, PolicyError> {
         let trust = crate::trust::Trust::load(project).ok();
         Policy::load_trusting(project, |file, sha256| {
-            trust.as_ref().is_some_and(|t| t.trusts_digest(file, sha256))
+            trust
+                .as_ref()
+                .is_some_and(|t| t.trusts_digest(file, sha256))
         })
     }
 

@@ -197,10 +197,9 @@ impl Trust {
     /// Whether a project file whose bytes have this SHA-256 is trusted.
     pub fn trusts_digest(&self, file: &Path, sha256: &str) -> bool {
         self.all
-            || self
-                .record
-                .as_ref()
-                .is_some_and(|r| r.files.get(&self.relative(file)).map(String::as_str) == Some(sha256))
+            || self.record.as_ref().is_some_and(|r| {
+                r.files.get(&self.relative(file)).map(String::as_str) == Some(sha256)
+            })
     }
 
     /// Refuses a project profile the user has not trusted. User and
@@ -239,7 +238,9 @@ impl Trust {
 pub fn load_config(project: &Path) -> Result<Config, ConfigError> {
     let trust = Trust::load(project).ok();
     Config::load(project, |file, sha256| {
-        trust.as_ref().is_some_and(|t| t.trusts_digest(file, sha256))
+        trust
+            .as_ref()
+            .is_some_and(|t| t.trusts_digest(file, sha256))
     })
 }
 
@@ -249,7 +250,11 @@ pub fn load_project_config(project: &Path) -> Result<Option<ConfigFile>, ConfigE
     ConfigFile::read(
         &drover_profile::config::project_path(project),
         Scope::Project,
-        |file, sha256| trust.as_ref().is_some_and(|t| t.trusts_digest(file, sha256)),
+        |file, sha256| {
+            trust
+                .as_ref()
+                .is_some_and(|t| t.trusts_digest(file, sha256))
+        },
     )
 }
 
@@ -324,7 +329,9 @@ fn table_lines(name: &str, table: &toml::Table) -> Vec<String> {
     let mut nested = Vec::new();
     for (key, value) in table {
         match value {
-            toml::Value::Table(inner) => nested.extend(table_lines(&format!("{name}.{key}"), inner)),
+            toml::Value::Table(inner) => {
+                nested.extend(table_lines(&format!("{name}.{key}"), inner))
+            }
             other => plain.push(format!("[{name}] {key} = {other}")),
         }
     }

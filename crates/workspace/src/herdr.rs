@@ -110,7 +110,10 @@ impl Herdr {
     pub fn connect(bound: Duration) -> Result<Herdr, HerdrError> {
         let socket = socket_path()
             .ok_or_else(|| HerdrError::NotRunning("~/.config/herdr/herdr.sock".into()))?;
-        let herdr = Herdr::at(drover_gate::clear(Effect::Connect, "herdr's socket", socket)?, bound);
+        let herdr = Herdr::at(
+            drover_gate::clear(Effect::Connect, "herdr's socket", socket)?,
+            bound,
+        );
         herdr.ping()?;
         Ok(herdr)
     }

@@ -11,6 +11,7 @@ use anyhow::{Context as _, bail};
 
 use super::Outcome;
 use super::output::{Json, print_json};
+use crate::config::Config;
 use crate::hooks;
 use crate::profile::Catalog;
 use crate::registry;
@@ -20,7 +21,6 @@ use crate::session::{
     BudgetMode, Context, Conversation, SessionResult, SessionSpec, Status, acp, conversations,
     headless, interactive,
 };
-use crate::config::Config;
 use crate::workspace::{self, Kind, process};
 use drover_gate::Effect;
 

@@ -162,7 +162,9 @@ impl Entry {
     /// again, on the value it uses).
     pub fn check(&self) -> Result<(), drover_gate::Refused> {
         match self.effect() {
-            Some(effect) => drover_gate::clear(effect, &self.at, Sourced::new((), self.from)).map(|_| ()),
+            Some(effect) => {
+                drover_gate::clear(effect, &self.at, Sourced::new((), self.from)).map(|_| ())
+            }
             None => Ok(()),
         }
     }

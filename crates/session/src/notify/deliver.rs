@@ -26,12 +26,7 @@ pub enum Sent {
     Skipped(String),
 }
 
-pub fn deliver(
-    entry: &Entry,
-    doc: &Value,
-    project: &Path,
-    info: &RunInfo,
-) -> Result<Sent, String> {
+pub fn deliver(entry: &Entry, doc: &Value, project: &Path, info: &RunInfo) -> Result<Sent, String> {
     let target = &entry.target;
     let text = doc["text"].as_str().unwrap_or("drover").to_string();
     // The multiplexer notifiers show the message where the run's panes are.
@@ -50,7 +45,9 @@ pub fn deliver(
     }
     match target {
         Target::Command { argv } => command(cleared(Effect::Spawn, entry, argv)?, doc),
-        Target::Webhook { url, headers } => webhook(cleared(Effect::Connect, entry, url)?, headers, doc),
+        Target::Webhook { url, headers } => {
+            webhook(cleared(Effect::Connect, entry, url)?, headers, doc)
+        }
         Target::Desktop => desktop(&text),
         Target::Tmux => {
             let tmux =

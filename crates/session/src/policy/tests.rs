@@ -115,7 +115,8 @@ fn the_bytes_parsed_are_the_bytes_trusted_even_if_the_file_is_swapped() {
     let p = Policy::load_trusting(dir.path(), |_, sha256| sha256 == allow_digest)
         .expect("valid policy");
     assert_eq!(
-        p.decide(&ask("Other", "other", "anything")).map(|v| v.decision),
+        p.decide(&ask("Other", "other", "anything"))
+            .map(|v| v.decision),
         Some(Decision::Allow)
     );
 }

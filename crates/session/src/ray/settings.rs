@@ -179,7 +179,10 @@ impl Settings {
         if let Some(a) = &flags.address {
             candidates.push((
                 "--ray-address".to_string(),
-                Sourced::new((Raw::Text(a.clone()), "flag".to_string()), Provenance::Operator),
+                Sourced::new(
+                    (Raw::Text(a.clone()), "flag".to_string()),
+                    Provenance::Operator,
+                ),
             ));
         }
         candidates.extend(file_candidate("project", &config.project));
@@ -190,7 +193,10 @@ impl Settings {
         candidates.push((
             "default".to_string(),
             Sourced::new(
-                (Raw::Text(DEFAULT_ADDRESS.to_string()), "default".to_string()),
+                (
+                    Raw::Text(DEFAULT_ADDRESS.to_string()),
+                    "default".to_string(),
+                ),
                 Provenance::Builtin,
             ),
         ));
@@ -202,7 +208,9 @@ impl Settings {
         let address_from = cleared.as_ref().map_or(Provenance::Builtin, |c| c.from());
         let (raw, source) = match cleared.map(Cleared::into_inner) {
             Some((Raw::Text(text), source)) => (text, source),
-            Some((Raw::Setting(value, file), source)) => (string_value(file, &keys, value)?, source),
+            Some((Raw::Setting(value, file), source)) => {
+                (string_value(file, &keys, value)?, source)
+            }
             // The default is built in, and the table always allows it.
             None => (DEFAULT_ADDRESS.to_string(), "default".to_string()),
         };
@@ -322,7 +330,11 @@ fn source_label(source: &str) -> String {
 }
 
 /// A setting's value as a non-empty string.
-fn string_value(file: &ConfigFile, keys: &[&str], value: &toml::Value) -> Result<String, SettingsError> {
+fn string_value(
+    file: &ConfigFile,
+    keys: &[&str],
+    value: &toml::Value,
+) -> Result<String, SettingsError> {
     match value {
         toml::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
         _ => Err(SettingsError::Field {
@@ -478,10 +490,18 @@ mod tests {
     fn an_untrusted_projects_ray_settings_are_set_aside() {
         let project = "[ray]\naddress = \"http://evil:8265\"\ndrover = \"/bin/sh\"\nproject = \"/tmp\"\nnum_cpus = 0\nplace = \"x\"\n";
         let untrusted = config_trusting(Some(project), Some("[ray]\nnum_cpus = 2\n"), false);
-        let s = resolve(&Overrides::default(), &untrusted, &[("RAY_ADDRESS", "http://mine:8265")])
-            .expect("resolves");
+        let s = resolve(
+            &Overrides::default(),
+            &untrusted,
+            &[("RAY_ADDRESS", "http://mine:8265")],
+        )
+        .expect("resolves");
         assert_eq!(
-            (s.address.as_str(), s.address_source.as_str(), s.address_from),
+            (
+                s.address.as_str(),
+                s.address_source.as_str(),
+                s.address_from
+            ),
             ("http://mine:8265", "RAY_ADDRESS", Provenance::User)
         );
         assert_ne!(s.drover, PathBuf::from("/bin/sh"));
@@ -505,8 +525,12 @@ mod tests {
 
         // Trusted, the project's settings are used, in the documented order.
         let trusted = config_trusting(Some(project), None, true);
-        let s = resolve(&Overrides::default(), &trusted, &[("RAY_ADDRESS", "http://mine:8265")])
-            .expect("resolves");
+        let s = resolve(
+            &Overrides::default(),
+            &trusted,
+            &[("RAY_ADDRESS", "http://mine:8265")],
+        )
+        .expect("resolves");
         assert_eq!(
             (s.address.as_str(), s.address_from),
             ("http://evil:8265", Provenance::TrustedProject)

@@ -239,10 +239,9 @@ fn a_trusted_projects_cluster_and_workspace_are_used() {
     assert_eq!(show["files"][0]["path"], ".drover/config.toml", "{show:#}");
     assert_eq!(show["files"][0]["state"], "new");
     assert!(
-        show["files"][0]["wants"]
-            .as_array()
-            .is_some_and(|w| w.iter().any(|w| w.as_str()
-                == Some(format!("[ray] address = \"{address}\"").as_str()))),
+        show["files"][0]["wants"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|w| w.as_str() == Some(format!("[ray] address = \"{address}\"").as_str()))),
         "{show:#}"
     );
     let trusted = drover(&p).args(["trust"]).output().expect("trust");

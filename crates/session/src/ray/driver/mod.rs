@@ -103,7 +103,10 @@ pub(super) fn recorded_cluster(record: &JobRecord) -> Result<Jobs, RayError> {
     drover_gate::clear(
         drover_gate::Effect::Connect,
         "the Ray address in ray.json",
-        drover_gate::Sourced::new(record.address.clone(), drover_gate::Provenance::ForeignRecord),
+        drover_gate::Sourced::new(
+            record.address.clone(),
+            drover_gate::Provenance::ForeignRecord,
+        ),
     )
     .map(|address| Jobs::new(&address))
     .map_err(|refused| RayError::Refused {
