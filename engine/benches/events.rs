@@ -9,6 +9,11 @@
 //!
 //! Prints markdown tables (docs/benchmarks.md records the runs).
 //! `EVENTS_BENCH_N` sets the number of hooks (default 200).
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its measurements"
+)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};

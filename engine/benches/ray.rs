@@ -11,6 +11,11 @@
 //! (the scripted CLI). Prints markdown tables (docs/benchmarks.md records
 //! the runs). `RAY_BENCH_N` sets the sequential turns (default 10),
 //! `RAY_BENCH_PARALLEL` the parallel ones (default 12).
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its measurements"
+)]
 
 #[path = "../tests/integration/support/mod.rs"]
 mod support;

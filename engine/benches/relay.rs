@@ -4,6 +4,11 @@
 //! which drover leaves to the session's warm component). Prints a markdown
 //! table of p50/p90/p99 wall times per invocation (docs/benchmarks.md
 //! records the runs).
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its measurements"
+)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -2,6 +2,11 @@
 //! component, store + instantiate, and one `parse-hook` call inside the
 //! sandbox vs the same parsing done natively. docs/benchmarks.md records the
 //! ratios (scripts/bench-report.sh).
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its measurements"
+)]
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -11,6 +11,11 @@
 //! the engine's side of global dedupe and pricing: as many request records
 //! as the corpus has requests (a quarter of them repeated under the same
 //! key), merged, priced and grouped.
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a benchmark prints its measurements"
+)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

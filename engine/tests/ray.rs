@@ -8,6 +8,11 @@
 //! watchdog). It prints `N passed, N failed` and exits non-zero on a
 //! failure. `cargo test --test ray -- NAME` runs the cases whose name
 //! contains NAME.
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a test program: printing what it saw is the point"
+)]
 
 #[path = "integration/support/mod.rs"]
 mod support;

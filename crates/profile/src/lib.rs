@@ -344,7 +344,15 @@ impl Catalog {
         files.sort();
         for path in files {
             let origin = source(path.clone());
-            match std::fs::read_to_string(&path) {
+            // A checkout's file may be a FIFO, a device or a link out: read
+            // only a regular file, and only so much. The user's own files
+            // may be links (dotfiles).
+            let text = if matches!(origin, ProfileSource::Project(_)) {
+                drover_gate::read::read_text_bounded(&path, drover_gate::read::SETTINGS_MAX)
+            } else {
+                std::fs::read_to_string(&path)
+            };
+            match text {
                 Ok(text) => self.add(Profile::parse(&text, &origin)),
                 Err(e) => self.errors.push(ProfileError {
                     source: path.display().to_string(),
@@ -441,5 +449,7 @@ impl Catalog {
     }
 }
 
+#[cfg(test)]
+mod properties;
 #[cfg(test)]
 mod tests;

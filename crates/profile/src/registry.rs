@@ -66,12 +66,16 @@ pub fn project_adapters_dir(project: &Path) -> PathBuf {
     project.join(".drover").join("adapters")
 }
 
-/// Reads a component file and hashes it.
+/// Reads a component file and hashes it: a regular file of at most
+/// `COMPONENT_MAX` bytes (a checkout may name a FIFO, a device or a link).
 pub fn read_file(name: &str, path: &Path) -> Result<ComponentBytes, ResolveError> {
-    let bytes = std::fs::read(path).map_err(|e| SandboxError::Read {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
+    let bytes =
+        drover_gate::read::read_bounded(path, drover_gate::read::COMPONENT_MAX).map_err(|e| {
+            SandboxError::Read {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            }
+        })?;
     let sha256 = hex(&Sha256::digest(&bytes));
     Ok(ComponentBytes {
         name: name.to_string(),

@@ -52,6 +52,10 @@ fn defaults_match_bmad_loop() {
 }
 
 #[test]
+#[allow(
+    clippy::disallowed_macros,
+    reason = "SHOW_ERRORS prints every message for a person reviewing them"
+)]
 fn each_bad_field_gets_its_own_error() {
     let file = "profile /p/.drover/profiles/demo.toml";
     let cases: Vec<(String, String)> = vec![

@@ -15,11 +15,13 @@
 //! A drop is one file `<ts>-<task>-<event>-<pid>.drop`: a header line of
 //! JSON ([`DropHeader`]), a newline, then the payload bytes verbatim.
 
+use std::borrow::Cow;
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use cap_fs_ext::DirExt;
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use serde::{Deserialize, Serialize};
@@ -140,9 +142,9 @@ pub fn now_ns() -> u64 {
 }
 
 /// The relay, given its arguments after the program name (and after
-/// `hook` for `drover hook`). Parses them itself so that no argument
-/// mistake can make it exit non-zero.
-pub fn main(args: &[String]) -> std::process::ExitCode {
+/// `hook` for `drover hook`), as the OS gave them: they may be any bytes, and
+/// nothing about them may make it panic or exit non-zero.
+pub fn main(args: &[OsString]) -> std::process::ExitCode {
     let run_dir = std::env::var_os(ENV_RUN_DIR).filter(|v| !v.is_empty());
     let task = std::env::var(ENV_TASK_ID).ok().filter(|v| !v.is_empty());
     let (Some(run_dir), Some(task)) = (run_dir, task) else {
@@ -175,18 +177,19 @@ fn capped(field: &str) -> String {
     field.chars().take(FIELD_MAX).collect()
 }
 
-/// `[--cli NAME | --cli=NAME] EVENT`; anything odd becomes "unknown".
-pub fn parse_args(args: &[String]) -> (String, String) {
+/// `[--cli NAME | --cli=NAME] EVENT`; anything odd becomes "unknown", and
+/// bytes that are not UTF-8 are kept as U+FFFD.
+pub fn parse_args(args: &[OsString]) -> (String, String) {
     let mut cli = None;
     let mut event = None;
-    let mut it = args.iter();
+    let mut it = args.iter().map(|a| a.to_string_lossy());
     while let Some(arg) = it.next() {
         if arg == "--cli" {
-            cli = it.next().cloned();
+            cli = it.next().map(Cow::into_owned);
         } else if let Some(value) = arg.strip_prefix("--cli=") {
             cli = Some(value.to_string());
         } else if event.is_none() && !arg.starts_with("--") {
-            event = Some(arg.clone());
+            event = Some(arg.into_owned());
         }
     }
     (
@@ -207,21 +210,31 @@ fn read_stdin() -> Vec<u8> {
     payload
 }
 
-/// Opens `run_dir/events` without following any link from the project down
-/// (the run directory must exist already: a hook call never creates one).
-pub fn open_events(run_dir: &Path, create: bool) -> std::io::Result<Dir> {
-    let run = match drover_state::split(run_dir) {
-        Some((project, below)) => drover_state::open_dir(&project, &below, false)?,
-        None => Dir::open_ambient_dir(run_dir, ambient_authority())?,
-    };
-    match run.open_dir_nofollow("events") {
+/// Opens the run directory without following any link from the project
+/// down (it must exist already: a hook call never creates one).
+fn open_run(run_dir: &Path) -> std::io::Result<Dir> {
+    match drover_state::split(run_dir) {
+        Some((project, below)) => drover_state::open_dir(&project, &below, false),
+        None => Dir::open_ambient_dir(run_dir, ambient_authority()),
+    }
+}
+
+/// Opens `name` in `run`, not through a link, creating it when `create`.
+fn open_subdir(run: &Dir, name: &str, create: bool) -> std::io::Result<Dir> {
+    match run.open_dir_nofollow(name) {
         Ok(dir) => Ok(dir),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
-            run.create_dir("events")?;
-            run.open_dir_nofollow("events")
+            run.create_dir(name)?;
+            run.open_dir_nofollow(name)
         }
         Err(e) => Err(e),
     }
+}
+
+/// Opens `run_dir/events` without following any link from the project down
+/// (the run directory must exist already: a hook call never creates one).
+pub fn open_events(run_dir: &Path, create: bool) -> std::io::Result<Dir> {
+    open_subdir(&open_run(run_dir)?, "events", create)
 }
 
 /// Writes `bytes` as `name` in `events`: a hidden temporary created
@@ -250,18 +263,33 @@ pub fn publish(run_dir: &Path, drop: &HookDrop) -> std::io::Result<()> {
 
 /// Best-effort note of a relay failure in `logs/relay.log` (never stdout).
 fn note_failure(run_dir: &Path, message: &str) {
-    let path = run_dir.join("logs").join("relay.log");
-    if let Ok(mut file) = drover_state::open_append(&path) {
+    if let Ok(mut file) = open_log(run_dir) {
         let _ = file.write_all(format!("{} {message}\n", now_ns()).as_bytes());
     }
 }
+
+/// `run_dir/logs/relay.log` for appending: created 0600 (a failure can
+/// quote what a hook carried), never through a link.
+pub fn open_log(run_dir: &Path) -> std::io::Result<cap_std::fs::File> {
+    let logs = open_subdir(&open_run(run_dir)?, "logs", true)?;
+    let mut options = OpenOptions::new();
+    options
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .follow(FollowSymlinks::No);
+    logs.open_with("relay.log", &options)
+}
+
+#[cfg(test)]
+mod properties;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
     }
 
     #[test]
@@ -275,6 +303,28 @@ mod tests {
             ("codex".into(), "Stop".into())
         );
         assert_eq!(parse_args(&[]), ("unknown".into(), "Unknown".into()));
+        use std::os::unix::ffi::OsStrExt;
+        let odd = std::ffi::OsStr::from_bytes(b"St\xffop").to_os_string();
+        assert_eq!(
+            parse_args(&[OsString::from("--cli"), odd.clone(), odd]),
+            ("St\u{fffd}op".into(), "St\u{fffd}op".into())
+        );
+    }
+
+    #[test]
+    fn the_log_is_private_and_never_written_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let run = tempfile::tempdir().expect("run");
+        note_failure(run.path(), "first");
+        let log = run.path().join("logs/relay.log");
+        let mode = std::fs::metadata(&log).expect("log").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        std::fs::remove_file(&log).expect("rm");
+        let elsewhere = run.path().join("elsewhere");
+        std::fs::write(&elsewhere, "").expect("target");
+        std::os::unix::fs::symlink(&elsewhere, &log).expect("link");
+        note_failure(run.path(), "second");
+        assert_eq!(std::fs::read(&elsewhere).expect("read"), b"");
     }
 
     #[test]

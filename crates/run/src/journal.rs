@@ -67,15 +67,21 @@ pub struct Journal {
     written: Option<Transition>,
 }
 
-/// Every line of a journal that parses; a torn last line is skipped.
+/// Every line of a journal that parses; a torn last line, or any line that
+/// is not a transition (a byte that is not UTF-8 included), is skipped
+/// without losing the lines around it.
 pub fn read_transitions(path: &Path) -> Vec<Transition> {
-    std::fs::read_to_string(path)
-        .map(|text| {
-            text.lines()
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect()
-        })
+    std::fs::read(path)
+        .map(|bytes| parse_transitions(&bytes))
         .unwrap_or_default()
+}
+
+/// The transitions in a journal's bytes, one per line that parses.
+pub fn parse_transitions(bytes: &[u8]) -> Vec<Transition> {
+    bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect()
 }
 
 impl Journal {

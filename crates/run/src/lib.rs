@@ -18,6 +18,8 @@
 pub mod follow;
 mod hook_record;
 mod journal;
+#[cfg(test)]
+mod properties;
 pub mod question;
 pub mod status;
 mod watch;
@@ -32,7 +34,7 @@ pub use drover_relay::now_ns;
 pub use drover_state::safe_segment;
 pub use follow::{Follower, RunEvent};
 pub use hook_record::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, truncate_chars};
-pub use journal::{Journal, Origin, Transition, read_transitions};
+pub use journal::{Journal, Origin, Transition, parse_transitions, read_transitions};
 pub use watch::{EventWatcher, ReadDrop};
 
 /// What `run.json` records.

@@ -3,9 +3,11 @@
 //! budget. `warn` notes the crossing once, `enforce` nudges the seat to wrap
 //! up and ends the session `over_budget` when the grace runs out.
 
+use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use super::{BudgetMode, Context, SessionSpec, Tokens};
+use drover_gate::Cleared;
 
 pub enum Verdict {
     /// Nothing to do.
@@ -24,6 +26,9 @@ pub struct Budget {
     /// Whether the "cannot price" notice was given.
     unpriced_noted: bool,
     grace_until: Option<(Instant, SystemTime)>,
+    /// The transcript last confined ([`super::usage::confine`]), so each
+    /// sample does not ask the adapter again.
+    confined: Option<(String, Option<Cleared<PathBuf>>)>,
 }
 
 impl Budget {
@@ -34,6 +39,7 @@ impl Budget {
             cost_usd: None,
             unpriced_noted: false,
             grace_until: None,
+            confined: None,
         }
     }
 
@@ -56,11 +62,18 @@ impl Budget {
         let Some(path) = transcript else {
             return Verdict::Fine;
         };
-        let Some(report) = super::usage::read(
-            &ctx.adapter,
-            &ctx.profile.usage_parser,
-            std::path::Path::new(path),
-        ) else {
+        if self
+            .confined
+            .as_ref()
+            .is_none_or(|(named, _)| named != path)
+        {
+            let file = super::usage::confine(ctx, &spec.cwd, &spec.env, Path::new(path));
+            self.confined = Some((path.to_string(), file));
+        }
+        let Some((_, Some(file))) = &self.confined else {
+            return Verdict::Fine;
+        };
+        let Some(report) = super::usage::read(&ctx.adapter, &ctx.profile.usage_parser, file) else {
             return Verdict::Fine;
         };
         let weighted = Tokens::of_report(&report).weighted(spec.cache_read_weight);

@@ -389,10 +389,12 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                 result.blocked = blocked;
             }
             if let Some(t) = &transcript {
-                let spent =
-                    super::usage::read(&ctx.adapter, &ctx.profile.usage_parser, Path::new(t))
-                        .as_ref()
-                        .map(super::usage::Spent::of_report);
+                // A record names the path: it is read only where a CLI
+                // keeps files.
+                let spent = super::usage::confine(ctx, &ctx.project, &[], Path::new(t))
+                    .and_then(|t| super::usage::read(&ctx.adapter, &ctx.profile.usage_parser, &t))
+                    .as_ref()
+                    .map(super::usage::Spent::of_report);
                 result.usage = spent.map(|s| s.tokens);
                 result.cost_usd = spent.and_then(|s| s.cost_usd);
             }

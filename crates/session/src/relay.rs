@@ -22,8 +22,8 @@ pub use drover_relay::{ENV_PROBE_CAPTURE, ENV_RUN_DIR, ENV_SEAT_CLI, ENV_TASK_ID
 
 /// `drover hook …` (argv after the program name): the relay for hook configs
 /// written before `drover-relay` existed.
-pub fn main(args: &[String]) -> std::process::ExitCode {
-    let after_hook: Vec<String> = args
+pub fn main(args: &[std::ffi::OsString]) -> std::process::ExitCode {
+    let after_hook: Vec<std::ffi::OsString> = args
         .iter()
         .skip_while(|a| *a != "hook")
         .skip(1)

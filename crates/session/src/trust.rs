@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use drover_gate::read::{SETTINGS_MAX, read_bounded};
 use drover_profile::config::{Config, ConfigError, ConfigFile, Scope};
 use drover_profile::{Profile, ProfileSource};
 
@@ -386,7 +387,9 @@ fn notify_wants(file: &ConfigFile) -> Vec<String> {
 }
 
 /// The project files trust covers: every `.drover/profiles/*.toml` and
-/// `.drover/config.toml`, with their bytes.
+/// `.drover/config.toml`, with their bytes. Each must be a regular file (a
+/// checkout may commit a FIFO, a link to `/dev/zero`) within the settings
+/// cap.
 pub fn project_files(project: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, TrustError> {
     let io = |path: &Path, e: std::io::Error| TrustError::Project {
         path: path.to_path_buf(),
@@ -409,7 +412,7 @@ pub fn project_files(project: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, TrustErr
                 .collect();
             paths.sort();
             for path in paths {
-                let bytes = std::fs::read(&path).map_err(|e| io(&path, e))?;
+                let bytes = read_bounded(&path, SETTINGS_MAX).map_err(|e| io(&path, e))?;
                 files.push((path, bytes));
             }
         }
@@ -417,7 +420,7 @@ pub fn project_files(project: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, TrustErr
         Err(e) => return Err(io(&profiles, e)),
     }
     let config = drover_profile::config::project_path(project);
-    match std::fs::read(&config) {
+    match read_bounded(&config, SETTINGS_MAX) {
         Ok(bytes) => files.push((config, bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io(&config, e)),

@@ -9,9 +9,12 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::Tokens;
+use drover_gate::read::{Roots, TRANSCRIPT_MAX, open_for_component, secret_stores};
+use drover_gate::{Cleared, Provenance, Sourced};
 use drover_profile::Profile;
 use drover_sandbox::{Adapter, Limits, wit};
-use drover_usage::glob;
+use drover_usage::discover::Area;
+use drover_usage::glob::{self, Budget, Scope};
 use drover_usage::pricing::Prices;
 
 /// What a session (or a turn) spent.
@@ -80,7 +83,11 @@ const CHUNK: usize = 1 << 20;
 
 /// Usage of one transcript, or `None` when the parser finds none (or the
 /// profile has no parser). Errors are logged and read as `None`.
-pub fn read(adapter: &Adapter, parser: &str, transcript: &Path) -> Option<wit::UsageReport> {
+pub fn read(
+    adapter: &Adapter,
+    parser: &str,
+    transcript: &Cleared<PathBuf>,
+) -> Option<wit::UsageReport> {
     if parser == "none" {
         return None;
     }
@@ -89,8 +96,16 @@ pub fn read(adapter: &Adapter, parser: &str, transcript: &Path) -> Option<wit::U
         ..adapter.limits()
     };
     let mut tally = adapter.tally(parser, limits).ok()?;
-    let mut file = std::fs::File::open(transcript).ok()?;
-    tally.begin_file(&transcript.to_string_lossy()).ok()?;
+    // Confined to the CLI's directories ([`confine`]); a regular file only
+    // (not a FIFO, a device or a link), and never past the cap.
+    let mut file = match open_for_component(transcript, TRANSCRIPT_MAX) {
+        Ok((file, _)) => file.take(TRANSCRIPT_MAX),
+        Err(e) => {
+            tracing::warn!("transcript not read: {e}");
+            return None;
+        }
+    };
+    tally.begin_file(&transcript.get().to_string_lossy()).ok()?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         let n = file.read(&mut buf).ok()?;
@@ -98,7 +113,7 @@ pub fn read(adapter: &Adapter, parser: &str, transcript: &Path) -> Option<wit::U
             break;
         }
         if let Err(e) = tally.feed(&buf[..n]) {
-            tracing::warn!(path = %transcript.display(), "usage tally failed: {e}");
+            tracing::warn!(path = %transcript.get().display(), "usage tally failed: {e}");
             return None;
         }
     }
@@ -110,7 +125,7 @@ pub fn read(adapter: &Adapter, parser: &str, transcript: &Path) -> Option<wit::U
 pub fn read_with_grace(
     adapter: &Adapter,
     parser: &str,
-    transcript: &Path,
+    transcript: &Cleared<PathBuf>,
     grace: Duration,
 ) -> Option<Spent> {
     let until = Instant::now() + grace;
@@ -165,10 +180,107 @@ pub fn transcript_of(
     cwd: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     conversation: &str,
-) -> Option<PathBuf> {
+) -> Option<Cleared<PathBuf>> {
     if profile.usage_parser == "none" || conversation.is_empty() {
         return None;
     }
+    let (area, globs) = locations(adapter, profile, cwd, env)?;
+    // The same confinement and bounds as `drover usage`: only the CLI's
+    // own directories, within one walking budget.
+    let mut budget = Budget::new();
+    let found: Vec<Cleared<PathBuf>> = globs
+        .iter()
+        .filter(|g| g.parser == profile.usage_parser)
+        .filter_map(|g| match area.roots_of(g) {
+            Ok(found) => Some((g, found)),
+            Err(why) => {
+                tracing::warn!("{}: {why}", profile.name);
+                None
+            }
+        })
+        .flat_map(|(g, (base, roots))| {
+            glob::expand(
+                &base,
+                &g.pattern,
+                Scope::Confined(&roots),
+                &mut budget,
+                &mut |path, why| tracing::warn!("{}: {why}", path.display()),
+            )
+        })
+        .map(|found| found.file)
+        .filter(|file| names_conversation(file.get(), conversation))
+        .collect();
+    if let Some(stopped) = &budget.stopped {
+        tracing::warn!("looking for the transcript of {conversation}: {stopped}");
+    }
+    found.into_iter().max_by_key(|file| {
+        std::fs::metadata(file.get())
+            .and_then(|m| m.modified())
+            .ok()
+    })
+}
+
+/// A transcript path a hook payload (or a record of one) named, let through
+/// only when it lies where a CLI keeps files: the directories of the
+/// adapter's `transcript-locations` (confined as `drover usage` confines
+/// them), home, or the seat's working directory; never in a secret store,
+/// never through a link out. Home stays in because a CLI may write its
+/// transcripts where its component does not look (the scripted stand-in's
+/// `~/.scripted-cli`). `seat_env` is the seat's own environment, over the
+/// profile's and drover's.
+pub fn confine(
+    ctx: &super::Context,
+    cwd: &Path,
+    seat_env: &[(String, String)],
+    path: &Path,
+) -> Option<Cleared<PathBuf>> {
+    let env = |name: &str| {
+        seat_env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| ctx.profile.env.get(name).cloned())
+            .or_else(|| std::env::var(name).ok())
+    };
+    let home = PathBuf::from(env("HOME").filter(|h| !h.is_empty())?);
+    let mut roots = Roots::new(secret_stores(&home));
+    if let Some((area, globs)) = locations(&ctx.adapter, &ctx.profile, cwd, &env) {
+        for glob in &globs {
+            match area.roots_of(glob) {
+                Ok((_, found)) => roots.merge(found),
+                Err(why) => tracing::warn!("{}: {why}", ctx.profile.name),
+            }
+        }
+    }
+    for (what, dir) in [
+        ("home", Sourced::new(home, Provenance::User)),
+        (
+            "the seat's directory",
+            Sourced::new(cwd.to_path_buf(), Provenance::Operator),
+        ),
+    ] {
+        if let Err(refused) = roots.add(what, dir) {
+            tracing::warn!("{refused}");
+        }
+    }
+    roots
+        .confine(
+            "the transcript a hook named",
+            Sourced::new(path, Provenance::Output),
+        )
+        .map_err(|refused| tracing::warn!("{refused}"))
+        .ok()
+}
+
+/// What the adapter answers for where its CLI keeps transcripts, with the
+/// area those answers are confined to.
+fn locations(
+    adapter: &Adapter,
+    profile: &Profile,
+    cwd: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<(Area, Vec<wit::TranscriptGlob>)> {
     let home = PathBuf::from(env("HOME").filter(|h| !h.is_empty())?);
     let description = adapter.describe().ok()?;
     let context = wit::LocationContext {
@@ -183,20 +295,11 @@ pub fn transcript_of(
     let globs = adapter
         .transcript_locations(&profile.to_wit(), &context)
         .ok()?;
-    globs
-        .iter()
-        .filter(|g| g.parser == profile.usage_parser)
-        .flat_map(|g| {
-            let base = match g.base {
-                wit::GlobBase::Home => home.to_path_buf(),
-                wit::GlobBase::Cwd => cwd.to_path_buf(),
-                wit::GlobBase::Absolute => PathBuf::from("/"),
-            };
-            glob::expand(&base, &g.pattern, &mut |_, _| {})
-        })
-        .map(|found| found.path)
-        .filter(|path| names_conversation(path, conversation))
-        .max_by_key(|path| std::fs::metadata(path).and_then(|m| m.modified()).ok())
+    let globs = globs
+        .into_iter()
+        .filter(|g| glob::check(&g.pattern).is_ok())
+        .collect();
+    Some((Area::new(Some(&home), cwd, &context.env), globs))
 }
 
 /// Whether a transcript path names the conversation: a directory equal to

@@ -142,6 +142,48 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Writes `relative` inside the capability `dir` via a temporary sibling, an
 /// fsync and a rename, so a reader sees the old bytes or the new, never half.
 pub fn write_atomic_in(dir: &Dir, relative: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_in_as(dir, relative, bytes, None)
+}
+
+/// The permissions and owner a file written by [`write_atomic_in_as`] gets:
+/// a file drover replaces keeps the user's (a 0600 settings file holding a
+/// key must not come back 0644).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keep {
+    /// Permission bits; set-id and sticky bits are never carried over.
+    pub mode: u32,
+    /// (uid, gid), applied where the process may: a file owned by another
+    /// user keeps its mode, and its owner becomes this process's.
+    pub owner: Option<(u32, u32)>,
+}
+
+impl Keep {
+    /// The mode and owner of an existing file.
+    pub fn of(meta: &cap_std::fs::Metadata) -> Keep {
+        use cap_std::fs::{MetadataExt, PermissionsExt};
+        Keep {
+            mode: meta.permissions().mode() & 0o777,
+            owner: Some((meta.uid(), meta.gid())),
+        }
+    }
+
+    /// Owner read and write only.
+    pub const PRIVATE: Keep = Keep {
+        mode: 0o600,
+        owner: None,
+    };
+}
+
+/// [`write_atomic_in`], the file ending with `keep`'s mode and owner (or,
+/// with `None`, the default a new file gets). With `keep`, the temporary is
+/// created 0600, so no one else can open it while it fills.
+pub fn write_atomic_in_as(
+    dir: &Dir,
+    relative: &Path,
+    bytes: &[u8],
+    keep: Option<Keep>,
+) -> std::io::Result<()> {
+    use cap_std::fs::{OpenOptionsExt, PermissionsExt};
     if let Some(parent) = relative.parent().filter(|p| !p.as_os_str().is_empty()) {
         dir.create_dir_all(parent)?;
     }
@@ -150,8 +192,29 @@ pub fn write_atomic_in(dir: &Dir, relative: &Path, bytes: &[u8]) -> std::io::Res
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temp = relative.with_file_name(format!(".{name}.drover-{}.tmp", std::process::id()));
-    let mut file = dir.create(&temp)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    let mut file = match keep {
+        None => dir.create(&temp)?,
+        Some(_) => {
+            // A stale temporary (same pid, an earlier crash) may have any mode.
+            let _ = dir.remove_file(&temp);
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true).mode(0o600);
+            dir.open_with(&temp, &options)?
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| match keep {
+            None => Ok(()),
+            Some(keep) => {
+                if let Some((uid, gid)) = keep.owner {
+                    // Only root may give a file away; anyone else keeps it.
+                    let _ = std::os::unix::fs::fchown(&file, Some(uid), Some(gid));
+                }
+                file.set_permissions(cap_std::fs::Permissions::from_mode(keep.mode & 0o777))
+            }
+        })
+        .and_then(|()| file.sync_all());
     drop(file);
     if let Err(e) = written {
         let _ = dir.remove_file(&temp);
@@ -274,5 +337,34 @@ mod tests {
             "{err}"
         );
         assert_eq!(std::fs::read_dir(elsewhere.path()).expect("dir").count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_the_mode_it_is_given() {
+        use std::os::unix::fs::PermissionsExt;
+        let project = tempfile::tempdir().expect("project");
+        let dir = Dir::open_ambient_dir(project.path(), ambient_authority()).expect("dir");
+        let path = project.path().join("settings.json");
+        std::fs::write(&path, "{}").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let keep = Keep::of(&dir.metadata("settings.json").expect("meta"));
+        assert_eq!(keep.mode, 0o600);
+        write_atomic_in_as(&dir, Path::new("settings.json"), b"{\"a\":1}", Some(keep))
+            .expect("write");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read(&path).expect("read"), b"{\"a\":1}");
+        // Set-id bits are never carried over.
+        let odd = Keep {
+            mode: 0o4640,
+            owner: None,
+        };
+        write_atomic_in_as(&dir, Path::new("x"), b"", Some(odd)).expect("write");
+        let mode = std::fs::metadata(project.path().join("x"))
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o640);
     }
 }

@@ -103,6 +103,8 @@ pub enum UsageError {
     Sandbox(#[from] SandboxError),
     #[error(transparent)]
     Pricing(#[from] PricingError),
+    #[error(transparent)]
+    Refused(#[from] drover_gate::Refused),
 }
 
 impl UsageError {

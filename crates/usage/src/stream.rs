@@ -8,7 +8,6 @@
 //! counted, so the job is replayed on a fresh tally without the file that
 //! killed it; the other files of the job still count.
 
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -17,6 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::prefilter::{LineStream, Prefilter};
 use super::sqlite;
 use super::{Progress, Warning};
+use drover_gate::Cleared;
+use drover_gate::read::{TRANSCRIPT_MAX, open_for_component};
 use drover_sandbox::requests::Request;
 use drover_sandbox::wit::UsageReport;
 
@@ -31,7 +32,10 @@ pub enum Format {
 
 #[derive(Debug, Clone)]
 pub struct Input {
+    /// The path as found (shown in warnings and notes).
     pub path: PathBuf,
+    /// The file cleared to be read for the component (the only way in).
+    pub file: Cleared<PathBuf>,
     pub format: Format,
     /// Size when discovered (for scheduling and progress).
     pub bytes: u64,
@@ -377,7 +381,10 @@ fn feed_input<S: Sink>(
     };
     match input.format {
         Format::Sqlite => {
-            let result = sqlite::message_rows(&input.path, settings.feed_batch, &mut |rows| {
+            // Only a regular file within the cap reaches SQLite.
+            open_for_component(&input.file, TRANSCRIPT_MAX)
+                .map_err(|e| Failure::Read(format!("cannot open: {e}")))?;
+            let result = sqlite::message_rows(input.file.get(), settings.feed_batch, &mut |rows| {
                 prefilter.select(rows, out);
                 if out.len() >= settings.feed_batch {
                     flush(out)?;
@@ -394,8 +401,10 @@ fn feed_input<S: Sink>(
             Ok(())
         }
         Format::Lines => {
-            let mut file =
-                File::open(&input.path).map_err(|e| Failure::Read(format!("cannot open: {e}")))?;
+            let mut file = open_for_component(&input.file, TRANSCRIPT_MAX)
+                .map_err(|e| Failure::Read(format!("cannot open: {e}")))?
+                .0
+                .take(TRANSCRIPT_MAX);
             let mut lines = LineStream::new(prefilter, settings.max_held_line);
             let mut total = 0u64;
             loop {

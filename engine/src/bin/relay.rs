@@ -4,6 +4,7 @@
 //! spawn; `drover hook` does the same work for older hook configs.
 
 fn main() -> std::process::ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `args_os`: an argument that is not UTF-8 must not panic the relay.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     drover_relay::main(&args)
 }

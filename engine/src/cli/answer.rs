@@ -10,7 +10,7 @@ use anyhow::{Context as _, bail};
 use serde::Serialize;
 
 use super::Outcome;
-use super::output::{Json, print_json};
+use super::output::{Json, outln, print_json};
 use crate::question::{self, AnswerFile};
 use crate::run::{RunDir, now_ns, read_transitions};
 use crate::seats;
@@ -96,7 +96,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     if args.json.json {
         print_json(&outcome)?;
     } else if delivered {
-        println!(
+        outln!(
             "{}: answered {} ({}) to {}",
             outcome.seat,
             outcome.option.id,
@@ -104,9 +104,10 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             outcome.question.summary()
         );
     } else {
-        println!(
+        outln!(
             "{}: left the answer {} for its driver, which has not taken it yet",
-            outcome.seat, outcome.option.id
+            outcome.seat,
+            outcome.option.id
         );
     }
     Ok(Outcome::Ok)

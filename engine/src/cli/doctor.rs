@@ -250,7 +250,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         None => outln!("hook relay: unknown (drover cannot find its own executable)"),
     }
     let prices = &report.pricing.source;
-    println!(
+    outln!(
         "prices: {} (snapshot {}){}",
         prices.snapshot,
         prices.snapshot_date,
@@ -261,7 +261,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         }
     );
     if let Some(e) = &report.pricing.error {
-        println!("  price file error: {e}");
+        outln!("  price file error: {e}");
     }
     for p in &report.profiles {
         let binary = match &p.binary_path {

@@ -7,12 +7,11 @@
 //! A follower also settles runs whose drover died (as `drover status`
 //! does), so their verdicts — and notifications — still come.
 
-use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Outcome;
-use super::output::{Json, errln, terminal_json};
+use super::output::{Json, errln, outln, stdout_json};
 use crate::run::{Follower, RunDir, RunEvent};
 use crate::session::recover::{Settler, driver_alive, is_seat_run};
 
@@ -70,11 +69,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 .as_ref()
                 .is_none_or(|s| e.seat.as_ref() == Some(s))
     };
-    let mut out = std::io::stdout().lock();
     for event in follower.read_all().into_iter().filter(|e| keep(e)) {
-        print(&mut out, &event, args.json.json)?;
+        print(&event, args.json.json);
     }
-    out.flush()?;
     if !args.follow {
         return Ok(Outcome::Ok);
     }
@@ -87,10 +84,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             // the ledger keeps it to once.
             crate::notify::kick(project, &event.run, &event.transition);
             if keep(&event) {
-                print(&mut out, &event, args.json.json)?;
+                print(&event, args.json.json);
             }
         }
-        out.flush()?;
         if last_settle.elapsed() >= SETTLE_EVERY {
             last_settle = std::time::Instant::now();
             settle_orphans(project, &mut follower, &mut settler);
@@ -111,10 +107,10 @@ pub fn settle_orphans(project: &Path, follower: &mut Follower, settler: &mut Set
     }
 }
 
-fn print(out: &mut impl std::io::Write, event: &RunEvent, json: bool) -> anyhow::Result<()> {
+fn print(event: &RunEvent, json: bool) {
     if json {
-        writeln!(out, "{}", terminal_json(&event.to_json().to_string()))?;
-        return Ok(());
+        stdout_json(&format!("{}\n", event.to_json()));
+        return;
     }
     let t = &event.transition;
     let what = match t.kind.as_str() {
@@ -134,8 +130,7 @@ fn print(out: &mut impl std::io::Write, event: &RunEvent, json: bool) -> anyhow:
     // Journal text can come from a CLI's hook payload: no control characters.
     let line = format!("{}  {who}  {what}  {}{reason}", time(t.ts), t.source);
     let line: String = line.chars().filter(|c| !c.is_control()).collect();
-    writeln!(out, "{line}")?;
-    Ok(())
+    outln!("{line}");
 }
 
 /// `2026-12-01T10:00:00.123Z`.

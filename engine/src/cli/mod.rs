@@ -165,8 +165,9 @@ pub fn interrupt_flag() -> anyhow::Result<std::sync::Arc<std::sync::atomic::Atom
 pub fn main() -> ExitCode {
     // The hook relay runs inside other CLIs' hooks: it must be fast and must
     // never exit non-zero, so it bypasses argument parsing and logging setup.
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("hook") {
+    // `args_os`: `std::env::args` panics on an argument that is not UTF-8.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "hook") {
         return crate::relay::main(&args);
     }
     restore_sigpipe();

@@ -42,13 +42,13 @@ pub fn print_cluster(ray: &crate::ray::ClusterReport) {
         return;
     };
     let source = ray.address_source.as_deref().unwrap_or("default");
-    println!(
+    outln!(
         "ray: {address} ({source}): ray {}, {} nodes",
         ray.ray_version.as_deref().unwrap_or("?"),
         ray.nodes.len()
     );
     for line in ray.node_lines() {
-        println!("  {line}");
+        outln!("  {line}");
     }
 }
 

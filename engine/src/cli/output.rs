@@ -5,10 +5,19 @@
 //! people goes through [`terminal_text`]: escape, C0 and C1 control
 //! characters are shown escaped (`\x1b`, `\u{9b}`) instead of reaching the
 //! terminal, where they could clear it, retitle it or write the clipboard.
-//! Use the `outln!`/`out!`/`errln!` macros, never `println!`.
+//! Use the `outln!`/`out!`/`errln!` macros, [`print_json`] and
+//! [`stdout_json`]: this module is the only code in the workspace that may
+//! reach stdout or stderr. The root `clippy.toml` forbids `println!` and
+//! friends and `std::io::stdout`/`stderr` everywhere else, so no command can
+//! print around the sanitizer.
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "the one place that writes to the terminal, after sanitizing"
+)]
 
 use std::borrow::Cow;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 
@@ -28,19 +37,31 @@ pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// JSON text safe for a terminal: serde escapes C0 controls; C1 controls
-/// (U+0080..U+009F, which some terminals obey) and DEL are escaped here
-/// too, which is the same JSON.
+/// JSON text safe for a terminal: C1 controls (U+0080..U+009F, which some
+/// terminals obey) and DEL are escaped, which is the same JSON; so is every
+/// C0 control but newline and tab, which valid JSON never holds raw (serde
+/// escapes them) but text claiming to be JSON might.
 pub fn terminal_json(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 1);
     for c in text.chars() {
-        if ('\u{7f}'..='\u{9f}').contains(&c) {
+        if c.is_control() && c != '\n' && c != '\t' {
             out.push_str(&format!("\\u{:04x}", u32::from(c)));
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// Prints JSON text (a document, or lines of one) on stdout, through
+/// [`terminal_json`].
+pub fn stdout_json(text: &str) {
+    write_all(&mut std::io::stdout().lock(), &terminal_json(text));
+}
+
+/// Whether stderr is a terminal (a progress display is worth drawing).
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
 }
 
 fn control(c: char) -> bool {
@@ -187,6 +208,18 @@ mod tests {
         );
         assert_eq!(terminal_line("one\ntwo\r\tthree"), "one\\ntwo\\r\\tthree");
         assert!(matches!(terminal_text("plain ünïcode"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn json_keeps_its_meaning_and_loses_its_escapes() {
+        let value = serde_json::json!({"id": "a\u{1b}]52;c;eA==\u{7}\u{9b}2J\u{7f}", "n": [1, 2]});
+        let pretty = serde_json::to_string_pretty(&value).expect("json");
+        let safe = terminal_json(&pretty);
+        assert!(!safe.chars().any(|c| c.is_control() && c != '\n'), "{safe}");
+        let back: serde_json::Value = serde_json::from_str(&safe).expect("still JSON");
+        assert_eq!(back, value);
+        // Text that only claims to be JSON cannot smuggle a raw escape either.
+        assert_eq!(terminal_json("x\u{1b}[2J\r"), "x\\u001b[2J\\u000d");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! The report reaches stdout or `--out` only after the egress guard passed;
 //! on refusal stdout stays empty, no file is written, and the exit is 1.
 
-use super::output::errln;
+use super::output::{errln, out, stdout_json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -158,9 +158,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             );
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
-            stdout.flush()?;
+            if args.json.json {
+                stdout_json(&text);
+            } else {
+                out!("{text}");
+            }
             let mode = if args.probe { "probe" } else { "scan" };
             errln!("  ok: {mode} {kind} ({} warning(s))", report.warnings());
         }

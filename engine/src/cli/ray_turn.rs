@@ -9,14 +9,15 @@
 //! conversation record in `.drover/conversations.jsonl`), so turns of the
 //! same project never mix with the runs of a drover working there.
 
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context as _;
 
+use super::output::stdout_json;
 use crate::profile::Catalog;
 use crate::ray::wire::{self, TurnRequest};
 use crate::registry;
@@ -79,27 +80,23 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     let mut ctx = Context::new(state, run, profile, adapter);
     ctx.notifies = false;
 
-    let out = Arc::new(Mutex::new(std::io::stdout()));
     let done = Arc::new(AtomicBool::new(false));
     let follower = {
-        let (out, done) = (Arc::clone(&out), Arc::clone(&done));
-        std::thread::spawn(move || follow(&journal, &out, &done))
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || follow(&journal, &done))
     };
     let result = headless::run(&ctx, &spec);
     done.store(true, Ordering::Relaxed);
     if follower.join().is_err() {
         anyhow::bail!("the journal follower panicked");
     }
-    let line = wire::result_line(&result)?;
-    let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
-    writeln!(out, "{line}")?;
-    out.flush()?;
+    stdout_json(&format!("{}\n", wire::result_line(&result)?));
     Ok(())
 }
 
 /// Prints every line the journal gets, numbered from 0, until `done` and
 /// the file is read to its end.
-fn follow(journal: &Path, out: &Mutex<std::io::Stdout>, done: &AtomicBool) {
+fn follow(journal: &Path, done: &AtomicBool) {
     let mut offset = 0u64;
     let mut seq = 0u64;
     loop {
@@ -112,9 +109,8 @@ fn follow(journal: &Path, out: &Mutex<std::io::Stdout>, done: &AtomicBool) {
             // Only whole lines: a line being appended is read next time.
             while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line.ends_with('\n') {
                 offset += line.len() as u64;
-                let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
-                let _ = writeln!(out, "{}", wire::event_line(seq, line.trim_end()));
-                let _ = out.flush();
+                // One write per line, under stdout's lock: lines never interleave.
+                stdout_json(&format!("{}\n", wire::event_line(seq, line.trim_end())));
                 seq += 1;
                 line.clear();
             }

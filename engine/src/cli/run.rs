@@ -3,7 +3,6 @@
 //! the session completed.
 
 use super::output::{errln, outln, terminal_line};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -296,7 +295,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             keep: spec.keep,
         },
     );
-    let interactive_terminal = std::io::stderr().is_terminal() && !args.json.json;
+    let interactive_terminal = super::output::stderr_is_terminal() && !args.json.json;
     if interactive_terminal {
         errln!(
             "drover: {} on {} (run {run_id}, logs in {})",
@@ -365,8 +364,8 @@ fn print_summary(r: &SessionResult) {
     }
     if r.usage.is_some() {
         match r.cost_usd {
-            Some(c) => println!("  cost: ${c:.4}"),
-            None => println!("  cost: unpriced (a model it used is not in the price table)"),
+            Some(c) => outln!("  cost: ${c:.4}"),
+            None => outln!("  cost: unpriced (a model it used is not in the price table)"),
         }
     }
     if let Some(kind) = &r.blocked {

@@ -8,7 +8,6 @@
 //! claims).
 
 use super::output::{errln, out};
-use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
@@ -95,7 +94,7 @@ pub fn run(project: &Path, explicit_project: bool, args: Args) -> anyhow::Result
         pricing: args.pricing,
         explain_files: args.explain_files,
     };
-    let bar = Bar::new(!args.json.json && std::io::stderr().is_terminal());
+    let bar = Bar::new(!args.json.json && super::output::stderr_is_terminal());
     let report = match usage::run(project, &request, &bar) {
         Ok(report) => report,
         Err(e) if e.is_usage() => {

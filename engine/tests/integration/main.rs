@@ -1,6 +1,11 @@
 //! The engine's end-to-end tests, one module per concern, linked into one
 //! binary (each test binary links wasmtime and the whole engine). Select
 //! by module: `cargo test -p drover --test integration real_claude::`.
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a test program: printing what it saw is the point"
+)]
 
 mod support;
 

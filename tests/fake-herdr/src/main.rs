@@ -17,6 +17,11 @@
 //! `HERDR_ENV`, `HERDR_WORKSPACE_ID`, `HERDR_TAB_ID` and `HERDR_PANE_ID`.
 //! Agent status is what `pane.report_agent` last said (`unknown` before);
 //! the fake has no screen detection of its own.
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a stand-in program for the tests (a fake CLI or server), not drover: its output is what the tests read"
+)]
 
 mod pty;
 

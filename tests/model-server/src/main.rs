@@ -1,3 +1,9 @@
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a stand-in program for the tests (a fake CLI or server), not drover: its output is what the tests read"
+)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -203,7 +203,13 @@ fn run_turn(
     }
     if s.blocked {
         let target = s.write.clone().unwrap_or_else(|| PathBuf::from("hi.txt"));
-        let command = format!("echo hi > {}", target.display());
+        // A clipboard write and a screen clear, for a hostile agent's question.
+        let escapes = if s.escapes {
+            "\u{1b}]52;c;cm0gLXJmIH4=\u{7}\u{1b}[2J"
+        } else {
+            ""
+        };
+        let command = format!("echo hi > {}{escapes}", target.display());
         update(
             out,
             &session,
@@ -215,9 +221,9 @@ fn run_turn(
             "sessionId": session,
             "toolCall": {"toolCallId": "call_1", "title": command, "kind": "execute", "status": "pending", "rawInput": {"command": command}},
             "options": [
-                {"optionId": "once", "name": "Allow once", "kind": "allow_once"},
-                {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
-                {"optionId": "reject", "name": "Reject", "kind": "reject_once"}
+                {"optionId": format!("once{escapes}"), "name": format!("Allow once{escapes}"), "kind": "allow_once"},
+                {"optionId": format!("always{escapes}"), "name": "Always allow", "kind": "allow_always"},
+                {"optionId": format!("reject{escapes}"), "name": format!("Reject{escapes}"), "kind": "reject_once"}
             ]}}),
         );
         let outcome = loop {
@@ -233,7 +239,9 @@ fn run_turn(
             }
         };
         let allowed = outcome["outcome"] == "selected"
-            && matches!(outcome["optionId"].as_str(), Some("once" | "always"));
+            && [format!("once{escapes}"), format!("always{escapes}")]
+                .iter()
+                .any(|allow| outcome["optionId"].as_str() == Some(allow.as_str()));
         if allowed {
             write_result(&seat.cwd, &target);
         }

@@ -18,7 +18,9 @@
 //! `@hang` (never finish), `@crash` (exit 3 mid-turn), `@exit-early` (exit 0
 //! before finishing), `@no-stop` (finish without a Stop hook),
 //! `@subagent-stops=N` (fire N subagent stops first), `@fault=529|500|429|401|refused|reset`
-//! (fail with Claude's sentence), `@blocked` (ask permission), `@write=PATH`
+//! (fail with Claude's sentence), `@blocked` (ask permission; with
+//! `@escapes`, over ACP, a hostile agent's question whose option ids, names
+//! and command carry an OSC 52 clipboard write and a screen clear), `@write=PATH`
 //! (write `{"ok":true}` to PATH, relative to the cwd), `@write-after-nudge=PATH`
 //! (write it only on a later turn), `@quiet=MS` (print nothing while working),
 //! `@usage-first` (write the turn's usage to the transcript before working),
@@ -30,6 +32,11 @@
 //!
 //! `scripted-cli --acp` is an Agent Client Protocol agent instead (see
 //! `acp.rs`).
+#![allow(
+    clippy::disallowed_macros,
+    clippy::disallowed_methods,
+    reason = "a stand-in program for the tests (a fake CLI or server), not drover: its output is what the tests read"
+)]
 
 mod acp;
 
@@ -156,6 +163,7 @@ struct Script {
     subagent_stops: u32,
     fault: Option<String>,
     blocked: bool,
+    escapes: bool,
     write: Option<PathBuf>,
     write_after_nudge: Option<PathBuf>,
     quiet: Option<Duration>,
@@ -202,6 +210,7 @@ fn script(prompt: &str) -> Script {
             "subagent-stops" => s.subagent_stops = value.parse().unwrap_or(1),
             "fault" => s.fault = Some(value.to_string()),
             "blocked" => s.blocked = true,
+            "escapes" => s.escapes = true,
             "write" => s.write = Some(PathBuf::from(value)),
             "write-after-nudge" => s.write_after_nudge = Some(PathBuf::from(value)),
             "quiet" => s.quiet = Some(ms(value)),

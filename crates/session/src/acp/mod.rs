@@ -347,12 +347,17 @@ struct ToolView {
 /// This turn's usage: the conversation's total from its transcript (the
 /// one a hook named, else found among the CLI's transcripts by conversation
 /// id), minus what drover recorded for its earlier turns.
-fn usage_of_turn(ctx: &Context, conversation: &str, transcript: Option<&str>) -> Option<Spent> {
+fn usage_of_turn(
+    ctx: &Context,
+    spec: &SessionSpec,
+    conversation: &str,
+    transcript: Option<&str>,
+) -> Option<Spent> {
     let whole = match transcript {
         Some(path) => super::usage::read_with_grace(
             &ctx.adapter,
             &ctx.profile.usage_parser,
-            std::path::Path::new(path),
+            &super::usage::confine(ctx, &spec.cwd, &spec.env, std::path::Path::new(path))?,
             ctx.profile.usage_grace,
         ),
         None => super::usage::of_conversation(ctx, conversation),

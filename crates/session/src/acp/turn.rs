@@ -107,7 +107,7 @@ pub fn turn(
         if !exchange.reply.is_empty() {
             reply = Some(exchange.reply.clone());
         }
-        let turn_usage = usage_of_turn(ctx, &agent.session, hooks.transcript.as_deref());
+        let turn_usage = usage_of_turn(ctx, spec, &agent.session, hooks.transcript.as_deref());
         if let Some(u) = &turn_usage {
             match usage.as_mut() {
                 Some(total) => total.add(u),

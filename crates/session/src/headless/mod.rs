@@ -10,7 +10,7 @@
 
 mod turn;
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
 
 use super::budget::Budget;
@@ -357,8 +357,8 @@ impl Session<'_> {
         let transcript = self
             .seen
             .transcript_path
-            .clone()
-            .map(PathBuf::from)
+            .as_deref()
+            .and_then(|path| super::usage::confine(ctx, &spec.cwd, &spec.env, Path::new(path)))
             .or_else(|| {
                 let conversation = outcome.conversation_id.as_deref()?;
                 super::usage::transcript_of(

@@ -2,13 +2,19 @@
 //!
 //! A hook config is something the CLI executes, and it holds the user's own
 //! settings, so a component's edit is compared with the file as parsed
-//! documents (JSON or TOML by the file's extension): an install may only add
-//! drover's relay entries, a removal may only take away entries that carry
-//! drover's marker. Anything else — a removed or changed key, a user entry
+//! documents (JSON or TOML by the file's extension), key by key and value by
+//! value. Only the dialect's hook table ([`hook_table`]: `hooks`, or
+//! `drover` for Antigravity's group-keyed files) may change, and only by
+//! drover's relay entries: an install may add them, a removal may take away
+//! entries that carry drover's marker. Everywhere else the document must stay
+//! exactly as it was — a key added beside the table (`apiKeyHelper`,
+//! `env.X`, `statusLine`, `permissions.allow`) is refused even when its value
+//! is the relay command, because the CLI would run it as something other
+//! than a hook. Anything else — a removed or changed key, a user entry
 //! moved, a command that is not the relay, a flag slipped in beside the
-//! relay — refuses the edit and names the first difference. Files in any
-//! other format (opencode's plugin is JavaScript) are compared whole, by the
-//! caller.
+//! relay — refuses the edit and names the first difference by its key path.
+//! Files in any other format (opencode's plugin is JavaScript) are compared
+//! whole, by the caller.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -53,6 +59,18 @@ pub fn parse(path: &Path, text: &str) -> Result<Document, String> {
     }
 }
 
+/// The top-level key that holds a dialect's hook entries, the only part of
+/// the document drover's edits may touch. The built-in components lay every
+/// dialect out under `hooks` except Antigravity's, keyed by hook group
+/// (`drover`). A third-party dialect gets `hooks` too: a component does not
+/// get to name its own table, or it could name `env`.
+pub fn hook_table(dialect: &str) -> &'static str {
+    match dialect {
+        "antigravity-hooks-json" => "drover",
+        _ => "hooks",
+    }
+}
+
 /// Which way the edit goes, and what counts as drover's.
 #[derive(Clone, Copy)]
 enum Direction<'a> {
@@ -62,25 +80,32 @@ enum Direction<'a> {
     Remove { marker: &'a str },
 }
 
-/// Checks that `after` is `before` plus drover's relay entries.
+/// Checks that `after` is `before` plus drover's relay entries under `table`.
 pub fn check_install(
     before: &Value,
     after: &Value,
+    table: &str,
     relay: &str,
     marker: &str,
 ) -> Result<(), String> {
-    compare(before, after, Direction::Install { relay, marker })
+    compare(before, after, table, Direction::Install { relay, marker })
 }
 
-/// Checks that `after` is `before` minus entries carrying drover's marker.
-pub fn check_remove(before: &Value, after: &Value, marker: &str) -> Result<(), String> {
-    compare(after, before, Direction::Remove { marker })
+/// Checks that `after` is `before` minus entries under `table` carrying
+/// drover's marker.
+pub fn check_remove(
+    before: &Value,
+    after: &Value,
+    table: &str,
+    marker: &str,
+) -> Result<(), String> {
+    compare(after, before, table, Direction::Remove { marker })
 }
 
-/// Whether `current` is `original` plus drover's entries and nothing else
-/// (then removing drover means putting `original` back).
-pub fn only_drover_added(original: &Value, current: &Value, marker: &str) -> bool {
-    compare(original, current, Direction::Remove { marker }).is_ok()
+/// Whether `current` is `original` plus drover's entries under `table` and
+/// nothing else (then removing drover means putting `original` back).
+pub fn only_drover_added(original: &Value, current: &Value, table: &str, marker: &str) -> bool {
+    compare(original, current, table, Direction::Remove { marker }).is_ok()
 }
 
 /// One way `extended` is not `base` plus drover's entries.
@@ -89,21 +114,111 @@ enum Difference {
     Missing(String),
     /// In `extended`, not in `base`, and not drover's.
     Extra(String),
+    /// In `extended`, not in `base`, outside the hook table.
+    Outside(String),
     /// At the same place with different values (`base`, `extended`).
     Changed(String, String, String),
     /// A `base` array item found later in `extended`.
     Moved(String),
 }
 
-fn compare(base: &Value, extended: &Value, direction: Direction<'_>) -> Result<(), String> {
+fn compare(
+    base: &Value,
+    extended: &Value,
+    table: &str,
+    direction: Direction<'_>,
+) -> Result<(), String> {
     let mut path = String::new();
-    match difference(&mut path, base, extended, direction) {
+    match top_level(&mut path, base, extended, table, direction) {
         None => Ok(()),
-        Some(found) => Err(describe(found, direction)),
+        Some(found) => Err(describe(found, table, direction)),
     }
 }
 
-fn describe(found: Difference, direction: Direction<'_>) -> String {
+/// The hook table is compared as drover's entries may change it; every
+/// other top-level key must be as it was, key for key.
+fn top_level(
+    path: &mut String,
+    base: &Value,
+    extended: &Value,
+    table: &str,
+    direction: Direction<'_>,
+) -> Option<Difference> {
+    let (Value::Object(b), Value::Object(e)) = (base, extended) else {
+        return unchanged(path, base, extended);
+    };
+    for (key, b_value) in b {
+        push_key(path, key);
+        let found = match e.get(key) {
+            None => Some(Difference::Missing(path.clone())),
+            Some(e_value) if key == table => difference(path, b_value, e_value, direction),
+            Some(e_value) => unchanged(path, b_value, e_value),
+        };
+        if found.is_some() {
+            return found;
+        }
+        path.clear();
+    }
+    for (key, e_value) in e.iter().filter(|(k, _)| !b.contains_key(*k)) {
+        // The flat dialects' files carry a `"version": 1` drover adds when
+        // it is missing (and takes away with its last entry).
+        let scaffolding = key == "version" && e_value.is_number();
+        if (key == table && is_ours(e_value, direction)) || scaffolding {
+            continue;
+        }
+        push_key(path, key);
+        return Some(if key == table {
+            Difference::Extra(path.clone())
+        } else {
+            Difference::Outside(deepest(path, e_value))
+        });
+    }
+    None
+}
+
+/// The first difference between `base` and `extended` where nothing may
+/// change at all.
+fn unchanged(path: &mut String, base: &Value, extended: &Value) -> Option<Difference> {
+    match (base, extended) {
+        (b, e) if b == e => None,
+        (Value::Object(b), Value::Object(e)) => {
+            let depth = path.len();
+            for (key, b_value) in b {
+                push_key(path, key);
+                let found = match e.get(key) {
+                    None => Some(Difference::Missing(path.clone())),
+                    Some(e_value) => unchanged(path, b_value, e_value),
+                };
+                if found.is_some() {
+                    return found;
+                }
+                path.truncate(depth);
+            }
+            let (key, e_value) = e.iter().find(|(k, _)| !b.contains_key(*k))?;
+            push_key(path, key);
+            Some(Difference::Outside(deepest(path, e_value)))
+        }
+        (Value::Array(b), Value::Array(e)) => {
+            let depth = path.len();
+            for (i, b_item) in b.iter().enumerate() {
+                let _ = write!(path, "[{i}]");
+                let found = match e.get(i) {
+                    None => Some(Difference::Missing(path.clone())),
+                    Some(e_item) => unchanged(path, b_item, e_item),
+                };
+                if found.is_some() {
+                    return found;
+                }
+                path.truncate(depth);
+            }
+            let _ = write!(path, "[{}]", b.len());
+            Some(Difference::Outside(path.clone()))
+        }
+        (b, e) => Some(Difference::Changed(path.clone(), shown(b), shown(e))),
+    }
+}
+
+fn describe(found: Difference, table: &str, direction: Direction<'_>) -> String {
     let at = |p: String| {
         if p.is_empty() {
             "the top level".to_string()
@@ -120,6 +235,14 @@ fn describe(found: Difference, direction: Direction<'_>) -> String {
         (Difference::Extra(p), Direction::Remove { .. }) => {
             format!("it removed {}, which does not carry drover's marker", at(p))
         }
+        (Difference::Outside(p), Direction::Install { .. }) => format!(
+            "it added {}, outside the hook table `{table}` (drover only adds relay entries there)",
+            at(p)
+        ),
+        (Difference::Outside(p), Direction::Remove { .. }) => format!(
+            "it removed {}, outside the hook table `{table}` (drover only removes relay entries there)",
+            at(p)
+        ),
         (Difference::Changed(p, base, extended), Direction::Install { .. }) => {
             format!("it changed {} from {base} to {extended}", at(p))
         }
@@ -153,8 +276,7 @@ fn difference(
                 path.truncate(depth);
             }
             for (key, e_value) in e.iter().filter(|(k, _)| !b.contains_key(*k)) {
-                let root_version = depth == 0 && key == "version" && e_value.is_number();
-                if !(root_version || is_ours(e_value, direction)) {
+                if !is_ours(e_value, direction) {
                     push_key(path, key);
                     return Some(Difference::Extra(path.clone()));
                 }
@@ -278,6 +400,19 @@ fn is_ours(value: &Value, direction: Direction<'_>) -> bool {
     walk(value, direction) == Some(true)
 }
 
+/// The path of an added value, down through objects of one key (so the
+/// message names `env.ANTHROPIC_BASE_URL`, not just `env`).
+fn deepest(path: &mut String, mut value: &Value) -> String {
+    while let Value::Object(map) = value
+        && map.len() == 1
+        && let Some((key, inner)) = map.iter().next()
+    {
+        push_key(path, key);
+        value = inner;
+    }
+    path.clone()
+}
+
 fn push_key(path: &mut String, key: &str) {
     let plain = !key.is_empty()
         && key
@@ -312,7 +447,7 @@ mod tests {
     const MARKER: &str = "drover hook --cli";
 
     fn install(before: Value, after: Value) -> Result<(), String> {
-        check_install(&before, &after, RELAY, MARKER)
+        check_install(&before, &after, "hooks", RELAY, MARKER)
     }
 
     fn relay_group(event: &str) -> Value {
@@ -361,7 +496,7 @@ mod tests {
                     v["permissions"]["allow"] = json!(["Read", "Bash(ls)"]);
                     v
                 },
-                "it moved permissions.allow[0] (the user's entries keep their order)",
+                "it changed permissions.allow[0] from \"Bash(ls)\" to \"Read\"",
             ),
             (
                 {
@@ -407,7 +542,7 @@ mod tests {
                     v["disableAllHooks"] = json!(true);
                     v
                 },
-                "it added disableAllHooks, which is not drover's relay entry",
+                "it added disableAllHooks, outside the hook table `hooks` (drover only adds relay entries there)",
             ),
         ];
         for (after, expected) in cases {
@@ -417,6 +552,108 @@ mod tests {
                 "{after}"
             );
         }
+    }
+
+    #[test]
+    fn keys_outside_the_hook_table_are_refused_even_holding_the_relay() {
+        let relay = format!("{RELAY} Stop");
+        let outside = |key: &str| {
+            format!(
+                "it added {key}, outside the hook table `hooks` (drover only adds relay entries there)"
+            )
+        };
+        let cases: Vec<(Value, String)> = vec![
+            (
+                {
+                    let mut v = user();
+                    v["apiKeyHelper"] = json!(relay);
+                    v
+                },
+                outside("apiKeyHelper"),
+            ),
+            (
+                {
+                    let mut v = user();
+                    v["env"] = json!({"CLAUDE_CODE_SHELL_PREFIX": relay});
+                    v
+                },
+                outside("env.CLAUDE_CODE_SHELL_PREFIX"),
+            ),
+            (
+                {
+                    let mut v = user();
+                    v["statusLine"] = json!({"type": "command", "command": relay});
+                    v
+                },
+                outside("statusLine"),
+            ),
+            (
+                {
+                    let mut v = user();
+                    v["permissions"]["allow"] = json!(["Bash(ls)", "Read", "*", relay]);
+                    v
+                },
+                outside("permissions.allow[2]"),
+            ),
+            (
+                {
+                    let mut v = user();
+                    v["permissions"]["additionalDirectories"] = json!([relay]);
+                    v
+                },
+                outside("permissions.additionalDirectories"),
+            ),
+            (
+                {
+                    let mut v = user();
+                    v["permissions"]["allow"][1] = json!(relay);
+                    v
+                },
+                format!("it changed permissions.allow[1] from \"Read\" to \"{relay}\""),
+            ),
+        ];
+        for (after, expected) in cases {
+            assert_eq!(install(user(), after.clone()), Err(expected), "{after}");
+        }
+        // Inside a user's `env`, a key beside the user's own is named exactly.
+        let mut with_env = user();
+        with_env["env"] = json!({"DEBUG": "1"});
+        let mut after = with_env.clone();
+        after["env"]["ANTHROPIC_BASE_URL"] = json!(relay);
+        assert_eq!(
+            install(with_env, after),
+            Err(outside("env.ANTHROPIC_BASE_URL"))
+        );
+        // A removal may not take such a key away either, even one carrying
+        // drover's marker.
+        let mut planted = user();
+        planted["apiKeyHelper"] = json!(relay);
+        assert_eq!(
+            check_remove(&planted, &user(), "hooks", MARKER),
+            Err("it removed apiKeyHelper, outside the hook table `hooks` (drover only removes relay entries there)".to_string())
+        );
+        assert!(!only_drover_added(&user(), &planted, "hooks", MARKER));
+    }
+
+    #[test]
+    fn antigravity_entries_live_under_their_own_table() {
+        assert_eq!(hook_table("antigravity-hooks-json"), "drover");
+        assert_eq!(hook_table("claude-settings-json"), "hooks");
+        assert_eq!(hook_table("someone-elses-dialect"), "hooks");
+        let entry = json!({"Stop": [{"type": "command", "command": format!("{RELAY} Stop"), "timeout": 60}]});
+        let before = json!({"hooks": {"x": []}});
+        let mut after = before.clone();
+        after["drover"] = entry.clone();
+        assert_eq!(
+            check_install(&before, &after, "drover", RELAY, MARKER),
+            Ok(())
+        );
+        let mut elsewhere = before.clone();
+        elsewhere["hooks"]["Stop"] = entry["Stop"].clone();
+        assert_eq!(
+            check_install(&before, &elsewhere, "drover", RELAY, MARKER),
+            Err("it added hooks.Stop, outside the hook table `drover` (drover only adds relay entries there)".to_string())
+        );
     }
 
     #[test]
@@ -434,21 +671,21 @@ mod tests {
             .expect("list")
             .push(relay_group("Stop"));
         installed["hooks"]["SessionStart"] = json!([relay_group("SessionStart")]);
-        assert_eq!(check_remove(&installed, &user(), MARKER), Ok(()));
-        assert!(only_drover_added(&user(), &installed, MARKER));
+        assert_eq!(check_remove(&installed, &user(), "hooks", MARKER), Ok(()));
+        assert!(only_drover_added(&user(), &installed, "hooks", MARKER));
         assert_eq!(
-            check_remove(&installed, &json!({}), MARKER),
-            Err("it removed model, which does not carry drover's marker".to_string())
+            check_remove(&installed, &json!({}), "hooks", MARKER),
+            Err("it removed model, outside the hook table `hooks` (drover only removes relay entries there)".to_string())
         );
         let mut worse = user();
         worse["model"] = json!("haiku");
         assert_eq!(
-            check_remove(&installed, &worse, MARKER),
+            check_remove(&installed, &worse, "hooks", MARKER),
             Err("it changed model from \"opus\" to \"haiku\"".to_string())
         );
         // Copilot's scaffolding goes with the last entry.
         let copilot = json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "command": format!("{RELAY} agentStop"), "timeoutSec": 60}]}});
-        assert_eq!(check_remove(&copilot, &json!({}), MARKER), Ok(()));
+        assert_eq!(check_remove(&copilot, &json!({}), "hooks", MARKER), Ok(()));
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! project (all access goes through a `cap-std` handle on the project
 //! directory, so a config path or symlink pointing outside is refused). The
 //! first install keeps the original bytes under `.drover/hooks/`, so `remove`
-//! can put the user's file back exactly as it was, formatting included.
+//! can put the user's file back exactly as it was, formatting included. A
+//! rewritten file keeps its mode and owner (a settings file can hold a key),
+//! the backup is no more readable than the original, and a file its owner
+//! cannot write is refused rather than replaced.
 
 use std::path::{Path, PathBuf};
 
@@ -17,8 +20,10 @@ mod guard;
 
 use guard::Document;
 
+use drover_gate::{Cleared, Effect, Provenance, Sourced};
 use drover_profile::Profile;
 use drover_sandbox::{Adapter, CompileCache, Sandbox, SandboxError, wit};
+use drover_state::Keep;
 pub use drover_workspace::shell_quote;
 
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +42,8 @@ pub enum HookError {
     Executable(std::io::Error),
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    #[error(transparent)]
+    Refused(#[from] drover_gate::Refused),
 }
 
 /// What a command did to the config file.
@@ -200,8 +207,35 @@ impl ConfigFile {
         }
     }
 
-    fn write(&self, bytes: &[u8]) -> Result<(), HookError> {
-        drover_state::write_atomic_in(&self.project, &self.relative, bytes).map_err(|e| self.io(e))
+    /// The mode and owner the file has (and keeps when drover rewrites
+    /// it), `None` when it does not exist. A file its owner may not write
+    /// is refused: the user made it read-only, and drover does not replace
+    /// it behind their back.
+    fn keep(&self) -> Result<Option<Keep>, HookError> {
+        let meta = match self.project.metadata(&self.relative) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.io(e)),
+        };
+        let keep = Keep::of(&meta);
+        if keep.mode & 0o200 == 0 {
+            return Err(HookError::Config {
+                path: self.display.clone(),
+                message: format!(
+                    "is read-only (mode {:04o}): drover does not replace a file its owner cannot write; make it writable (chmod u+w) to let drover edit it",
+                    keep.mode
+                ),
+            });
+        }
+        Ok(Some(keep))
+    }
+
+    /// Replaces the file with a checked edit (only [`verify`] and a
+    /// restorable original make one), keeping `keep`'s mode and owner (a new
+    /// file gets the default mode).
+    fn write(&self, text: Cleared<String>, keep: Option<Keep>) -> Result<(), HookError> {
+        drover_state::write_atomic_in_as(&self.project, &self.relative, text.as_bytes(), keep)
+            .map_err(|e| self.io(e))
     }
 
     fn delete(&self) -> Result<(), HookError> {
@@ -266,14 +300,25 @@ fn install_with(
     if !edit.changed && migrated.is_none() {
         return Ok(Change::Unchanged);
     }
-    verify(adapter, &config, &request, base, &edit.text, false)?;
+    let checked = verify(adapter, &config, &request, base, &edit.text, false)?;
+    let keep = config.keep()?;
     let backup = config.backup_path(profile);
     if !config.project.exists(&backup) {
-        // An absent original is recorded as an empty backup.
-        drover_state::write_atomic_in(&config.project, &backup, before.as_bytes())
-            .map_err(|e| config.io(e))?;
+        // The backup holds the same bytes, so it is no more readable than
+        // the original (an absent original is recorded as an empty backup).
+        let backup_keep = keep.map_or(Keep::PRIVATE, |k| Keep {
+            mode: k.mode & 0o666,
+            ..k
+        });
+        drover_state::write_atomic_in_as(
+            &config.project,
+            &backup,
+            before.as_bytes(),
+            Some(backup_keep),
+        )
+        .map_err(|e| config.io(e))?;
     }
-    config.write(edit.text.as_bytes())?;
+    config.write(checked, keep)?;
     Ok(Change::Written)
 }
 
@@ -301,22 +346,38 @@ fn remove_with(
         .read(&backup_path)
         .ok()
         .and_then(|b| String::from_utf8(b).ok());
-    if let Some(original) = &original
+    if let Some(original) = original
         && [&request, &other]
             .iter()
-            .any(|r| restorable(&config, original, &existing, &r.marker))
+            .any(|r| restorable(&config, &original, &existing, r))
     {
+        let keep = config.keep()?;
         let change = if original.is_empty() {
             config.delete()?;
             Change::Deleted
         } else {
-            config.write(original.as_bytes())?;
+            // The original's mode, from its backup, unless the file has
+            // been narrowed since: the narrower of the two.
+            let kept = config
+                .project
+                .metadata(&backup_path)
+                .ok()
+                .map(|m| Keep::of(&m));
+            let keep = match (keep, kept) {
+                (Some(current), Some(original)) => Some(Keep {
+                    mode: current.mode & original.mode,
+                    ..current
+                }),
+                (current, _) => current,
+            };
+            config.write(checked_edit(original)?, keep)?;
             Change::Restored
         };
         let _ = config.project.remove_file(&backup_path);
         return Ok(change);
     }
     let mut text = existing.clone();
+    let mut checked = None;
     // The component always judges the file for the current relay (so a
     // component that would wipe it is refused, not skipped); the other
     // relay form only when its entries are there.
@@ -328,18 +389,19 @@ fn remove_with(
             .remove_hooks(&text, request)?
             .map_err(|e| adapter_error(&config, e))?;
         if edit.changed {
-            verify(adapter, &config, request, &text, &edit.text, true)?;
+            checked = Some(verify(adapter, &config, request, &text, &edit.text, true)?);
             text = edit.text;
         }
     }
-    if text == existing {
+    let Some(checked) = checked.filter(|_| text != existing) else {
         return Ok(Change::Unchanged);
-    }
-    let change = if text.is_empty() {
+    };
+    let keep = config.keep()?;
+    let change = if checked.is_empty() {
         config.delete()?;
         Change::Deleted
     } else {
-        config.write(text.as_bytes())?;
+        config.write(checked, keep)?;
         Change::Written
     };
     let _ = config.project.remove_file(&backup_path);
@@ -347,24 +409,46 @@ fn remove_with(
 }
 
 /// Whether `current` is the kept `original` plus drover's entries only.
-fn restorable(config: &ConfigFile, original: &str, current: &str, marker: &str) -> bool {
+fn restorable(
+    config: &ConfigFile,
+    original: &str,
+    current: &str,
+    request: &wit::HookInstall,
+) -> bool {
     match (
         guard::parse(&config.relative, original),
         guard::parse(&config.relative, current),
     ) {
-        (Ok(Document::Tree(original)), Ok(Document::Tree(current))) => {
-            guard::only_drover_added(&original, &current, marker)
-        }
+        (Ok(Document::Tree(original)), Ok(Document::Tree(current))) => guard::only_drover_added(
+            &original,
+            &current,
+            guard::hook_table(&request.dialect),
+            &request.marker,
+        ),
         // A plugin file drover wrote over nothing (or over the user's file).
-        (Ok(Document::Opaque), Ok(Document::Opaque)) => current.contains(marker),
+        (Ok(Document::Opaque), Ok(Document::Opaque)) => current.contains(&request.marker),
         _ => false,
     }
+}
+
+/// The user's file plus (or minus) drover's own relay entries, once the
+/// guard has shown that is all it is: drover's to write. A component's text
+/// is program output, which the gate never lets write a file; this is the
+/// one place it becomes an edit drover made.
+fn checked_edit(text: String) -> Result<Cleared<String>, HookError> {
+    let edit = Sourced::new(text, Provenance::Created);
+    Ok(drover_gate::clear(
+        Effect::Write,
+        "the checked hook-config edit",
+        edit,
+    )?)
 }
 
 /// Refuses an edit that does more than add (or remove) drover's entries;
 /// the file is left as it was. A file the check cannot parse (a plugin's
 /// source) is accepted from a built-in component, and from any other only
 /// when it is exactly what the built-in component for that dialect writes.
+/// What passes comes back cleared for writing.
 fn verify(
     adapter: &Adapter,
     config: &ConfigFile,
@@ -372,7 +456,7 @@ fn verify(
     before: &str,
     after: &str,
     removing: bool,
-) -> Result<(), HookError> {
+) -> Result<Cleared<String>, HookError> {
     let refuse = |message: String| HookError::Config {
         path: config.display.clone(),
         message: format!(
@@ -391,26 +475,32 @@ fn verify(
         .map_err(|e| refuse(format!("the edited text is {e}")))?;
     match (old, new) {
         (Document::Tree(old), Document::Tree(new)) => {
+            let table = guard::hook_table(&request.dialect);
             let checked = if removing {
-                guard::check_remove(&old, &new, &request.marker)
+                guard::check_remove(&old, &new, table, &request.marker)
             } else {
-                guard::check_install(&old, &new, &request.relay_command, &request.marker)
+                guard::check_install(&old, &new, table, &request.relay_command, &request.marker)
             };
-            checked.map_err(refuse)
+            checked.map_err(refuse)?;
         }
-        _ if adapter.is_builtin() => Ok(()),
+        _ if adapter.is_builtin() => {}
         _ => match reference_edit(&request.dialect, before, request, removing)? {
-            Some(reference) if reference == after => Ok(()),
-            Some(_) => Err(refuse(format!(
-                "a {} file is code the CLI runs, and this is not the file drover's own component writes",
-                request.dialect
-            ))),
-            None => Err(refuse(format!(
-                "a {} file is not JSON or TOML, and no built-in component knows the dialect to compare with",
-                request.dialect
-            ))),
+            Some(reference) if reference == after => {}
+            Some(_) => {
+                return Err(refuse(format!(
+                    "a {} file is code the CLI runs, and this is not the file drover's own component writes",
+                    request.dialect
+                )));
+            }
+            None => {
+                return Err(refuse(format!(
+                    "a {} file is not JSON or TOML, and no built-in component knows the dialect to compare with",
+                    request.dialect
+                )));
+            }
         },
     }
+    checked_edit(after.to_string())
 }
 
 /// What the built-in component that knows `dialect` would write.

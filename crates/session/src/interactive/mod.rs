@@ -290,11 +290,15 @@ fn conclude(
         _ if result.blocked.is_some() => {}
         _ => ctx.state(task, SeatState::Unknown, None, "verdict"),
     }
-    if let Some(transcript) = &result.transcript_path {
+    if let Some(transcript) = result
+        .transcript_path
+        .as_deref()
+        .and_then(|path| super::usage::confine(ctx, &spec.cwd, &spec.env, Path::new(path)))
+    {
         let spent = super::usage::read_with_grace(
             &ctx.adapter,
             &ctx.profile.usage_parser,
-            Path::new(transcript),
+            &transcript,
             ctx.profile.usage_grace,
         );
         result.usage = spent.map(|s| s.tokens);

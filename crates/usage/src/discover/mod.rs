@@ -13,21 +13,24 @@
 //! same first directory below a glob's literal root (Claude: one project
 //! folder under `projects/`) is read by the same tally, in path order.
 
+mod confine;
 mod paths;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::glob::{self, Found};
+use super::glob::{self, Budget, Found, Scope};
 use super::prefilter::Prefilter;
 use super::report::FileNote;
 use super::stream::{Format, Input, Job};
 use super::{UsageError, Warning};
+use drover_gate::Cleared;
 use drover_profile::registry;
 use drover_profile::{Catalog, Profile};
 use drover_sandbox::{Adapter, Sandbox, wit};
 
+pub use confine::Area;
 use paths::explicit;
 
 /// A profile whose component is loaded.
@@ -73,6 +76,8 @@ struct Pick {
     parser: String,
     format: Format,
     path: PathBuf,
+    /// The file cleared to be read for the component.
+    file: Cleared<PathBuf>,
     group: PathBuf,
 }
 
@@ -135,18 +140,32 @@ pub fn plan(
     if clis.is_empty() {
         components = one_per_transcript_set(components, &context);
     }
+    let mut budget = Budget::new();
     let picks = if paths.is_empty() {
-        discover(&components, &context, explain, &mut warnings, &mut notes)
+        discover(
+            &components,
+            &context,
+            explain,
+            &mut budget,
+            &mut warnings,
+            &mut notes,
+        )
     } else {
         explicit(
             &components,
             &context,
             paths,
             !clis.is_empty(),
+            &mut budget,
             &mut warnings,
             &mut notes,
         )?
     };
+    if let Some(stopped) = budget.stopped {
+        warnings.push(Warning::general(format!(
+            "looking for transcripts {stopped}"
+        )));
+    }
     let jobs = group(&components, picks, &mut notes);
     Ok(Plan {
         components,
@@ -247,12 +266,13 @@ impl Context {
         }
     }
 
-    fn base(&self, base: wit::GlobBase) -> Option<PathBuf> {
-        match base {
-            wit::GlobBase::Home => self.home.clone(),
-            wit::GlobBase::Cwd => Some(self.cwd.clone()),
-            wit::GlobBase::Absolute => Some(PathBuf::from("/")),
-        }
+    /// Where one component's patterns may lead.
+    fn area(&self, loaded: &Loaded) -> Area {
+        Area::new(
+            self.home.as_deref(),
+            &self.cwd,
+            &self.for_component(loaded, true).env,
+        )
     }
 }
 
@@ -279,6 +299,12 @@ fn locations(
             .into_iter()
             .filter(|g| g.parser != "none")
             .filter(|g| {
+                if let Err(why) = glob::check(&g.pattern) {
+                    if with_env {
+                        warnings.push(Warning::general(format!("{}: {why}", loaded.profile.name)));
+                    }
+                    return false;
+                }
                 let known = loaded.needles(&g.parser).is_some();
                 if !known && with_env {
                     warnings.push(Warning::general(format!(
@@ -302,42 +328,53 @@ fn discover(
     components: &[Loaded],
     context: &Context,
     explain: bool,
+    budget: &mut Budget,
     warnings: &mut Vec<Warning>,
     notes: &mut Vec<FileNote>,
 ) -> Vec<Pick> {
     let mut picks = Vec::new();
     for (index, loaded) in components.iter().enumerate() {
         let first = picks.len();
-        let mut roots: Vec<PathBuf> = Vec::new();
+        let area = context.area(loaded);
+        let mut walked: Vec<(PathBuf, drover_gate::read::Roots)> = Vec::new();
         for glob in locations(loaded, context, true, warnings) {
-            let Some(base) = context.base(glob.base) else {
-                warnings.push(Warning::general(format!(
-                    "{}: no home directory, so {} is not searched",
-                    loaded.profile.name, glob.pattern
-                )));
-                continue;
+            let (base, roots) = match area.roots_of(&glob) {
+                Ok(found) => found,
+                Err(why) => {
+                    warnings.push(Warning::general(format!("{}: {why}", loaded.profile.name)));
+                    continue;
+                }
             };
             let mut warn =
                 |path: &Path, message: String| warnings.push(Warning::file(path, message));
-            for Found { path, root } in glob::expand(&base, &glob.pattern, &mut warn) {
+            let found = glob::expand(
+                &base,
+                &glob.pattern,
+                Scope::Confined(&roots),
+                budget,
+                &mut warn,
+            );
+            for Found { path, root, file } in found {
                 picks.push(Pick {
                     component: index,
                     parser: glob.parser.clone(),
                     format: format_of(&glob),
                     group: group_dir(&path, &root),
                     path,
+                    file,
                 });
             }
             let root = glob::literal_root(&base, &glob.pattern);
-            if root.is_dir() && !roots.contains(&root) {
-                roots.push(root);
+            if root.is_dir() && !walked.iter().any(|(r, _)| *r == root) {
+                walked.push((root, roots));
             }
         }
         if explain {
             let taken: HashSet<&Path> = picks[first..].iter().map(|p| p.path.as_path()).collect();
             let mut ignore = |_: &Path, _: String| {};
-            for root in &roots {
-                for path in glob::walk_dir(root, &mut ignore) {
+            for (root, roots) in &walked {
+                let all = glob::walk_dir(root, Scope::Confined(roots), budget, &mut ignore);
+                for Found { path, .. } in all {
                     if !taken.contains(path.as_path()) {
                         notes.push(skipped(
                             &path,
@@ -375,7 +412,7 @@ fn group(components: &[Loaded], picks: Vec<Pick>, notes: &mut Vec<FileNote>) -> 
     let mut seen: HashMap<PathBuf, PathBuf> = HashMap::new();
     let mut groups: BTreeMap<(usize, String, PathBuf), Vec<Input>> = BTreeMap::new();
     for pick in picks {
-        let canonical = std::fs::canonicalize(&pick.path).unwrap_or_else(|_| pick.path.clone());
+        let canonical = pick.file.get().clone();
         if let Some(first) = seen.get(&canonical) {
             notes.push(skipped(
                 &pick.path,
@@ -391,6 +428,7 @@ fn group(components: &[Loaded], picks: Vec<Pick>, notes: &mut Vec<FileNote>) -> 
             .or_default()
             .push(Input {
                 path: pick.path,
+                file: pick.file,
                 format: pick.format,
                 bytes,
             });

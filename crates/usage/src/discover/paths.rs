@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use super::{Context, Loaded, Pick, format_of, group_dir, locations, skipped};
-use crate::glob;
+use crate::glob::{self, Budget, Found, Scope};
 use crate::report::FileNote;
 use crate::stream::Format;
 use crate::{UsageError, Warning};
+use drover_gate::{Effect, Provenance, Sourced};
 use drover_sandbox::wit;
 
 /// Every glob a component knows, with and without its environment.
@@ -105,8 +106,9 @@ fn attribute(
 
 fn looks_like_sqlite(path: &Path) -> bool {
     let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+    // Not a plain open: a FIFO named here would block it.
+    drover_gate::read::open_regular(path, drover_gate::read::TRANSCRIPT_MAX)
+        .and_then(|(mut f, _)| std::io::Read::read_exact(&mut f, &mut head))
         .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
@@ -124,6 +126,7 @@ pub(super) fn explicit(
     context: &Context,
     paths: &[PathBuf],
     named: bool,
+    budget: &mut Budget,
     warnings: &mut Vec<Warning>,
     notes: &mut Vec<FileNote>,
 ) -> Result<Vec<Pick>, UsageError> {
@@ -140,9 +143,10 @@ pub(super) fn explicit(
         if metadata.is_dir() {
             let mut warn =
                 |path: &Path, message: String| warnings.push(Warning::file(path, message));
-            let files = glob::walk_dir(arg, &mut warn);
+            // The operator named this directory: what is under it may be read.
+            let files = glob::walk_dir(arg, Scope::Chosen(Provenance::Operator), budget, &mut warn);
             let (mut unknown, mut ambiguous) = (0usize, 0usize);
-            for path in files {
+            for Found { path, file, .. } in files {
                 match attribute(components, &patterns, &path, named, false) {
                     Attribution::One(component, parser, format) => picks.push(Pick {
                         component,
@@ -150,6 +154,7 @@ pub(super) fn explicit(
                         format,
                         group: group_dir(&path, arg),
                         path,
+                        file,
                     }),
                     Attribution::Ambiguous(which) => {
                         ambiguous += 1;
@@ -196,6 +201,14 @@ pub(super) fn explicit(
         }
         match attribute(components, &patterns, arg, named, true) {
             Attribution::One(component, parser, format) => picks.push(Pick {
+                file: drover_gate::clear(
+                    Effect::ReadForComponent,
+                    "the file",
+                    Sourced::new(
+                        std::fs::canonicalize(arg).unwrap_or_else(|_| arg.clone()),
+                        Provenance::Operator,
+                    ),
+                )?,
                 component,
                 parser,
                 format,

@@ -8,7 +8,7 @@ use anyhow::{Context as _, bail};
 use super::send::{report_send, send_outcome};
 use super::{SendArgs, context, seat_dir};
 use crate::cli::Outcome;
-use crate::cli::output::print_json;
+use crate::cli::output::{errln, outln, print_json};
 use crate::run::RunDir;
 use crate::seat_host;
 use crate::seats::{self, SeatRecord};
@@ -32,7 +32,7 @@ pub(super) fn up_acp(project: &Path, record: &SeatRecord, json: bool) -> anyhow:
             &serde_json::json!({"seat": record, "blocked": null, "agent_pid": state.agent_pid}),
         )?;
     } else {
-        println!(
+        outln!(
             "seat {} up: {} · {} on acp (agent pid {}, session {})",
             record.nick,
             record.cli,
@@ -120,6 +120,6 @@ pub(super) fn stop_host(nick: &str, host: process::Identity) {
         for member in &process::tree(host.pid) {
             process::force_kill(*member);
         }
-        eprintln!("{nick}: force-killed its host {}", host.pid);
+        errln!("{nick}: force-killed its host {}", host.pid);
     }
 }

@@ -1,6 +1,6 @@
 //! `drover seats`: every seat and its state.
 
-use crate::cli::output::out;
+use crate::cli::output::{out, outln};
 use std::path::Path;
 
 use serde::Serialize;
@@ -136,8 +136,8 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
         );
         for s in &statuses {
             if let Some(q) = &s.question {
-                println!("\n{} asks: {}", s.record.nick, q.summary());
-                println!(
+                outln!("\n{} asks: {}", s.record.nick, q.summary());
+                outln!(
                     "  answer with `drover answer {} OPTION`: {}",
                     s.record.nick,
                     q.options_line()

@@ -356,10 +356,10 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             if record.ray.is_some() {
                 match crate::ray::driver::stop_job(&run, &record.nick) {
                     Ok(job) => stopped_job = job,
-                    Err(e) => eprintln!("{}: cannot stop its Ray job: {e}", record.nick),
+                    Err(e) => errln!("{}: cannot stop its Ray job: {e}", record.nick),
                 }
                 if let Some(job) = stopped_job.as_ref().filter(|_| !args.json.json) {
-                    eprintln!("{}: stopped Ray job {job}", record.nick);
+                    errln!("{}: stopped Ray job {job}", record.nick);
                 }
             }
             let mut journal = Journal::open(run.journal_path());

@@ -83,7 +83,10 @@ impl Scan<'_> {
                 self.record("detect-hooks", outcome, detail);
             }
             Err(
-                e @ (HookError::Io { .. } | HookError::Executable(_) | HookError::Hookless { .. }),
+                e @ (HookError::Io { .. }
+                | HookError::Executable(_)
+                | HookError::Hookless { .. }
+                | HookError::Refused(_)),
             ) => {
                 let detail = self.s.text(&e.to_string(), 2);
                 self.warn(
