@@ -517,6 +517,13 @@ fn a_failed_job_is_crashed_with_rays_reason(cluster: &Cluster) {
         "[ray]\ndrover = \"/nonexistent/drover\"\n",
     )
     .expect("config");
+    // A project's [ray] settings count once the project is trusted.
+    let trusted = drover(&p, cluster).arg("trust").output().expect("trust");
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
     let (doc, code) = ray_run(&p, cluster, &[], "Reply with exactly: X");
     assert_eq!(
         (doc["status"].as_str(), code),

@@ -261,6 +261,25 @@ pub fn clear_all<T>(
         .collect()
 }
 
+/// The first of `candidates`, in precedence order, that may drive `effect`,
+/// and the refusals of those set aside before it: a setting several sources
+/// can give (a flag, the environment, project and user settings) takes the
+/// most preferred one the table allows, and the caller can say what it
+/// skipped.
+pub fn clear_first<T>(
+    effect: Effect,
+    candidates: impl IntoIterator<Item = (String, Sourced<T>)>,
+) -> (Option<Cleared<T>>, Vec<Refused>) {
+    let mut refused = Vec::new();
+    for (what, input) in candidates {
+        match clear(effect, &what, input) {
+            Ok(cleared) => return (Some(cleared), refused),
+            Err(r) => refused.push(r),
+        }
+    }
+    (None, refused)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,5 +353,35 @@ mod tests {
         .expect("user");
         assert_eq!(*cleared.get(), "http://x");
         assert_eq!(cleared.from(), Provenance::User);
+    }
+
+    #[test]
+    fn the_first_allowed_candidate_wins_and_the_skipped_are_named() {
+        let (cleared, refused) = clear_first(
+            Effect::Connect,
+            [
+                (
+                    "the project's address".to_string(),
+                    Sourced::new("evil", Provenance::UntrustedProject),
+                ),
+                (
+                    "RAY_ADDRESS".to_string(),
+                    Sourced::new("mine", Provenance::User),
+                ),
+                (
+                    "the default".to_string(),
+                    Sourced::new("default", Provenance::Builtin),
+                ),
+            ],
+        );
+        assert_eq!(cleared.map(Cleared::into_inner), Some("mine"));
+        assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].input, "the project's address");
+        let (none, refused) = clear_first(
+            Effect::Spawn,
+            [("x".to_string(), Sourced::new(1, Provenance::Output))],
+        );
+        assert!(none.is_none());
+        assert_eq!(refused.len(), 1);
     }
 }

@@ -2,13 +2,21 @@
 //! user's `config.toml` (beside the user profiles, `~/.config/drover/`).
 //!
 //! This module only finds, reads and parses them, and says where a value
-//! came from (which file, which line); each feature reads its own section
-//! (`[workspace]`, `[run]`, `[[notify]]`, …) and validates it. A value set in
-//! the project wins over the user's for single settings; lists of tables
-//! (`[[notify]]`) come from both files, user first.
+//! came from (which file, which line, and its [`Provenance`]); each feature
+//! reads its own section (`[workspace]`, `[run]`, `[[notify]]`, …) and
+//! validates it. A value set in the project wins over the user's for single
+//! settings; lists of tables (`[[notify]]`) come from both files, user first.
+//!
+//! Each file is read once, bounded ([`drover_gate::read`]: a FIFO or a device
+//! at `.drover/config.toml` is refused, not waited on), and the project
+//! file's provenance is decided then, from the digest of exactly the bytes
+//! parsed: a file swapped after the load can change nothing. A setting that
+//! decides what runs or where drover connects is read with
+//! [`Config::get_for`], which sets an untrusted project's value aside.
 
 use std::path::{Path, PathBuf};
 
+use drover_gate::{Cleared, Effect, Provenance, Refused, Sourced};
 use toml::de::{DeTable, DeValue};
 
 /// Which file a setting came from.
@@ -44,27 +52,54 @@ pub enum ConfigError {
 pub struct ConfigFile {
     pub path: PathBuf,
     pub scope: Scope,
+    /// Decided once, at load, from the bytes parsed.
+    provenance: Provenance,
+    /// SHA-256 of the bytes parsed, as trust records hold it.
+    digest: String,
     text: String,
     table: toml::Table,
 }
 
 impl ConfigFile {
     /// Reads and parses `path`; `Ok(None)` when it does not exist.
-    pub fn read(path: &Path, scope: Scope) -> Result<Option<ConfigFile>, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(ConfigError::Read {
-                    path: path.display().to_string(),
-                    reason: e.to_string(),
-                });
-            }
+    /// `trusts(path, sha256)` says whether the user trusts a project file
+    /// with these bytes (the trust store lives above this crate); it is
+    /// asked about the digest of the bytes read here, never the file again.
+    pub fn read(
+        path: &Path,
+        scope: Scope,
+        trusts: impl FnOnce(&Path, &str) -> bool,
+    ) -> Result<Option<ConfigFile>, ConfigError> {
+        let unreadable = |e: std::io::Error| ConfigError::Read {
+            path: path.display().to_string(),
+            reason: e.to_string(),
         };
-        ConfigFile::parse(path, scope, text).map(Some)
+        // The user's own file may be a link (dotfiles managers make them);
+        // a checkout's may not.
+        let target = match scope {
+            Scope::User => match std::fs::canonicalize(path) {
+                Ok(target) => target,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(unreadable(e)),
+            },
+            Scope::Project => path.to_path_buf(),
+        };
+        let text =
+            match drover_gate::read::read_text_bounded(&target, drover_gate::read::SETTINGS_MAX) {
+                Ok(text) => text,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(unreadable(e)),
+            };
+        ConfigFile::parse(path, scope, text, trusts).map(Some)
     }
 
-    pub fn parse(path: &Path, scope: Scope, text: String) -> Result<ConfigFile, ConfigError> {
+    /// Parses `text` as the file at `path`; `trusts` as for [`ConfigFile::read`].
+    pub fn parse(
+        path: &Path,
+        scope: Scope,
+        text: String,
+        trusts: impl FnOnce(&Path, &str) -> bool,
+    ) -> Result<ConfigFile, ConfigError> {
         let table = text
             .parse::<toml::Table>()
             .map_err(|e| ConfigError::Syntax {
@@ -72,9 +107,17 @@ impl ConfigFile {
                 line: e.span().map(|s| line_of(&text, s.start)),
                 message: e.message().to_string(),
             })?;
+        let digest = crate::registry::digest(text.as_bytes());
+        let provenance = match scope {
+            Scope::User => Provenance::User,
+            Scope::Project if trusts(path, &digest) => Provenance::TrustedProject,
+            Scope::Project => Provenance::UntrustedProject,
+        };
         Ok(ConfigFile {
             path: path.to_path_buf(),
             scope,
+            provenance,
+            digest,
             text,
             table,
         })
@@ -84,9 +127,19 @@ impl ConfigFile {
         &self.table
     }
 
-    /// The file's bytes as read (for hashing, e.g. by trust records).
+    /// The file's text as read and parsed.
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// SHA-256 of the bytes parsed.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// Where every value of this file comes from, for the gate.
+    pub fn provenance(&self) -> Provenance {
+        self.provenance
     }
 
     /// The value at a dotted path of keys (`["workspace", "default"]`).
@@ -97,6 +150,11 @@ impl ConfigFile {
             value = value.get(*key)?;
         }
         Some(value)
+    }
+
+    /// [`ConfigFile::get`], with the file's provenance.
+    pub fn sourced(&self, keys: &[&str]) -> Option<Sourced<&toml::Value>> {
+        self.get(keys).map(|v| Sourced::new(v, self.provenance))
     }
 
     /// The line a dotted path (array items by index: `["notify", "1", "url"]`)
@@ -137,6 +195,13 @@ impl ConfigFile {
     }
 }
 
+/// What to tell the user about a setting the gate set aside.
+pub fn set_aside(refused: &Refused) -> String {
+    format!(
+        "{refused}: ignored until you trust this project (review it with `drover trust --show`, then run `drover trust`)"
+    )
+}
+
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
@@ -149,12 +214,16 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn load(project: &Path) -> Result<Config, ConfigError> {
+    /// Both files, each read once; `trusts` as for [`ConfigFile::read`].
+    pub fn load(
+        project: &Path,
+        trusts: impl FnOnce(&Path, &str) -> bool,
+    ) -> Result<Config, ConfigError> {
         let user = match user_dir() {
-            Some(dir) => ConfigFile::read(&dir.join("config.toml"), Scope::User)?,
+            Some(dir) => ConfigFile::read(&dir.join("config.toml"), Scope::User, |_, _| false)?,
             None => None,
         };
-        let project = ConfigFile::read(&project_path(project), Scope::Project)?;
+        let project = ConfigFile::read(&project_path(project), Scope::Project, trusts)?;
         Ok(Config { user, project })
     }
 
@@ -164,11 +233,35 @@ impl Config {
     }
 
     /// A single setting: the project's value if it sets one, else the user's.
+    /// Only for settings that decide nothing outside the sandbox; the rest
+    /// go through [`Config::get_for`].
     pub fn get(&self, keys: &[&str]) -> Option<(&toml::Value, &ConfigFile)> {
         self.project
             .iter()
             .chain(self.user.iter())
             .find_map(|file| file.get(keys).map(|v| (v, file)))
+    }
+
+    /// A single setting that drives `effect` (what runs, where drover
+    /// connects): the project's value if it sets one and the gate lets it
+    /// drive `effect` (the project is trusted), else the user's; with what
+    /// was set aside on the way ([`set_aside`] words it).
+    pub fn get_for(
+        &self,
+        effect: Effect,
+        keys: &[&str],
+    ) -> (Option<(Cleared<&toml::Value>, &ConfigFile)>, Vec<Refused>) {
+        let mut refused = Vec::new();
+        for file in self.project.iter().chain(self.user.iter()) {
+            let Some(value) = file.sourced(keys) else {
+                continue;
+            };
+            match drover_gate::clear(effect, &file.locate(keys), value) {
+                Ok(cleared) => return (Some((cleared, file)), refused),
+                Err(r) => refused.push(r),
+            }
+        }
+        (None, refused)
     }
 
     /// Every item of an array of tables (`[[notify]]`) from both files, user
@@ -211,6 +304,7 @@ mod tests {
             Path::new("/p/config.toml"),
             Scope::Project,
             text.to_string(),
+            |_, _| true,
         )
         .expect("valid toml")
     }
@@ -235,6 +329,7 @@ mod tests {
             Path::new("/p/config.toml"),
             Scope::Project,
             "a = 1\nb = = 2\n".to_string(),
+            |_, _| true,
         )
         .expect_err("invalid toml");
         let text = e.to_string();
@@ -247,6 +342,7 @@ mod tests {
             Path::new("/u/config.toml"),
             Scope::User,
             "[run]\ncli = \"codex\"\n[[notify]]\nkind = \"desktop\"\n".to_string(),
+            |_, _| false,
         )
         .expect("valid");
         let project = file("[run]\ncli = \"gemini\"\n[[notify]]\nkind = \"tmux\"\n");
@@ -269,5 +365,112 @@ mod tests {
                 (Some("tmux"), Scope::Project)
             ]
         );
+    }
+
+    #[test]
+    fn provenance_is_decided_from_the_digest_of_the_bytes_parsed() {
+        let text = "[workspace]\ndefault = \"ray\"\n";
+        let mut asked = None;
+        let f = ConfigFile::parse(
+            Path::new("/p/.drover/config.toml"),
+            Scope::Project,
+            text.to_string(),
+            |path, digest| {
+                asked = Some((path.to_path_buf(), digest.to_string()));
+                false
+            },
+        )
+        .expect("valid");
+        assert_eq!(f.provenance(), Provenance::UntrustedProject);
+        let digest = crate::registry::digest(text.as_bytes());
+        assert_eq!(
+            asked,
+            Some((PathBuf::from("/p/.drover/config.toml"), digest.clone()))
+        );
+        assert_eq!(f.digest(), digest);
+        let trusted = ConfigFile::parse(
+            Path::new("/p/.drover/config.toml"),
+            Scope::Project,
+            text.to_string(),
+            |_, d| d == digest,
+        )
+        .expect("valid");
+        assert_eq!(trusted.provenance(), Provenance::TrustedProject);
+        let user = ConfigFile::parse(
+            Path::new("/u/config.toml"),
+            Scope::User,
+            text.to_string(),
+            |_, _| false,
+        )
+        .expect("valid");
+        assert_eq!(user.provenance(), Provenance::User);
+    }
+
+    #[test]
+    fn an_untrusted_projects_setting_is_set_aside_for_the_users() {
+        let parse = |text: &str, scope, trusted: bool| {
+            ConfigFile::parse(
+                Path::new(if scope == Scope::User {
+                    "/u/config.toml"
+                } else {
+                    "/p/config.toml"
+                }),
+                scope,
+                text.to_string(),
+                move |_, _| trusted,
+            )
+            .expect("valid")
+        };
+        let config = |trusted| Config {
+            user: Some(parse(
+                "[workspace]\ndefault = \"tmux\"\n",
+                Scope::User,
+                false,
+            )),
+            project: Some(parse(
+                "[workspace]\ndefault = \"ray\"\n",
+                Scope::Project,
+                trusted,
+            )),
+        };
+        let untrusted = config(false);
+        let (found, refused) = untrusted.get_for(Effect::Spawn, &["workspace", "default"]);
+        let (value, file) = found.expect("the user's");
+        assert_eq!(value.as_str(), Some("tmux"));
+        assert_eq!(file.scope, Scope::User);
+        assert_eq!(refused.len(), 1);
+        let note = set_aside(&refused[0]);
+        assert!(
+            note.contains("/p/config.toml:2: workspace.default")
+                && note.contains("untrusted project settings")
+                && note.contains("drover trust"),
+            "{note}"
+        );
+        let trusted = config(true);
+        let (found, refused) = trusted.get_for(Effect::Spawn, &["workspace", "default"]);
+        assert_eq!(found.map(|(v, _)| v.as_str()), Some(Some("ray")));
+        assert!(refused.is_empty());
+    }
+
+    #[test]
+    fn a_project_config_that_is_not_a_regular_file_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("config.toml");
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("path");
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = ConfigFile::read(&path, Scope::Project, |_, _| true).expect_err("a FIFO");
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        let link = dir.path().join("linked.toml");
+        let real = dir.path().join("real.toml");
+        std::fs::write(&real, "a = 1\n").expect("write");
+        std::os::unix::fs::symlink(&real, &link).expect("link");
+        let e = ConfigFile::read(&link, Scope::Project, |_, _| true).expect_err("a link");
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        // The user's own file may be a link.
+        let user = ConfigFile::read(&link, Scope::User, |_, _| false)
+            .expect("read")
+            .expect("present");
+        assert_eq!(user.get(&["a"]).and_then(toml::Value::as_integer), Some(1));
     }
 }

@@ -78,7 +78,7 @@ proptest! {
 
     #[test]
     fn a_config_of_any_text_parses_or_errs_naming_the_file_and_line(text in prop_oneof![tomlish(), "\\PC{0,400}"]) {
-        match ConfigFile::parse(Path::new("/p/.drover/config.toml"), Scope::Project, text.clone()) {
+        match ConfigFile::parse(Path::new("/p/.drover/config.toml"), Scope::Project, text.clone(), |_, _| false) {
             Ok(file) => prop_assert_eq!(file.text(), text.as_str()),
             Err(ConfigError::Syntax { path, line, .. }) => {
                 prop_assert_eq!(path, "/p/.drover/config.toml");

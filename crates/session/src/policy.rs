@@ -37,7 +37,8 @@ use std::path::Path;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use drover_profile::config::{ConfigError, ConfigFile};
+use drover_gate::{Effect, Sourced};
+use drover_profile::config::{ConfigError, ConfigFile, Scope};
 use drover_run::question::{ChoiceKind, Question};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,19 +204,57 @@ impl Policy {
     /// questions go to a person. Its `reject` and `ask` decisions always
     /// apply: they can only make a run more careful.
     pub fn load(project: &Path) -> Result<Policy, PolicyError> {
+        let trust = crate::trust::Trust::load(project).ok();
+        Policy::load_trusting(project, |file, sha256| {
+            trust
+                .as_ref()
+                .is_some_and(|t| t.trusts_digest(file, sha256))
+        })
+    }
+
+    /// [`Policy::load`] with the trust check given: `trusts(path, sha256)`
+    /// is asked about the digest of the bytes this load parsed, and the file
+    /// is read exactly once, so the bytes that decide are the bytes checked.
+    pub fn load_trusting(
+        project: &Path,
+        trusts: impl FnOnce(&Path, &str) -> bool,
+    ) -> Result<Policy, PolicyError> {
         let path = drover_profile::config::project_path(project);
-        let Some(file) = ConfigFile::read(&path, drover_profile::config::Scope::Project)? else {
+        let Some(file) = ConfigFile::read(&path, Scope::Project, trusts)? else {
             return Ok(Policy::default());
         };
-        let mut policy = Policy::from_file(&file)?;
-        if policy.allows_anything() && !project_trusted(project, &path) {
-            tracing::warn!(
-                "{}: the project's [policy] allows without asking, and the project is not trusted: its allow decisions are set aside (drover trust --show)",
-                path.display()
-            );
-            policy = policy.without_allows();
+        Policy::from_project_file(&file)
+    }
+
+    /// The policy of settings files the command already loaded (only the
+    /// project's file counts).
+    pub fn from_config(config: &drover_profile::config::Config) -> Result<Policy, PolicyError> {
+        match &config.project {
+            Some(file) => Policy::from_project_file(file),
+            None => Ok(Policy::default()),
         }
-        Ok(policy)
+    }
+
+    /// The policy of a project file already loaded: its allow decisions
+    /// count only if the file's provenance lets them.
+    pub fn from_project_file(file: &ConfigFile) -> Result<Policy, PolicyError> {
+        let policy = Policy::from_file(file)?;
+        if !policy.allows_anything() {
+            return Ok(policy);
+        }
+        // An allow answers a tool's permission question: it lets the CLI
+        // act (start processes, write) as if a person agreed.
+        match drover_gate::clear(
+            Effect::Spawn,
+            &format!("{}: [policy] allow decisions", file.path.display()),
+            Sourced::new((), file.provenance()),
+        ) {
+            Ok(_) => Ok(policy),
+            Err(refused) => {
+                tracing::warn!("{}", drover_profile::config::set_aside(&refused));
+                Ok(policy.without_allows())
+            }
+        }
     }
 
     /// The policy with its allow decisions turned into "ask a person".
@@ -411,14 +450,6 @@ pub const KINDS: &[&str] = &[
     "switch_mode",
     "other",
 ];
-
-/// Whether the user trusts the project's config file as it is now.
-fn project_trusted(project: &Path, config: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(config) else {
-        return false;
-    };
-    crate::trust::Trust::load(project).is_ok_and(|t| t.trusts(config, &bytes))
-}
 
 #[cfg(test)]
 mod tests;

@@ -15,10 +15,11 @@
 //! project, for CI and containers that run only their own checkout.
 //!
 //! The API for features that read project settings: [`Trust::load`] once,
-//! then [`Trust::require_profile`] before using a profile, or
-//! [`Trust::trusts`] before acting on a project settings file's contents
-//! (`[[notify]]` commands and webhooks in `.drover/config.toml`, which are
-//! set aside while untrusted).
+//! then [`Trust::require_profile`] before using a profile; settings files
+//! are read through [`load_config`], which decides the project file's
+//! provenance once from the bytes it parsed, and each feature sets aside
+//! what an untrusted file may not decide (its workspace, CLI, `[ray]`
+//! cluster, `[[notify]]` commands and webhooks, `[policy]` allow decisions).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use drover_gate::read::{SETTINGS_MAX, read_bounded};
+use drover_profile::config::{Config, ConfigError, ConfigFile, Scope};
 use drover_profile::{Profile, ProfileSource};
 
 /// Set to `1` to trust every project's settings without asking.
@@ -193,11 +195,15 @@ impl Trust {
 
     /// Whether a project file with these bytes is trusted.
     pub fn trusts(&self, file: &Path, bytes: &[u8]) -> bool {
+        self.trusts_digest(file, &digest(bytes))
+    }
+
+    /// Whether a project file whose bytes have this SHA-256 is trusted.
+    pub fn trusts_digest(&self, file: &Path, sha256: &str) -> bool {
         self.all
-            || self
-                .record
-                .as_ref()
-                .is_some_and(|r| r.files.get(&self.relative(file)) == Some(&digest(bytes)))
+            || self.record.as_ref().is_some_and(|r| {
+                r.files.get(&self.relative(file)).map(String::as_str) == Some(sha256)
+            })
     }
 
     /// Refuses a project profile the user has not trusted. User and
@@ -227,6 +233,33 @@ impl Trust {
             wants,
         })
     }
+}
+
+/// The project's and the user's `config.toml`, each read once, the
+/// project's trusted or not by the digest of the bytes read (an unreadable
+/// trust store trusts nothing). Every feature that reads settings loads
+/// them through here, so each value carries its file's provenance.
+pub fn load_config(project: &Path) -> Result<Config, ConfigError> {
+    let trust = Trust::load(project).ok();
+    Config::load(project, |file, sha256| {
+        trust
+            .as_ref()
+            .is_some_and(|t| t.trusts_digest(file, sha256))
+    })
+}
+
+/// The project's `config.toml` alone, as [`load_config`] reads it.
+pub fn load_project_config(project: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    let trust = Trust::load(project).ok();
+    ConfigFile::read(
+        &drover_profile::config::project_path(project),
+        Scope::Project,
+        |file, sha256| {
+            trust
+                .as_ref()
+                .is_some_and(|t| t.trusts_digest(file, sha256))
+        },
+    )
 }
 
 /// What a profile would run outside the sandbox, one line each.
@@ -311,16 +344,55 @@ pub fn component_wants(name: &str, profiles: &[&Profile], reads: Option<&[String
     wants
 }
 
-/// What a settings file would run or allow: its `[[notify]]` commands and
+/// What a settings file would run, connect to or allow: the workspace and
+/// CLI it picks, its `[ray]` cluster (address, drover's path and the
+/// project's on the nodes, placement), its `[[notify]]` commands and
 /// webhooks, and its `[policy]` decisions that allow without asking, one
 /// line each.
-pub fn config_wants(file: &drover_profile::config::ConfigFile) -> Vec<String> {
-    let mut wants = notify_wants(file);
+pub fn config_wants(file: &ConfigFile) -> Vec<String> {
+    let mut wants = setting_wants(file);
+    wants.extend(notify_wants(file));
     wants.extend(policy_wants(file));
     wants
 }
 
-fn policy_wants(file: &drover_profile::config::ConfigFile) -> Vec<String> {
+/// The settings an untrusted project's file is not allowed to decide
+/// (drover sets them aside until it is trusted): each is listed with its value.
+const OUTSIDE_SETTINGS: &[&[&str]] = &[&["workspace", "default"], &["run", "cli"]];
+
+fn setting_wants(file: &ConfigFile) -> Vec<String> {
+    let mut wants: Vec<String> = OUTSIDE_SETTINGS
+        .iter()
+        .filter_map(|keys| {
+            let value = file.get(keys)?;
+            let (table, key) = keys.split_first()?;
+            Some(format!("[{table}] {} = {value}", key.join(".")))
+        })
+        .collect();
+    if let Some(ray) = file.get(&["ray"]).and_then(toml::Value::as_table) {
+        wants.extend(table_lines("ray", ray));
+    }
+    wants
+}
+
+/// `[name] key = value` for each plain value of a table, recursing into
+/// sub-tables (`[ray.cli.claude] place = …`).
+fn table_lines(name: &str, table: &toml::Table) -> Vec<String> {
+    let mut plain = Vec::new();
+    let mut nested = Vec::new();
+    for (key, value) in table {
+        match value {
+            toml::Value::Table(inner) => {
+                nested.extend(table_lines(&format!("{name}.{key}"), inner))
+            }
+            other => plain.push(format!("[{name}] {key} = {other}")),
+        }
+    }
+    plain.extend(nested);
+    plain
+}
+
+fn policy_wants(file: &ConfigFile) -> Vec<String> {
     let Some(policy) = file.table().get("policy").and_then(toml::Value::as_table) else {
         return Vec::new();
     };
@@ -345,7 +417,7 @@ fn policy_wants(file: &drover_profile::config::ConfigFile) -> Vec<String> {
     wants
 }
 
-fn notify_wants(file: &drover_profile::config::ConfigFile) -> Vec<String> {
+fn notify_wants(file: &ConfigFile) -> Vec<String> {
     let Some(toml::Value::Array(items)) = file.table().get("notify") else {
         return Vec::new();
     };

@@ -25,7 +25,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Pane, PaneLaunch, Workspace, WorkspaceError, process};
-use drover_gate::{Cleared, Effect};
+use drover_gate::{Cleared, Effect, Provenance, Sourced};
 use drover_sandbox::wit;
 
 /// Every herdr call is bounded by this (a notifier's is shorter).
@@ -53,6 +53,8 @@ pub enum HerdrError {
     },
     #[error("herdr {method} answered something drover does not understand: {detail}")]
     Protocol { method: String, detail: String },
+    #[error(transparent)]
+    Refused(#[from] drover_gate::Refused),
 }
 
 impl HerdrError {
@@ -63,8 +65,13 @@ impl HerdrError {
 
 /// The socket a herdr client uses: `$HERDR_SOCKET_PATH`, else the named
 /// session's (`$HERDR_SESSION`), else the default one, all under herdr's
-/// config directory.
-pub fn socket_path() -> Option<PathBuf> {
+/// config directory. Only the user's environment names it (no settings
+/// file does), so it is the user's.
+pub fn socket_path() -> Option<Sourced<PathBuf>> {
+    socket_from_env().map(|path| Sourced::new(path, Provenance::User))
+}
+
+fn socket_from_env() -> Option<PathBuf> {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if let Some(path) = var("HERDR_SOCKET_PATH") {
         return Some(PathBuf::from(path));
@@ -81,7 +88,7 @@ pub fn socket_path() -> Option<PathBuf> {
 
 /// A client of one herdr server.
 pub struct Herdr {
-    socket: PathBuf,
+    socket: Cleared<PathBuf>,
     bound: Duration,
     next_id: AtomicU64,
     /// Session name -> herdr workspace id.
@@ -103,12 +110,16 @@ impl Herdr {
     pub fn connect(bound: Duration) -> Result<Herdr, HerdrError> {
         let socket = socket_path()
             .ok_or_else(|| HerdrError::NotRunning("~/.config/herdr/herdr.sock".into()))?;
-        let herdr = Herdr::at(socket, bound);
+        let herdr = Herdr::at(
+            drover_gate::clear(Effect::Connect, "herdr's socket", socket)?,
+            bound,
+        );
         herdr.ping()?;
         Ok(herdr)
     }
 
-    pub fn at(socket: PathBuf, bound: Duration) -> Herdr {
+    /// A client of the server at `socket`, a path the gate let through.
+    pub fn at(socket: Cleared<PathBuf>, bound: Duration) -> Herdr {
         Herdr {
             socket,
             bound,
@@ -150,7 +161,7 @@ impl Herdr {
                 }
             }
         };
-        let mut stream = UnixStream::connect(&self.socket).map_err(|e| {
+        let mut stream = UnixStream::connect(self.socket.get()).map_err(|e| {
             if matches!(
                 e.kind(),
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused

@@ -7,8 +7,9 @@
 //! crate). The engine talks to tmux only through [`tmux::Tmux`] and to herdr
 //! only through [`herdr::Herdr`].
 //!
-//! Selection: `--workspace` flag > `DROVER_WORKSPACE` > the project's
-//! `.drover/config.toml` (`[workspace] default = "tmux"`) > `headless`.
+//! Selection ([`select`]): `--workspace` flag > `DROVER_WORKSPACE` > the
+//! project's `.drover/config.toml` (`[workspace] default = "tmux"`) when
+//! the project is trusted, else the user's `config.toml` > `headless`.
 
 pub mod acp;
 pub mod headless;
@@ -24,6 +25,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use drover_gate::{Cleared, Effect};
+use drover_profile::config::{Config, Scope};
 use drover_sandbox::wit;
 
 /// `word` as one POSIX shell word: as it is when it is plain, else in single
@@ -360,8 +362,11 @@ pub fn open(kind: Kind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceE
 #[derive(Debug, Clone, Serialize)]
 pub struct Selection {
     pub kind: Kind,
-    /// `flag`, `env`, `project` or `default`.
+    /// `flag`, `env`, `project`, `user` or `default`.
     pub reason: &'static str,
+    /// What was set aside on the way: an untrusted project's choice.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -370,30 +375,19 @@ pub enum SelectError {
     Env(String),
     #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, acp, ray)")]
     Project { at: String, value: String },
-    #[error("{message}")]
-    Config { message: String },
 }
 
-/// `[workspace] default` from the project's (else the user's) config.toml.
-fn configured(project: &Path) -> Result<Option<(String, String)>, SelectError> {
-    let config =
-        drover_profile::config::Config::load(project).map_err(|e| SelectError::Config {
-            message: e.to_string(),
-        })?;
-    Ok(config
-        .get(&["workspace", "default"])
-        .and_then(|(value, file)| {
-            value
-                .as_str()
-                .map(|v| (v.to_string(), file.locate(&["workspace", "default"])))
-        }))
-}
-
-pub fn select(project: &Path, flag: Option<Kind>) -> Result<Selection, SelectError> {
+/// The workspace: `flag` > `DROVER_WORKSPACE` > `[workspace] default` in
+/// the project's config.toml when the project is trusted, else in the
+/// user's > headless. The workspace decides how and where seats' processes
+/// start (a Ray cluster, a herdr server), so a project's choice goes through
+/// the gate as one; an untrusted project's is set aside, with a note.
+pub fn select(config: &Config, flag: Option<Kind>) -> Result<Selection, SelectError> {
     if let Some(kind) = flag {
         return Ok(Selection {
             kind,
             reason: "flag",
+            ignored: Vec::new(),
         });
     }
     if let Some(value) = std::env::var("DROVER_WORKSPACE")
@@ -404,21 +398,41 @@ pub fn select(project: &Path, flag: Option<Kind>) -> Result<Selection, SelectErr
             .map(|kind| Selection {
                 kind,
                 reason: "env",
+                ignored: Vec::new(),
             })
             .ok_or(SelectError::Env(value));
     }
-    if let Some((value, at)) = configured(project)? {
-        return Kind::parse(&value)
-            .map(|kind| Selection {
-                kind,
-                reason: "project",
-            })
-            .ok_or(SelectError::Project { at, value });
-    }
-    Ok(Selection {
-        kind: Kind::Headless,
-        reason: "default",
-    })
+    let keys = ["workspace", "default"];
+    let (found, refused) = config.get_for(drover_gate::Effect::Spawn, &keys);
+    let ignored = refused
+        .iter()
+        .map(drover_profile::config::set_aside)
+        .collect();
+    let Some((value, file)) = found else {
+        return Ok(Selection {
+            kind: Kind::Headless,
+            reason: "default",
+            ignored,
+        });
+    };
+    let at = file.locate(&keys);
+    let value = value.as_str().ok_or_else(|| SelectError::Project {
+        at: at.clone(),
+        value: value.to_string(),
+    })?;
+    Kind::parse(value)
+        .map(|kind| Selection {
+            kind,
+            reason: match file.scope {
+                Scope::Project => "project",
+                Scope::User => "user",
+            },
+            ignored,
+        })
+        .ok_or(SelectError::Project {
+            at,
+            value: value.to_string(),
+        })
 }
 
 /// One row of `drover mux`.
@@ -470,10 +484,14 @@ pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
                 }
                 Kind::Herdr => {
                     let socket = herdr::socket_path();
-                    let answer = socket.as_ref().map(|s| {
-                        herdr::Herdr::at(s.clone(), std::time::Duration::from_secs(2)).ping()
+                    row.socket = socket.as_ref().map(|p| p.value.display().to_string());
+                    let answer = socket.map(|s| {
+                        drover_gate::clear(drover_gate::Effect::Connect, "herdr's socket", s)
+                            .map_err(herdr::HerdrError::from)
+                            .and_then(|s| {
+                                herdr::Herdr::at(s, std::time::Duration::from_secs(2)).ping()
+                            })
                     });
-                    row.socket = socket.map(|p| p.display().to_string());
                     row.note = match &answer {
                         Some(Ok(_)) => "seats in panes of a running herdr server (needs hooks installed); herdr's agent status is a second status source".to_string(),
                         Some(Err(e)) => e.to_string(),

@@ -87,7 +87,11 @@ fn pricing_health() -> PricingHealth {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
-    let selection = workspace::select(project, None).ok();
+    let (config, config_error) = match crate::trust::load_config(project) {
+        Ok(config) => (config, None),
+        Err(e) => (crate::config::Config::default(), Some(e.to_string())),
+    };
+    let selection = workspace::select(&config, None).ok();
     let sandbox = Sandbox::with_default_cache()?;
     let cache = sandbox.cache();
     let (cache_entries, cache_bytes) = cache
@@ -150,7 +154,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             }
         })
         .collect();
-    let ray = crate::ray::cluster(project);
+    let ray = crate::ray::cluster_in(&config, project);
     let relay = std::env::current_exe()
         .ok()
         .map(|exe| crate::hooks::relays_for(&exe, "NAME").0.command);
@@ -168,7 +172,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         profiles,
         profile_errors: catalog.errors().iter().map(ToString::to_string).collect(),
         pricing: pricing_health(),
-        notify: crate::notify::Notifiers::load(project),
+        notify: {
+            let mut notify = crate::notify::Notifiers::from_config(&config);
+            notify.errors.extend(config_error);
+            notify
+        },
         desktop_notifier: crate::notify::desktop_notifier("")
             .map(|(path, _)| path.display().to_string()),
         relay,
@@ -207,6 +215,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     }
     super::mux::print_cluster(&report.ray);
     super::mux::print_gaps(&report.backends);
+    super::mux::print_ignored(report.workspace.as_ref(), &report.ray);
     for entry in &report.notify.entries {
         outln!(
             "notify: {} ({}) on {}",

@@ -29,7 +29,8 @@ pub fn reason_label(reason: &str) -> &'static str {
     match reason {
         "flag" => "set by --workspace",
         "env" => "set by DROVER_WORKSPACE",
-        "project" => "set by [workspace] default in config.toml",
+        "project" => "set by [workspace] default in .drover/config.toml",
+        "user" => "set by [workspace] default in the user's config.toml",
         _ => "the default",
     }
 }
@@ -51,6 +52,18 @@ pub fn print_cluster(ray: &crate::ray::ClusterReport) {
     }
 }
 
+/// The project settings set aside because the project is not trusted.
+pub fn print_ignored(selection: Option<&Selection>, ray: &crate::ray::ClusterReport) {
+    for note in selection
+        .map(|s| s.ignored.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .chain(&ray.ignored)
+    {
+        errln!("note: {note}");
+    }
+}
+
 /// Where each backend listens and what it lacks, under the table.
 pub fn print_gaps(backends: &[Backend]) {
     for b in backends {
@@ -67,17 +80,22 @@ pub fn print_gaps(backends: &[Backend]) {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
-    let (selected, error) = match workspace::select(project, None) {
-        Ok(s) => (Some(s), None),
+    let (config, config_error) = match crate::trust::load_config(project) {
+        Ok(config) => (config, None),
+        Err(e) => (crate::config::Config::default(), Some(e.to_string())),
+    };
+    let (selected, error) = match workspace::select(&config, None) {
+        Ok(s) => (Some(s), config_error),
         Err(e) => (None, Some(e.to_string())),
     };
-    let ray = crate::ray::cluster(project);
+    let ray = crate::ray::cluster_in(&config, project);
     let report = Report {
         backends: workspace::backends(selected.as_ref(), &ray.row()),
         selected,
         error,
         ray,
     };
+    print_ignored(report.selected.as_ref(), &report.ray);
     if args.json.json {
         print_json(&report)?;
     } else {

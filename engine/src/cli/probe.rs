@@ -96,7 +96,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     };
     let identity = Identity::from_env();
     let (report, sanitizer) = if args.probe {
-        let workspace = crate::workspace::select(project, args.workspace)?.kind;
+        let workspace =
+            crate::workspace::select(&crate::trust::load_config(project)?, args.workspace)?.kind;
         if workspace == crate::workspace::Kind::Ray {
             anyhow::bail!(
                 "probe-adapter --probe runs its turn on this machine (headless, tmux or herdr), not on a Ray cluster"

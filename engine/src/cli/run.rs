@@ -10,6 +10,7 @@ use anyhow::{Context as _, bail};
 
 use super::Outcome;
 use super::output::{Json, print_json};
+use crate::config::Config;
 use crate::hooks;
 use crate::run::{RunDir, RunInfo, new_run_id, now_ns, safe_segment};
 use crate::session::recover::{TaskSpec, write_task_spec};
@@ -18,6 +19,7 @@ use crate::session::{
     conversations, headless, interactive,
 };
 use crate::workspace::{self, Kind, process};
+use drover_gate::Effect;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -124,14 +126,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .map_err(|e| format!("'{text}' is not a duration (e.g. 90m, 30s, 1h30m): {e}"))
 }
 
-fn default_cli(project: &Path) -> String {
-    crate::config::Config::load(project)
-        .ok()
-        .and_then(|config| {
-            config
-                .get(&["run", "cli"])
-                .and_then(|(v, _)| v.as_str().map(str::to_string))
-        })
+/// `[run] cli` from a trusted project's config.toml, else the user's, else
+/// claude. The CLI is what runs, so a project's choice goes through the gate.
+fn default_cli(config: &Config) -> String {
+    let (found, refused) = config.get_for(Effect::Spawn, &["run", "cli"]);
+    for r in &refused {
+        errln!("note: {}", crate::config::set_aside(r));
+    }
+    found
+        .and_then(|(v, _)| v.as_str().map(str::to_string))
         .unwrap_or_else(|| "claude".to_string())
 }
 
@@ -150,17 +153,30 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     if prompt.trim().is_empty() {
         bail!("the prompt is empty");
     }
-    let cli = args.cli.clone().unwrap_or_else(|| default_cli(&project));
+    // Each settings file is read once for the whole command.
+    let config = crate::trust::load_config(&project)?;
+    let cli = match &args.cli {
+        Some(cli) => cli.clone(),
+        None => default_cli(&config),
+    };
     let prepared = Prepared::launch(&project, &cli)?;
     let profile = prepared.profile().clone();
-    let selection = workspace::select(&project, args.workspace)?;
+    let selection = workspace::select(&config, args.workspace)?;
+    for note in &selection.ignored {
+        errln!("note: {note}");
+    }
     let ray_target = if selection.kind == Kind::Ray {
         let overrides = crate::ray::Overrides {
             address: args.ray_address.clone(),
             place: args.place.clone(),
         };
+        let settings =
+            crate::ray::Settings::resolve_in(&config, &project, &profile.name, &overrides)?;
+        for note in &settings.ignored {
+            errln!("note: {note}");
+        }
         Some(crate::ray::driver::Target {
-            settings: crate::ray::Settings::resolve(&project, &profile.name, &overrides)?,
+            settings,
             node: None,
         })
     } else {
@@ -189,7 +205,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         }
     }
     let policy = if selection.kind == Kind::Acp {
-        crate::policy::Policy::load(&project)?
+        crate::policy::Policy::from_config(&config)?
     } else {
         crate::policy::Policy::default()
     };

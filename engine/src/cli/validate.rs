@@ -370,16 +370,13 @@ fn check_trust(out: &mut Findings, project: &Path, selected: &[&Profile]) {
             );
         }
     }
-    if let Ok(Some(config)) = crate::config::ConfigFile::read(
-        &crate::config::project_path(project),
-        crate::config::Scope::Project,
-    ) {
+    if let Ok(Some(config)) = crate::trust::load_project_config(project) {
         let wants = crate::trust::config_wants(&config);
-        if !wants.is_empty() && !trust.trusts(&config.path, config.text().as_bytes()) {
+        if !wants.is_empty() && config.provenance() != drover_gate::Provenance::TrustedProject {
             out.push(
                 "project.trust",
                 Severity::Warning,
-                "this project's .drover/config.toml runs notifiers and is not trusted; review `drover trust --show`".to_string(),
+                "this project's .drover/config.toml chooses what runs or where drover connects and is not trusted, so drover ignores those settings; review `drover trust --show`".to_string(),
                 json!({"file": ".drover/config.toml", "wants": wants}),
             );
         }
@@ -416,7 +413,19 @@ fn check_generic(
 /// `mux.selection`: which workspace runs use and why; `mux.backend`: whether
 /// it (and tmux, when selected) is usable here.
 fn check_mux(out: &mut Findings, project: &Path) {
-    let selection = match crate::workspace::select(project, None) {
+    let config = match crate::trust::load_config(project) {
+        Ok(config) => config,
+        Err(e) => {
+            out.push(
+                "mux.selection",
+                Severity::Problem,
+                e.to_string(),
+                Value::Null,
+            );
+            return;
+        }
+    };
+    let selection = match crate::workspace::select(&config, None) {
         Ok(s) => s,
         Err(e) => {
             out.push(
@@ -438,7 +447,7 @@ fn check_mux(out: &mut Findings, project: &Path) {
         ),
         json!({"workspace": selection.kind.as_str(), "reason": selection.reason}),
     );
-    let ray = crate::ray::cluster(project);
+    let ray = crate::ray::cluster_in(&config, project);
     for backend in crate::workspace::backends(Some(&selection), &ray.row()) {
         let severity = match (backend.available, backend.selected) {
             (true, _) => Severity::Ok,

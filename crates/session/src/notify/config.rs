@@ -9,8 +9,8 @@ use std::path::Path;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::trust::Trust;
-use drover_profile::config::{Config, ConfigFile, Scope};
+use drover_gate::{Effect, Provenance, Sourced};
+use drover_profile::config::{Config, ConfigFile};
 
 /// The events an entry can ask for.
 pub const EVENTS: &[&str] = &[
@@ -84,6 +84,10 @@ pub struct Entry {
     /// `path:line` of the entry.
     pub at: String,
     pub scope: &'static str,
+    /// Its file's provenance: a command or webhook is cleared against it
+    /// when it is delivered.
+    #[serde(skip)]
+    pub from: Provenance,
     pub on: Vec<String>,
     #[serde(flatten)]
     pub target: Target,
@@ -110,8 +114,8 @@ pub struct Notifiers {
 
 impl Notifiers {
     pub fn load(project: &Path) -> Notifiers {
-        match Config::load(project) {
-            Ok(config) => Notifiers::from_config(project, &config),
+        match crate::trust::load_config(project) {
+            Ok(config) => Notifiers::from_config(&config),
             Err(e) => Notifiers {
                 errors: vec![e.to_string()],
                 ..Notifiers::default()
@@ -119,29 +123,22 @@ impl Notifiers {
         }
     }
 
-    pub fn from_config(project: &Path, config: &Config) -> Notifiers {
+    /// The entries of `config`; a project's commands and webhooks only when
+    /// its file is trusted (its provenance, decided when it was read).
+    pub fn from_config(config: &Config) -> Notifiers {
         let mut out = Notifiers::default();
-        // Loaded at the first entry that needs it: most configs have none,
-        // and this runs on every journal line.
-        let mut trust = None;
         for (value, file, index) in config.items("notify") {
             match parse(value, file, index) {
-                Ok(entry)
-                    if needs_trust(&entry.target)
-                        && !project_trusted(
-                            trust.get_or_insert_with(|| Trust::load(project).ok()),
-                            file,
-                        ) =>
-                {
-                    out.ignored.push(format!(
-                        "{}: a project's own config may not run commands or call webhooks until you trust it (`drover trust`); or put this entry in the user config ({})",
-                        entry.at,
+                Ok(entry) => match entry.check() {
+                    Err(refused) => out.ignored.push(format!(
+                        "{}; or put this entry in the user config ({})",
+                        drover_profile::config::set_aside(&refused),
                         drover_profile::config::user_dir()
                             .map(|d| d.join("config.toml").display().to_string())
                             .unwrap_or_else(|| "~/.config/drover/config.toml".to_string())
-                    ));
-                }
-                Ok(entry) => out.entries.push(entry),
+                    )),
+                    Ok(()) => out.entries.push(entry),
+                },
                 Err(e) => out.errors.push(e),
             }
         }
@@ -149,19 +146,28 @@ impl Notifiers {
     }
 }
 
-fn needs_trust(target: &Target) -> bool {
-    matches!(target, Target::Webhook { .. } | Target::Command { .. })
-}
+impl Entry {
+    /// The effect this entry itself has outside drover: a command starts a
+    /// process, a webhook connects; the other kinds show a message through
+    /// what the run already uses.
+    pub fn effect(&self) -> Option<Effect> {
+        match &self.target {
+            Target::Command { .. } => Some(Effect::Spawn),
+            Target::Webhook { .. } => Some(Effect::Connect),
+            Target::Desktop | Target::Tmux | Target::Herdr => None,
+        }
+    }
 
-/// The trust gate: whether `file`'s entries may run commands and call
-/// webhooks. The user's own file always may; a project's file only with
-/// the bytes the user trusted (`drover trust`), or under
-/// `DROVER_TRUST_ALL=1`. An unreadable trust store trusts nothing.
-fn project_trusted(trust: &Option<Trust>, file: &ConfigFile) -> bool {
-    file.scope == Scope::User
-        || trust
-            .as_ref()
-            .is_some_and(|t| t.trusts(&file.path, file.text().as_bytes()))
+    /// Whether the gate lets the entry's effect happen (delivery clears it
+    /// again, on the value it uses).
+    pub fn check(&self) -> Result<(), drover_gate::Refused> {
+        match self.effect() {
+            Some(effect) => {
+                drover_gate::clear(effect, &self.at, Sourced::new((), self.from)).map(|_| ())
+            }
+            None => Ok(()),
+        }
+    }
 }
 
 fn parse(value: &toml::Value, file: &ConfigFile, index: usize) -> Result<Entry, String> {
@@ -297,6 +303,7 @@ fn parse(value: &toml::Value, file: &ConfigFile, index: usize) -> Result<Entry, 
         id: drover_profile::registry::hex(&digest[..6]),
         at: at(""),
         scope: file.scope.as_str(),
+        from: file.provenance(),
         on,
         target,
     })
@@ -305,12 +312,14 @@ fn parse(value: &toml::Value, file: &ConfigFile, index: usize) -> Result<Entry, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_profile::config::Scope;
     use std::path::PathBuf;
 
     fn config(user: &str, project: &str) -> Config {
         let file = |path: &str, scope, text: &str| {
             (!text.is_empty()).then(|| {
-                ConfigFile::parse(&PathBuf::from(path), scope, text.to_string()).expect("toml")
+                ConfigFile::parse(&PathBuf::from(path), scope, text.to_string(), |_, _| false)
+                    .expect("toml")
             })
         };
         Config {
@@ -320,7 +329,7 @@ mod tests {
     }
 
     fn notifiers(user: &str, project: &str) -> Notifiers {
-        Notifiers::from_config(Path::new("/p"), &config(user, project))
+        Notifiers::from_config(&config(user, project))
     }
 
     #[test]
@@ -351,7 +360,12 @@ mod tests {
         assert_eq!(n.entries.len(), 1);
         assert_eq!(n.entries[0].target, Target::Tmux);
         assert_eq!(n.ignored.len(), 1);
-        assert!(n.ignored[0].starts_with("/p/.drover/config.toml:1: notify.0"));
+        assert!(
+            n.ignored[0].contains("start a process with /p/.drover/config.toml:1: notify.0 from untrusted project settings")
+                && n.ignored[0].contains("drover trust"),
+            "{:?}",
+            n.ignored
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@ use std::time::Duration;
 use serde_json::Value;
 use wait_timeout::ChildExt as _;
 
-use super::Target;
+use super::{Entry, Target};
+use drover_gate::{Cleared, Effect, Sourced};
 use drover_run::RunInfo;
 
 /// The most one notifier may take.
@@ -25,12 +26,8 @@ pub enum Sent {
     Skipped(String),
 }
 
-pub fn deliver(
-    target: &Target,
-    doc: &Value,
-    project: &Path,
-    info: &RunInfo,
-) -> Result<Sent, String> {
+pub fn deliver(entry: &Entry, doc: &Value, project: &Path, info: &RunInfo) -> Result<Sent, String> {
+    let target = &entry.target;
     let text = doc["text"].as_str().unwrap_or("drover").to_string();
     // The multiplexer notifiers show the message where the run's panes are.
     let needs = match target {
@@ -47,8 +44,10 @@ pub fn deliver(
         )));
     }
     match target {
-        Target::Command { argv } => command(argv, doc),
-        Target::Webhook { url, headers } => webhook(url, headers, doc),
+        Target::Command { argv } => command(cleared(Effect::Spawn, entry, argv)?, doc),
+        Target::Webhook { url, headers } => {
+            webhook(cleared(Effect::Connect, entry, url)?, headers, doc)
+        }
         Target::Desktop => desktop(&text),
         Target::Tmux => {
             let tmux =
@@ -73,7 +72,18 @@ pub fn deliver(
     }
 }
 
-fn command(argv: &[String], doc: &Value) -> Result<Sent, String> {
+/// The entry's own value, through the gate, against its file's provenance.
+fn cleared<'a, T: ?Sized>(
+    effect: Effect,
+    entry: &Entry,
+    value: &'a T,
+) -> Result<Cleared<&'a T>, String> {
+    drover_gate::clear(effect, &entry.at, Sourced::new(value, entry.from))
+        .map_err(|refused| refused.to_string())
+}
+
+fn command(argv: Cleared<&Vec<String>>, doc: &Value) -> Result<Sent, String> {
+    let argv = argv.into_inner();
     let (program, args) = argv.split_first().ok_or("no program")?;
     let mut child = Command::new(program)
         .args(args)
@@ -125,10 +135,11 @@ fn command(argv: &[String], doc: &Value) -> Result<Sent, String> {
 }
 
 fn webhook(
-    url: &str,
+    url: Cleared<&String>,
     headers: &std::collections::BTreeMap<String, String>,
     doc: &Value,
 ) -> Result<Sent, String> {
+    let url = url.into_inner();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(BOUND))
         .http_status_as_error(false)

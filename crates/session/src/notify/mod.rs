@@ -129,7 +129,7 @@ fn send(project: &Path, run_id: &str, task: &str, ts: u64, notifiers: Notifiers)
         let info = info.clone();
         workers.push(std::thread::spawn(move || {
             let started = std::time::Instant::now();
-            let (status, detail) = match deliver::deliver(&entry.target, &doc, &project, &info) {
+            let (status, detail) = match deliver::deliver(&entry, &doc, &project, &info) {
                 Ok(deliver::Sent::Sent(detail)) => ("sent", detail),
                 Ok(deliver::Sent::Skipped(detail)) => ("skipped", detail),
                 Err(detail) => ("failed", detail),
@@ -328,13 +328,14 @@ mod tests {
                 out.display(),
                 out.display()
             ),
+            |_, _| false,
         )
         .expect("config");
         let config = drover_profile::config::Config {
             user: Some(user),
             project: None,
         };
-        let notifiers = || Notifiers::from_config(project.path(), &config);
+        let notifiers = || Notifiers::from_config(&config);
         let run = run(project.path());
         let mut journal = Journal::open(run.journal_path());
         journal.record(

@@ -7,6 +7,7 @@ fn policy(text: &str) -> Result<Policy, PolicyError> {
         Path::new("/p/.drover/config.toml"),
         Scope::Project,
         text.to_string(),
+        |_, _| true,
     )
     .expect("valid TOML");
     Policy::from_file(&file)
@@ -82,6 +83,42 @@ fn an_untrusted_policy_keeps_its_rejections_and_asks_instead_of_allowing() {
     assert_eq!(p.decide(&ask("Bash", "execute", "cargo test")), None);
     assert_eq!(p.decide(&ask("Read", "read", "src/main.rs")), None);
     assert_eq!(p.decide(&ask("Other", "other", "anything")), None);
+}
+
+/// Break 7: the loader parsed the file, then read it again for the trust
+/// check, so a trusted `default = "ask"` swapped for `default = "allow"`
+/// between the two auto-allowed. The trust check here swaps the file back
+/// to the trusted bytes at the worst moment, while it is being asked: the
+/// decision still follows the digest of the bytes parsed, and the allow is
+/// set aside.
+#[test]
+fn the_bytes_parsed_are_the_bytes_trusted_even_if_the_file_is_swapped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = drover_profile::config::project_path(dir.path());
+    std::fs::create_dir_all(config.parent().expect("parent")).expect("mkdir");
+    let trusted = "[policy]\ndefault = \"ask\"\n";
+    let trusted_digest = crate::trust::digest(trusted.as_bytes());
+    std::fs::write(&config, "[policy]\ndefault = \"allow\"\n").expect("write");
+    let mut asked_about = None;
+    let p = Policy::load_trusting(dir.path(), |file, sha256| {
+        std::fs::write(file, trusted).expect("swap back");
+        asked_about = Some(file.to_path_buf());
+        sha256 == trusted_digest
+    })
+    .expect("valid policy");
+    assert_eq!(asked_about, Some(config.clone()));
+    assert_eq!(p.decide(&ask("Other", "other", "anything")), None);
+
+    // The same bytes, trusted, allow: the check is on content, not luck.
+    std::fs::write(&config, "[policy]\ndefault = \"allow\"\n").expect("write");
+    let allow_digest = crate::trust::digest(b"[policy]\ndefault = \"allow\"\n");
+    let p = Policy::load_trusting(dir.path(), |_, sha256| sha256 == allow_digest)
+        .expect("valid policy");
+    assert_eq!(
+        p.decide(&ask("Other", "other", "anything"))
+            .map(|v| v.decision),
+        Some(Decision::Allow)
+    );
 }
 
 #[test]

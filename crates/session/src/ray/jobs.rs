@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use drover_gate::Cleared;
 use serde::{Deserialize, Serialize};
 
 /// Bytes of a job's log read at once (Ray keeps the whole file).
@@ -127,8 +128,9 @@ pub struct Jobs {
 }
 
 impl Jobs {
-    /// `address` is a normalized `http://host:port[/prefix]`.
-    pub fn new(address: &str) -> Jobs {
+    /// `address` is a normalized `http://host:port[/prefix]` the gate let
+    /// through for a connection.
+    pub fn new(address: &Cleared<String>) -> Jobs {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(REQUEST_TIMEOUT))
@@ -136,7 +138,7 @@ impl Jobs {
             .max_redirects(0)
             .build();
         Jobs {
-            base: address.trim_end_matches('/').to_string(),
+            base: address.get().trim_end_matches('/').to_string(),
             agent: ureq::Agent::new_with_config(config),
         }
     }
@@ -350,10 +352,19 @@ mod tests {
         );
     }
 
+    fn cleared(address: &str) -> Cleared<String> {
+        drover_gate::clear(
+            drover_gate::Effect::Connect,
+            "a test address",
+            drover_gate::Sourced::new(address.to_string(), drover_gate::Provenance::Operator),
+        )
+        .expect("the command line may connect")
+    }
+
     #[test]
     fn unreachable_is_typed() {
         // Port 9 on loopback: nothing listens there.
-        let jobs = Jobs::new("http://127.0.0.1:9");
+        let jobs = Jobs::new(&cleared("http://127.0.0.1:9"));
         match jobs.version() {
             Err(RayError::Unreachable { address, .. }) => assert_eq!(address, "http://127.0.0.1:9"),
             other => panic!("expected Unreachable, got {other:?}"),
@@ -365,7 +376,7 @@ mod tests {
         assert_eq!(path_segment("drover-a_b.c"), "drover-a_b.c");
         assert_eq!(path_segment("a/b c"), "a%2Fb%20c");
         assert_eq!(
-            Jobs::new("http://h:1/").tail_url("j"),
+            Jobs::new(&cleared("http://h:1/")).tail_url("j"),
             "ws://h:1/api/jobs/j/logs/tail"
         );
     }

@@ -39,24 +39,27 @@ pub struct ClusterReport {
     pub ray_version: Option<String>,
     pub nodes: Vec<jobs::Node>,
     pub error: Option<String>,
+    /// Settings set aside: an untrusted project's `[ray]` values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<String>,
 }
 
 /// Asks the configured cluster for its version and nodes.
 pub fn cluster(project: &Path) -> ClusterReport {
-    let settings = match Settings::resolve(project, "", &Overrides::default()) {
+    match crate::trust::load_config(project) {
+        Ok(config) => cluster_in(&config, project),
+        Err(e) => ClusterReport::unresolved(e.to_string()),
+    }
+}
+
+/// [`cluster`] from settings files the command already loaded. An
+/// untrusted project's `[ray]` is set aside (and listed in `ignored`), so
+/// its address is never asked.
+pub fn cluster_in(config: &drover_profile::config::Config, project: &Path) -> ClusterReport {
+    let settings = match Settings::resolve_in(config, project, "", &Overrides::default()) {
         Ok(s) => s,
-        Err(e) => {
-            return ClusterReport {
-                address: None,
-                address_source: None,
-                reachable: false,
-                ray_version: None,
-                nodes: Vec::new(),
-                error: Some(e.to_string()),
-            };
-        }
+        Err(e) => return ClusterReport::unresolved(e.to_string()),
     };
-    let client = jobs::Jobs::new(&settings.address);
     let mut report = ClusterReport {
         address: Some(settings.address.clone()),
         address_source: Some(settings.address_source.clone()),
@@ -64,6 +67,14 @@ pub fn cluster(project: &Path) -> ClusterReport {
         ray_version: None,
         nodes: Vec::new(),
         error: None,
+        ignored: settings.ignored.clone(),
+    };
+    let client = match settings.jobs() {
+        Ok(client) => client,
+        Err(refused) => {
+            report.error = Some(refused.to_string());
+            return report;
+        }
     };
     match client.version() {
         Ok(v) => {
@@ -83,6 +94,18 @@ pub fn cluster(project: &Path) -> ClusterReport {
 }
 
 impl ClusterReport {
+    fn unresolved(error: String) -> ClusterReport {
+        ClusterReport {
+            address: None,
+            address_source: None,
+            reachable: false,
+            ray_version: None,
+            nodes: Vec::new(),
+            error: Some(error),
+            ignored: Vec::new(),
+        }
+    }
+
     /// The ray row of `drover mux` and `doctor`.
     pub fn row(&self) -> drover_workspace::RayRow {
         drover_workspace::RayRow {

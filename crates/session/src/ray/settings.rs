@@ -18,13 +18,23 @@
 //! The address: `--ray-address` > the project's `[ray] address` >
 //! `RAY_API_SERVER_ADDRESS` > `RAY_ADDRESS` (as Ray's own `ray job` reads
 //! them) > the user's `[ray] address` > `http://127.0.0.1:8265`.
+//!
+//! A project's `[ray]` values count only once the user trusts the project
+//! (`drover trust`): they say where the turn (its prompt included) is sent
+//! and what the nodes run. An untrusted project's are set aside with a note
+//! ([`Settings::ignored`]), so its address never beats the user's own
+//! `RAY_ADDRESS`, and no client is made for an address the gate refuses
+//! ([`Settings::jobs`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use drover_gate::{Cleared, Effect, Provenance, Refused, Sourced};
 use drover_profile::config::{Config, ConfigFile};
+
+use super::jobs::Jobs;
 
 /// The dashboard port Ray listens on unless told otherwise.
 pub const DEFAULT_ADDRESS: &str = "http://127.0.0.1:8265";
@@ -55,15 +65,25 @@ pub struct Settings {
     /// Where the address came from: `flag`, `project`, `RAY_API_SERVER_ADDRESS`,
     /// `RAY_ADDRESS`, `user` or `default`.
     pub address_source: String,
+    /// The address's provenance: [`Settings::jobs`] clears it to connect.
+    #[serde(skip)]
+    pub address_from: Provenance,
     /// The drover binary the nodes run.
     pub drover: PathBuf,
     /// The project's directory on the nodes.
     pub project: PathBuf,
+    /// Where `drover` and `project` came from: the entrypoint is cleared
+    /// against it to start on a node.
+    #[serde(skip)]
+    pub entrypoint_from: Provenance,
     pub num_cpus: f64,
     /// Entrypoint resources besides CPUs, placement included.
     pub resources: BTreeMap<String, f64>,
     /// The custom resource that pins turns, if any.
     pub place: Option<String>,
+    /// Settings set aside: an untrusted project's `[ray]` values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<String>,
 }
 
 /// What the command line says.
@@ -73,6 +93,13 @@ pub struct Overrides {
     pub place: Option<String>,
 }
 
+/// A candidate Ray address: text from the command line or the environment,
+/// or a settings file's value (checked once it wins).
+enum Raw<'a> {
+    Text(String),
+    Setting(&'a toml::Value, &'a ConfigFile),
+}
+
 impl Settings {
     /// Resolves the settings for `cli`'s turns in `project`.
     pub fn resolve(
@@ -80,54 +107,152 @@ impl Settings {
         cli: &str,
         flags: &Overrides,
     ) -> Result<Settings, SettingsError> {
-        let config = Config::load(project)?;
-        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        Settings::from_parts(project, cli, flags, &config, env)
+        Settings::resolve_in(&crate::trust::load_config(project)?, project, cli, flags)
     }
 
-    fn from_parts(
+    /// [`Settings::resolve`] from settings files the command already loaded.
+    pub fn resolve_in(
+        config: &Config,
         project: &Path,
         cli: &str,
         flags: &Overrides,
-        config: &Config,
+    ) -> Result<Settings, SettingsError> {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Settings::from_parts(project, cli, flags, config, env)
+    }
+
+    /// A client of the cluster, the address cleared for a connection.
+    pub fn jobs(&self) -> Result<Jobs, Refused> {
+        let address = drover_gate::clear(
+            Effect::Connect,
+            "the Ray address",
+            Sourced::new(self.address.clone(), self.address_from),
+        )?;
+        Ok(Jobs::new(&address))
+    }
+
+    /// `exec DROVER --project PROJECT ray-turn`, the job's entrypoint, for
+    /// Ray to start on a node: cleared as a process drover starts.
+    pub fn entrypoint(&self) -> Result<Cleared<String>, Refused> {
+        drover_gate::clear(
+            Effect::Spawn,
+            "the Ray entrypoint (drover's and the project's paths on the nodes)",
+            Sourced::new(
+                format!(
+                    "exec {} --project {} ray-turn",
+                    super::driver::shell_quote(&self.drover.to_string_lossy()),
+                    super::driver::shell_quote(&self.project.to_string_lossy())
+                ),
+                self.entrypoint_from,
+            ),
+        )
+    }
+
+    fn from_parts<'c>(
+        project: &Path,
+        cli: &str,
+        flags: &Overrides,
+        config: &'c Config,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Settings, SettingsError> {
-        let from_file =
-            |file: &Option<ConfigFile>| -> Result<Option<(String, String)>, SettingsError> {
-                match file {
-                    Some(f) => string(f, &["ray", "address"])
-                        .map(|v| v.map(|v| (v, f.scope.as_str().to_string()))),
-                    None => Ok(None),
-                }
-            };
-        let (raw, source) = match &flags.address {
-            Some(a) => (a.clone(), "flag".to_string()),
-            None => match from_file(&config.project)? {
-                Some(found) => found,
-                None => match env("RAY_API_SERVER_ADDRESS")
-                    .map(|v| (v, "RAY_API_SERVER_ADDRESS".to_string()))
-                    .or_else(|| env("RAY_ADDRESS").map(|v| (v, "RAY_ADDRESS".to_string())))
-                {
-                    Some(found) => found,
-                    None => from_file(&config.user)?
-                        .unwrap_or_else(|| (DEFAULT_ADDRESS.to_string(), "default".to_string())),
-                },
-            },
+        // The address, by precedence: the flag, a trusted project's, Ray's
+        // own variables, the user's, the default. An untrusted project's is
+        // skipped by the gate, so the user's own RAY_ADDRESS beats it.
+        let keys = ["ray", "address"];
+        let file_candidate = |file: &'static str, f: &'c Option<ConfigFile>| {
+            f.as_ref().and_then(|f| {
+                f.sourced(&keys).map(|v| {
+                    (
+                        f.locate(&keys),
+                        v.map(|v| (Raw::Setting(v, f), file.to_string())),
+                    )
+                })
+            })
+        };
+        let text = |what: &str, value: String, from: Provenance| {
+            (
+                what.to_string(),
+                Sourced::new((Raw::Text(value), what.to_string()), from),
+            )
+        };
+        let mut candidates = Vec::new();
+        if let Some(a) = &flags.address {
+            candidates.push((
+                "--ray-address".to_string(),
+                Sourced::new(
+                    (Raw::Text(a.clone()), "flag".to_string()),
+                    Provenance::Operator,
+                ),
+            ));
+        }
+        candidates.extend(file_candidate("project", &config.project));
+        for name in ["RAY_API_SERVER_ADDRESS", "RAY_ADDRESS"] {
+            candidates.extend(env(name).map(|v| text(name, v, Provenance::User)));
+        }
+        candidates.extend(file_candidate("user", &config.user));
+        candidates.push((
+            "default".to_string(),
+            Sourced::new(
+                (
+                    Raw::Text(DEFAULT_ADDRESS.to_string()),
+                    "default".to_string(),
+                ),
+                Provenance::Builtin,
+            ),
+        ));
+        let (cleared, refused) = drover_gate::clear_first(Effect::Connect, candidates);
+        let mut ignored: Vec<String> = refused
+            .iter()
+            .map(drover_profile::config::set_aside)
+            .collect();
+        let address_from = cleared.as_ref().map_or(Provenance::Builtin, |c| c.from());
+        let (raw, source) = match cleared.map(Cleared::into_inner) {
+            Some((Raw::Text(text), source)) => (text, source),
+            Some((Raw::Setting(value, file), source)) => {
+                (string_value(file, &keys, value)?, source)
+            }
+            // The default is built in, and the table always allows it.
+            None => (DEFAULT_ADDRESS.to_string(), "default".to_string()),
         };
         let address = normalize_address(&raw).map_err(|message| SettingsError::Address {
             source_name: source_label(&source),
             message,
         })?;
 
-        let drover = match setting_string(config, &["ray", "drover"])? {
-            Some(path) => PathBuf::from(path),
+        // Everything else in `[ray]` decides where and how the turn's
+        // process starts on the cluster: a project's counts once trusted.
+        let mut setting = |keys: &[&str]| -> Option<(Cleared<&toml::Value>, &ConfigFile)> {
+            let (found, refused) = config.get_for(Effect::Spawn, keys);
+            ignored.extend(refused.iter().map(drover_profile::config::set_aside));
+            found
+        };
+        let drover_setting = setting(&["ray", "drover"]);
+        let project_setting = setting(&["ray", "project"]);
+        let num_cpus_setting = setting(&["ray", "num_cpus"]);
+        let resources_setting = setting(&["ray", "resources"]);
+        let place_setting = match setting(&["ray", "cli", cli, "place"]) {
+            Some(found) => Some((found, vec!["ray", "cli", cli, "place"])),
+            None => setting(&["ray", "place"]).map(|found| (found, vec!["ray", "place"])),
+        };
+        // The entrypoint is as trusted as the least trusted of its parts.
+        let mut entrypoint_from = Provenance::Builtin;
+        let drover = match &drover_setting {
+            Some((value, file)) => {
+                entrypoint_from = value.from();
+                PathBuf::from(string_value(file, &["ray", "drover"], value)?)
+            }
             None => std::env::current_exe().unwrap_or_else(|_| PathBuf::from("drover")),
         };
-        let remote_project = match setting_string(config, &["ray", "project"])? {
-            Some(path) => PathBuf::from(path),
+        let remote_project = match &project_setting {
+            Some((value, file)) => {
+                if entrypoint_from == Provenance::Builtin {
+                    entrypoint_from = value.from();
+                }
+                PathBuf::from(string_value(file, &["ray", "project"], value)?)
+            }
             None => project.to_path_buf(),
         };
-        let num_cpus = match config.get(&["ray", "num_cpus"]) {
+        let num_cpus = match &num_cpus_setting {
             None => 1.0,
             Some((value, file)) => {
                 let n = value
@@ -145,7 +270,7 @@ impl Settings {
             }
         };
         let mut resources = BTreeMap::new();
-        if let Some((value, file)) = config.get(&["ray", "resources"]) {
+        if let Some((value, file)) = &resources_setting {
             let at = file.locate(&["ray", "resources"]);
             let Some(table) = value.as_table() else {
                 return Err(SettingsError::Field {
@@ -172,9 +297,9 @@ impl Settings {
         }
         let place = match &flags.place {
             Some(p) => Some(check_resource(p, "--place")?),
-            None => match setting_string(config, &["ray", "cli", cli, "place"])? {
-                Some(p) => Some(p),
-                None => setting_string(config, &["ray", "place"])?,
+            None => match &place_setting {
+                Some(((value, file), keys)) => Some(string_value(file, keys, value)?),
+                None => None,
             },
         };
         if let Some(p) = &place {
@@ -183,11 +308,14 @@ impl Settings {
         Ok(Settings {
             address,
             address_source: source,
+            address_from,
             drover,
             project: remote_project,
+            entrypoint_from,
             num_cpus,
             resources,
             place,
+            ignored,
         })
     }
 }
@@ -201,25 +329,19 @@ fn source_label(source: &str) -> String {
     }
 }
 
-fn string(file: &ConfigFile, keys: &[&str]) -> Result<Option<String>, SettingsError> {
-    match file.get(keys) {
-        None => Ok(None),
-        Some(toml::Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.trim().to_string())),
-        Some(_) => Err(SettingsError::Field {
+/// A setting's value as a non-empty string.
+fn string_value(
+    file: &ConfigFile,
+    keys: &[&str],
+    value: &toml::Value,
+) -> Result<String, SettingsError> {
+    match value {
+        toml::Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        _ => Err(SettingsError::Field {
             at: file.locate(keys),
             message: "expected a non-empty string".to_string(),
         }),
     }
-}
-
-/// A single setting, the project's winning over the user's.
-fn setting_string(config: &Config, keys: &[&str]) -> Result<Option<String>, SettingsError> {
-    for file in [&config.project, &config.user].into_iter().flatten() {
-        if let Some(value) = string(file, keys)? {
-            return Ok(Some(value));
-        }
-    }
-    Ok(None)
 }
 
 /// Ray resource names are free-form, but this one ends up in JSON and in
@@ -285,9 +407,15 @@ mod tests {
     use super::*;
     use drover_profile::config::Scope;
 
+    /// Settings files with the project's trusted.
     fn config(project: Option<&str>, user: Option<&str>) -> Config {
+        config_trusting(project, user, true)
+    }
+
+    fn config_trusting(project: Option<&str>, user: Option<&str>, trusted: bool) -> Config {
         let parse = |text: &str, scope, path: &str| {
-            ConfigFile::parse(Path::new(path), scope, text.to_string()).expect("valid toml")
+            ConfigFile::parse(Path::new(path), scope, text.to_string(), |_, _| trusted)
+                .expect("valid toml")
         };
         Config {
             project: project.map(|t| parse(t, Scope::Project, "/p/.drover/config.toml")),
@@ -354,6 +482,72 @@ mod tests {
             pick(&none, &config(None, None), &[]),
             (DEFAULT_ADDRESS.into(), "default".into())
         );
+    }
+
+    /// Break 3: an untrusted project's `[ray]` chose the cluster (and beat
+    /// the user's RAY_ADDRESS) and what the nodes run.
+    #[test]
+    fn an_untrusted_projects_ray_settings_are_set_aside() {
+        let project = "[ray]\naddress = \"http://evil:8265\"\ndrover = \"/bin/sh\"\nproject = \"/tmp\"\nnum_cpus = 0\nplace = \"x\"\n";
+        let untrusted = config_trusting(Some(project), Some("[ray]\nnum_cpus = 2\n"), false);
+        let s = resolve(
+            &Overrides::default(),
+            &untrusted,
+            &[("RAY_ADDRESS", "http://mine:8265")],
+        )
+        .expect("resolves");
+        assert_eq!(
+            (
+                s.address.as_str(),
+                s.address_source.as_str(),
+                s.address_from
+            ),
+            ("http://mine:8265", "RAY_ADDRESS", Provenance::User)
+        );
+        assert_ne!(s.drover, PathBuf::from("/bin/sh"));
+        assert_eq!(s.project, PathBuf::from("/p"));
+        assert_eq!(s.place, None);
+        assert_eq!(s.num_cpus, 2.0);
+        assert_eq!(s.ignored.len(), 5, "{:?}", s.ignored);
+        assert!(
+            s.ignored[0].contains("/p/.drover/config.toml:2: ray.address")
+                && s.ignored[0].contains("drover trust"),
+            "{:?}",
+            s.ignored
+        );
+        assert!(
+            s.entrypoint().expect("cleared").starts_with("exec '"),
+            "the user's entrypoint"
+        );
+        // Without RAY_ADDRESS the default, never the project's.
+        let s = resolve(&Overrides::default(), &untrusted, &[]).expect("resolves");
+        assert_eq!(s.address, DEFAULT_ADDRESS);
+
+        // Trusted, the project's settings are used, in the documented order.
+        let trusted = config_trusting(Some(project), None, true);
+        let s = resolve(
+            &Overrides::default(),
+            &trusted,
+            &[("RAY_ADDRESS", "http://mine:8265")],
+        )
+        .expect("resolves");
+        assert_eq!(
+            (s.address.as_str(), s.address_from),
+            ("http://evil:8265", Provenance::TrustedProject)
+        );
+        assert_eq!(s.drover, PathBuf::from("/bin/sh"));
+        assert!(s.ignored.is_empty());
+        assert!(s.jobs().is_ok());
+    }
+
+    #[test]
+    fn a_client_is_made_only_for_an_address_the_gate_lets_through() {
+        let mut s = resolve(&Overrides::default(), &config(None, None), &[]).expect("resolves");
+        s.address_from = Provenance::UntrustedProject;
+        s.entrypoint_from = Provenance::UntrustedProject;
+        let refused = s.jobs().err().expect("refused");
+        assert_eq!(refused.effect, Effect::Connect);
+        assert!(s.entrypoint().is_err());
     }
 
     #[test]

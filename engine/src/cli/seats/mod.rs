@@ -145,7 +145,11 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     }
     let prepared = Prepared::launch(&project, &args.cli)?;
     let profile = prepared.profile().clone();
-    let kind = workspace::select(&project, args.workspace)?.kind;
+    let selection = workspace::select(&crate::trust::load_config(&project)?, args.workspace)?;
+    for note in &selection.ignored {
+        errln!("note: {note}");
+    }
+    let kind = selection.kind;
     if args.human && !kind.has_panes() {
         bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
     }
@@ -156,7 +160,10 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             node: None,
         };
         let settings = ray_settings(&project, &profile.name, &seat)?;
-        crate::ray::jobs::Jobs::new(&settings.address).version()?;
+        for note in &settings.ignored {
+            errln!("note: {note}");
+        }
+        settings.jobs()?.version()?;
         Some(seat)
     } else {
         if args.place.is_some() || args.ray_address.is_some() {

@@ -17,6 +17,17 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use drover::ray::jobs::{Jobs, Node};
+use drover_gate::{Cleared, Effect, Provenance, Sourced};
+
+/// The test's own cluster, as if named on the command line.
+fn operator_address(address: &str) -> Cleared<String> {
+    drover_gate::clear(
+        Effect::Connect,
+        "the test cluster",
+        Sourced::new(address.to_string(), Provenance::Operator),
+    )
+    .expect("the command line may connect")
+}
 
 /// How long one node may take to join (the machine may be busy).
 const NODE_TIMEOUT: Duration = Duration::from_secs(180);
@@ -123,7 +134,7 @@ impl Cluster {
         let dashboard = free_port();
         let gcs = free_port();
         let address = format!("http://127.0.0.1:{dashboard}");
-        let jobs = Jobs::new(&address);
+        let jobs = Jobs::new(&operator_address(&address));
         let started = Instant::now();
         let mut cluster = Cluster {
             address: address.clone(),
@@ -280,7 +291,7 @@ impl Cluster {
     }
 
     pub fn jobs(&self) -> Jobs {
-        Jobs::new(&self.address)
+        Jobs::new(&operator_address(&self.address))
     }
 
     /// The node holding a custom resource.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::ray::jobs::{JobInfo, JobStatus, Jobs};
+use crate::ray::jobs::{JobInfo, JobStatus};
 use crate::{Context, FaultReport, SessionResult, Status, Timings, conversations};
 use drover_run::now_ns;
 use drover_sandbox::wit;
@@ -164,7 +164,7 @@ pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
         }
     };
     let mut record = sourced.value;
-    let jobs = Jobs::new(acting.address.get());
+    let jobs = Jobs::new(&acting.address);
     let info = match jobs.info(&record.submission_id) {
         Ok(info) => info,
         Err(e) => {

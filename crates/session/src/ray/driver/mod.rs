@@ -140,7 +140,7 @@ pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
             return Ok(None);
         }
     };
-    let stopped = Jobs::new(acting.address.get()).stop(&record.value.submission_id)?;
+    let stopped = Jobs::new(&acting.address).stop(&record.value.submission_id)?;
     Ok(stopped.then_some(record.value.submission_id))
 }
 
@@ -151,7 +151,7 @@ fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
 }
 
 /// Single quotes for `sh -c` (Ray runs the entrypoint with a shell).
-fn shell_quote(text: &str) -> String {
+pub(super) fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
@@ -255,7 +255,20 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     let _ = std::fs::create_dir_all(&task_dir);
     let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
     let settings = &target.settings;
-    let jobs = Jobs::new(&settings.address);
+    let ending = |ctx: &Context, status: Status, reason: String, fault: Option<FaultReport>| {
+        let mut result = bare_result(ctx, task, status, reason, started);
+        result.fault = fault;
+        result.timings.duration_ms = clock.elapsed().as_millis() as u64;
+        result
+    };
+    // Where the turn goes and what starts there, through the gate.
+    let (jobs, entrypoint) = match (settings.jobs(), settings.entrypoint()) {
+        (Ok(jobs), Ok(entrypoint)) => (jobs, entrypoint.into_inner()),
+        (Err(refused), _) | (_, Err(refused)) => {
+            let r = ending(ctx, Status::Crashed, refused.to_string(), None);
+            return conclude_without_result(ctx, task, r);
+        }
+    };
     let submission_id = safe_segment(&format!("drover-{}-{task}-{started}", ctx.run.id()));
     let submission_id = if submission_id.len() > 120 {
         format!("drover-{started}")
@@ -273,11 +286,6 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         .root()
         .join("logs")
         .join(format!("{submission_id}.log"));
-    let entrypoint = format!(
-        "exec {} --project {} ray-turn",
-        shell_quote(&settings.drover.to_string_lossy()),
-        shell_quote(&settings.project.to_string_lossy())
-    );
     let mut record = JobRecord {
         address: settings.address.clone(),
         submission_id: submission_id.clone(),
@@ -292,12 +300,6 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         message: None,
         node_id: None,
         node_address: None,
-    };
-    let ending = |ctx: &Context, status: Status, reason: String, fault: Option<FaultReport>| {
-        let mut result = bare_result(ctx, task, status, reason, started);
-        result.fault = fault;
-        result.timings.duration_ms = clock.elapsed().as_millis() as u64;
-        result
     };
     let turn_text = match serde_json::to_string(&turn) {
         Ok(text) if text.len() <= wire::TURN_MAX => text,
