@@ -146,7 +146,7 @@ impl Project {
         self.dir.path()
     }
 
-    /// `drover` with this project's isolation: HOME, config, cache, PATH.
+    /// `drover` with this project's isolation: HOME, config, state, cache, PATH.
     pub fn drover(&self) -> Command {
         let mut cmd = Command::new(drover_exe());
         let path = format!(
@@ -157,6 +157,8 @@ impl Project {
         cmd.current_dir(self.path())
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            // The record seal's key: each project's user has their own.
+            .env("XDG_STATE_HOME", self.home.join(".local/state"))
             .env("DROVER_CACHE_DIR", shared_cache())
             .env("PATH", path)
             .env_remove("DROVER_WORKSPACE")

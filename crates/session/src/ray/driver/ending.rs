@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::ray::jobs::{JobInfo, JobStatus};
+use crate::ray::jobs::{JobInfo, JobStatus, Jobs};
 use crate::{Context, FaultReport, SessionResult, Status, Timings, conversations};
 use drover_run::now_ns;
 use drover_sandbox::wit;
