@@ -77,6 +77,44 @@ pub fn read_sealed<T: DeserializeOwned>(path: &Path) -> std::io::Result<Sourced<
     ))
 }
 
+/// One line of an append-only record file (a JSON object, no newline),
+/// sealed like a record file and bound to the file it is appended to.
+pub fn seal_line<T: Serialize>(path: &Path, value: &T) -> std::io::Result<String> {
+    let mut record = serde_json::to_value(value).map_err(std::io::Error::other)?;
+    let Value::Object(fields) = &mut record else {
+        return Err(std::io::Error::other(format!(
+            "{}: a sealed line must be a JSON object",
+            path.display()
+        )));
+    };
+    fields.remove(SEAL);
+    let tag = drover_gate::seal::seal(&sealed_bytes(path, &record))?;
+    if let Value::Object(fields) = &mut record {
+        fields.insert(SEAL.to_string(), Value::String(tag));
+    }
+    serde_json::to_string(&record).map_err(std::io::Error::other)
+}
+
+/// A line [`seal_line`] wrote to `path`, with its provenance; `None` for a
+/// line that is not a record of this shape.
+pub fn read_sealed_line<T: DeserializeOwned>(path: &Path, line: &[u8]) -> Option<Sourced<T>> {
+    let mut record: Value = serde_json::from_slice(line).ok()?;
+    let tag = match &mut record {
+        Value::Object(fields) => fields.remove(SEAL),
+        _ => None,
+    };
+    let sealed = matches!(tag, Some(Value::String(tag)) if drover_gate::seal::verify(&sealed_bytes(path, &record), &tag));
+    let value = serde_json::from_value(record).ok()?;
+    Some(Sourced::new(
+        value,
+        if sealed {
+            Provenance::SealedRecord
+        } else {
+            Provenance::ForeignRecord
+        },
+    ))
+}
+
 /// What a seal covers: the record's place (its directory, resolved, and its
 /// file name, so a sealed record copied elsewhere or renamed is foreign),
 /// this machine, and the record's fields in a canonical order.

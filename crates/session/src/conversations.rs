@@ -2,6 +2,11 @@
 //! what it spent, so a resumed headless turn can be reported per turn even
 //! when the CLI reports conversation-cumulative totals (Codex), and
 //! `--continue` can find the last conversation.
+//!
+//! A checkout can commit this file, and what it says reaches a CLI's argv
+//! (`--continue` resumes the id) and the usage drover reports. So each line
+//! is sealed as drover writes it, and only sealed lines count; a committed
+//! or edited line is ignored.
 
 use std::path::{Path, PathBuf};
 
@@ -27,14 +32,21 @@ fn path(project: &Path) -> PathBuf {
     project.join(".drover").join("conversations.jsonl")
 }
 
+/// The largest conversations file read (years of turns fit far below it).
+const FILE_MAX: u64 = 256 << 20;
+
+/// The lines this user's drover wrote, oldest first.
 fn entries(project: &Path) -> Vec<Entry> {
-    std::fs::read_to_string(path(project))
-        .map(|t| {
-            t.lines()
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect()
-        })
-        .unwrap_or_default()
+    let path = path(project);
+    let Ok(bytes) = drover_gate::read::read_bounded(&path, FILE_MAX) else {
+        return Vec::new();
+    };
+    bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|line| drover_run::sealed::read_sealed_line::<Entry>(&path, line))
+        .filter(|e| e.from == drover_gate::Provenance::SealedRecord)
+        .map(|e| e.value)
+        .collect()
 }
 
 /// Records that `task` of the context's run used `conversation` and spent
@@ -61,8 +73,16 @@ pub fn record_turn(
 }
 
 pub fn record(project: &Path, entry: &Entry) {
-    if let Ok(line) = serde_json::to_string(entry) {
-        let _ = drover_run::append_line(&path(project), &line);
+    let path = path(project);
+    match drover_run::sealed::seal_line(&path, entry) {
+        Ok(line) => {
+            if let Err(e) = drover_run::append_line(&path, &line) {
+                tracing::warn!("cannot record the conversation in {}: {e}", path.display());
+            }
+        }
+        Err(e) => tracing::warn!(
+            "cannot seal the conversation record ({e}); `--continue` will not find it"
+        ),
     }
 }
 
@@ -140,11 +160,30 @@ mod tests {
             (250, Some(0.25))
         );
 
-        // A line an older drover wrote has no cost: the sum's cost is unknown.
-        let old = r#"{"ts":2,"cli":"codex","conversation":"c1","run":"r","task":"t","usage":{"input":1,"output":0,"cache_read":0,"cache_write":0,"reasoning":0,"requests":1}}"#;
-        drover_run::append_line(&path(p), old).expect("append");
+        // A turn whose cost is unknown makes the sum's cost unknown.
+        record(p, &turn("c1", 1, None));
         let prior = prior_usage(p, "codex", "c1").expect("recorded");
         assert_eq!((prior.tokens.input, prior.cost_usd), (151, None));
         assert_eq!(whole.minus(&prior).cost_usd, None);
+    }
+
+    /// A line a checkout committed (or anything but this user's drover
+    /// wrote) is neither continued nor counted: its id would reach the
+    /// CLI's argv, its usage the bill.
+    #[test]
+    fn only_lines_this_drover_sealed_count() {
+        let project = tempfile::tempdir().expect("project");
+        let p = project.path();
+        record(p, &turn("mine", 10, Some(0.1)));
+        let committed = r#"{"ts":3,"cli":"codex","conversation":"--config=model_provider=evil","run":"r","task":"t","usage":{"input":999,"output":0,"cache_read":0,"cache_write":0,"reasoning":0,"requests":1},"cost_usd":5.0}"#;
+        drover_run::append_line(&path(p), committed).expect("append");
+        let forged = committed.replace(
+            "\"cost_usd\":5.0}",
+            &format!("\"cost_usd\":5.0,\"seal\":\"{}\"}}", "ab".repeat(32)),
+        );
+        drover_run::append_line(&path(p), &forged).expect("append");
+        assert_eq!(last(p, "codex").as_deref(), Some("mine"));
+        let prior = prior_usage(p, "codex", "--config=model_provider=evil");
+        assert!(prior.is_none(), "{prior:?}");
     }
 }

@@ -94,14 +94,51 @@ pub enum Conversation {
     Resume(String),
 }
 
+/// The longest conversation id drover passes on (CLIs use UUIDs or shorter).
+const CONVERSATION_ID_MAX: usize = 256;
+
 impl Conversation {
-    pub fn to_wit(&self) -> wit::Conversation {
-        match self {
+    /// The conversation as the component receives it, to put in the CLI's
+    /// argv. An id can come from a record a checkout committed
+    /// (`conversations.jsonl`, a seat), from a CLI's output (the session id it
+    /// reported) or from the command line; whatever its source, it reaches
+    /// argv only as a plain id, so it can never be read as an option
+    /// (`--mcp-config=…`, `-c key=value`) or split into several words.
+    pub fn to_wit(&self) -> Result<wit::Conversation, String> {
+        Ok(match self {
             Conversation::Fresh => wit::Conversation::Fresh,
-            Conversation::Preset(id) => wit::Conversation::Preset(id.clone()),
-            Conversation::Resume(id) => wit::Conversation::Resume(id.clone()),
-        }
+            Conversation::Preset(id) => wit::Conversation::Preset(plain_id(id)?),
+            Conversation::Resume(id) => wit::Conversation::Resume(plain_id(id)?),
+        })
     }
+}
+
+/// `id` if it is a plain conversation id: not empty, not starting with `-`,
+/// no whitespace or control character, at most [`CONVERSATION_ID_MAX`] bytes.
+pub fn plain_id(id: &str) -> Result<String, String> {
+    let shown = || drover_run::truncate_chars(&format!("{id:?}"), 80);
+    if id.is_empty() {
+        return Err("the conversation id is empty".to_string());
+    }
+    if id.starts_with('-') {
+        return Err(format!(
+            "the conversation id {} starts with '-': a CLI would read it as an option",
+            shown()
+        ));
+    }
+    if id.len() > CONVERSATION_ID_MAX {
+        return Err(format!(
+            "the conversation id {} is longer than {CONVERSATION_ID_MAX} bytes",
+            shown()
+        ));
+    }
+    if id.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "the conversation id {} holds whitespace or a control character",
+            shown()
+        ));
+    }
+    Ok(id.to_string())
 }
 
 #[derive(Debug, Clone)]

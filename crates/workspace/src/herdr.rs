@@ -528,12 +528,7 @@ impl Workspace for Herdr {
             return Vec::new();
         }
         self.flush_output(pane);
-        let tree = self
-            .pane_pid(pane)
-            .and_then(process::identity)
-            .and_then(|id| process::clear_signal("the pane's process", id, pane.from()).ok())
-            .map(|root| process::cleared_tree(&root))
-            .unwrap_or_default();
+        let tree = process::pane_tree(self.pane_pid(pane), pane.from());
         let _ = self.call("pane.close", json!({"pane_id": pane.pane}));
         process::reap_tree(&tree, grace, || {
             matches!(

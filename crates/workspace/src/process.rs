@@ -136,6 +136,16 @@ pub fn cleared_tree(root: &Cleared<Identity>) -> Vec<Cleared<Identity>> {
         .collect()
 }
 
+/// The tree under a pane's process (`pid`, as its multiplexer reports it),
+/// cleared with the pane's provenance; empty when the pane has no live
+/// process or the gate refuses it.
+pub fn pane_tree(pid: Option<u32>, from: Provenance) -> Vec<Cleared<Identity>> {
+    pid.and_then(identity)
+        .and_then(|id| clear_signal("the pane's process", id, from).ok())
+        .map(|root| cleared_tree(&root))
+        .unwrap_or_default()
+}
+
 /// Stops a child that leads its own process group: SIGTERM to the group,
 /// then, after `grace` (at most 5 s), SIGKILL to the tree recorded before
 /// the first signal — only to processes that are still the ones started.

@@ -484,12 +484,7 @@ impl Workspace for Tmux {
         if pane.effect() != Effect::ClosePane || !matches!(self.alive(pane), Ok(true)) {
             return Vec::new();
         }
-        let tree = self
-            .pane_pid(pane)
-            .and_then(process::identity)
-            .and_then(|id| process::clear_signal("the pane's process", id, pane.from()).ok())
-            .map(|root| process::cleared_tree(&root))
-            .unwrap_or_default();
+        let tree = process::pane_tree(self.pane_pid(pane), pane.from());
         self.kill_window(pane);
         let forced = process::reap_tree(&tree, grace, || matches!(self.alive(pane), Ok(false)));
         if matches!(self.alive(pane), Ok(true)) {

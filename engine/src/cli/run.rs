@@ -216,7 +216,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         None => project.clone(),
     };
     let conversation = if let Some(id) = &args.resume {
-        Conversation::Resume(id.clone())
+        Conversation::Resume(
+            crate::session::plain_id(id).map_err(|e| anyhow::anyhow!("--resume: {e}"))?,
+        )
     } else if args.continue_last {
         match conversations::last(&project, &profile.name) {
             Some(id) => Conversation::Resume(id),
@@ -226,7 +228,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             ),
         }
     } else if let Some(id) = &args.session_id {
-        Conversation::Preset(id.clone())
+        Conversation::Preset(
+            crate::session::plain_id(id).map_err(|e| anyhow::anyhow!("--session-id: {e}"))?,
+        )
     } else {
         Conversation::Fresh
     };

@@ -156,7 +156,10 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         prompt: String::new(),
         model: spec.model.clone(),
         extra_args: spec.extra_args.clone(),
-        conversation: spec.conversation.to_wit(),
+        conversation: spec
+            .conversation
+            .to_wit()
+            .map_err(|why| fail(Status::Crashed, format!("not resuming: {why}")))?,
     };
     let command = command(ctx, &request).map_err(|e| fail(Status::Crashed, e))?;
     let env = super::seat_env(ctx, spec, &command, false);

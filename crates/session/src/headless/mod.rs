@@ -174,11 +174,15 @@ impl Session<'_> {
         let mut turn_number = 0u32;
         loop {
             turn_number += 1;
+            let conversation_for_cli = match conversation.to_wit() {
+                Ok(c) => c,
+                Err(why) => return Ending::new(Status::Crashed, format!("not resuming: {why}")),
+            };
             let request = wit::LaunchRequest {
                 prompt: prompt.clone(),
                 model: spec.model.clone(),
                 extra_args: spec.extra_args.clone(),
-                conversation: conversation.to_wit(),
+                conversation: conversation_for_cli,
             };
             let command = match ctx
                 .adapter()

@@ -230,7 +230,10 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         prompt: String::new(),
         model: spec.model.clone(),
         extra_args: spec.extra_args.clone(),
-        conversation: spec.conversation.to_wit(),
+        conversation: spec
+            .conversation
+            .to_wit()
+            .map_err(|why| format!("not resuming: {why}"))?,
     };
     let command = match ctx
         .adapter()

@@ -251,3 +251,45 @@ fn a_seat_drover_brought_up_itself_is_closed_by_down() {
     );
     assert!(!p.path().join(".drover/seats/dev.json").exists());
 }
+
+/// A committed `conversations.jsonl` line would hand its id to the CLI's
+/// argv through `--continue` (`--config=…` read as an option) and its usage
+/// to the bill: only lines this user's drover sealed count, and no id that
+/// starts with `-` reaches a CLI, whoever chose it.
+#[test]
+fn a_committed_conversation_is_never_continued_and_no_id_is_an_option() {
+    let p = Project::new();
+    let line = json!({
+        "ts": 1, "cli": "scripted", "conversation": "--mcp-config=/tmp/evil.json",
+        "run": "r", "task": "t", "usage": null
+    });
+    std::fs::create_dir_all(p.path().join(".drover")).expect(".drover");
+    std::fs::write(
+        p.path().join(".drover/conversations.jsonl"),
+        format!("{line}\n"),
+    )
+    .expect("committed line");
+    let out = p.output(&["run", "--cli", "scripted", "--continue", "hello"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no earlier scripted conversation recorded"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("evil"), "{stderr}");
+
+    let out = p.output(&[
+        "run",
+        "--cli",
+        "scripted",
+        "--resume=--mcp-config=x",
+        "hello",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--resume") && stderr.contains("would read it as an option"),
+        "{stderr}"
+    );
+    assert!(!p.path().join(".drover/runs").exists(), "a run was started");
+}
