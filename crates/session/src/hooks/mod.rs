@@ -17,6 +17,8 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 mod guard;
+#[cfg(test)]
+mod properties;
 
 use guard::Document;
 
