@@ -76,12 +76,18 @@ pub fn project_adapters_dir(project: &Path) -> PathBuf {
 /// Reads a component file and hashes it: a regular file of at most
 /// `COMPONENT_MAX` bytes (a checkout may name a FIFO, a device or a link).
 pub fn read_file(name: &str, path: &Path) -> Result<ComponentBytes, ResolveError> {
-    let bytes =
-        drover_gate::read::read_bounded(path, drover_gate::read::COMPONENT_MAX).map_err(|e| {
-            SandboxError::Read {
-                path: path.to_path_buf(),
-                reason: e.to_string(),
-            }
+    // A component in a checkout's `.drover/` is read where it is, never
+    // through a link; one of the user's own (`~/.config/drover/adapters`, a
+    // path on the command line or in their profile) may be a link their
+    // dotfiles manager made, so it is followed to the file it names.
+    let readable = match drover_state::split(path) {
+        Some(_) => path.to_path_buf(),
+        None => path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
+    };
+    let bytes = drover_gate::read::read_bounded(&readable, drover_gate::read::COMPONENT_MAX)
+        .map_err(|e| SandboxError::Read {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
         })?;
     let sha256 = hex(&Sha256::digest(&bytes));
     Ok(ComponentBytes {
@@ -259,4 +265,36 @@ pub fn hex(bytes: &[u8]) -> String {
             let _ = write!(s, "{b:02x}");
             s
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The user's own component may be a link (dotfiles); a checkout's may
+    /// not, since the checkout chose where it leads.
+    #[test]
+    fn links_are_followed_for_the_users_components_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().join("dotfiles/x.wasm");
+        std::fs::create_dir_all(real.parent().expect("parent")).expect("dirs");
+        std::fs::write(&real, b"\0asm").expect("write");
+
+        let user = dir.path().join("config/drover/adapters/x.wasm");
+        std::fs::create_dir_all(user.parent().expect("parent")).expect("dirs");
+        std::os::unix::fs::symlink(&real, &user).expect("link");
+        assert_eq!(
+            read_file("x", &user).expect("followed").sha256,
+            digest(b"\0asm")
+        );
+
+        let project = dir.path().join("p/.drover/adapters/x.wasm");
+        std::fs::create_dir_all(project.parent().expect("parent")).expect("dirs");
+        std::os::unix::fs::symlink(&real, &project).expect("link");
+        let refused = read_file("x", &project)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(refused.contains("symbolic link"), "{refused}");
+    }
 }
