@@ -249,18 +249,6 @@ pub fn clear<T>(effect: Effect, what: &str, input: Sourced<T>) -> Result<Cleared
     }
 }
 
-/// Lets several inputs drive one effect: each must be allowed, and the
-/// result carries the least trusted of them (the first refused is named).
-pub fn clear_all<T>(
-    effect: Effect,
-    inputs: Vec<(&str, Sourced<T>)>,
-) -> Result<Vec<Cleared<T>>, Refused> {
-    inputs
-        .into_iter()
-        .map(|(what, input)| clear(effect, what, input))
-        .collect()
-}
-
 /// The first of `candidates`, in precedence order, that may drive `effect`,
 /// and the refusals of those set aside before it: a setting several sources
 /// can give (a flag, the environment, project and user settings) takes the
