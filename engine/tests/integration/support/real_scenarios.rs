@@ -279,9 +279,17 @@ pub fn tmux(case: &Case) {
             .collect::<Vec<_>>()
             .join("\n")
     };
+    // The poll (every 40 ms, plus a tmux fork) can miss the ready screen
+    // entirely when drover reads it and types within one of its ticks; only
+    // then does what drover itself read from that screen (the journal's
+    // screen-rule idle, by the same component rules `drover explain`
+    // applies) stand in for a capture. A pre-turn capture that does not
+    // read idle still fails.
+    let missed_every_pre_turn_screen = captures.first().is_some_and(|c| c.contains("TMUXOK"));
+    let idle_read_by_drover = states.iter().any(|s| s.starts_with("idle@screen:"));
     assert!(
-        idle_at.is_some(),
-        "no capture before the prompt was typed explains as idle: {readings:?}\n{}",
+        idle_at.is_some() || (missed_every_pre_turn_screen && idle_read_by_drover),
+        "no capture before the prompt was typed explains as idle: {readings:?}\n{states:?}\n{}",
         dump()
     );
     assert!(
