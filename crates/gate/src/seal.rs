@@ -40,12 +40,10 @@ fn key_path() -> std::io::Result<PathBuf> {
 }
 
 fn read_key(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() || meta.permissions().mode() & 0o077 != 0 || meta.len() != KEY_LEN as u64 {
+    // A regular file, not through a link, opened without blocking.
+    let (mut file, len) = crate::read::open_regular(path, u64::MAX)?;
+    let mode = file.metadata()?.permissions().mode();
+    if mode & 0o077 != 0 || len != KEY_LEN as u64 {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use drover_gate::{Provenance, Sourced};
 
@@ -23,26 +23,52 @@ const SEAL: &str = "seal";
 /// still written, unsealed: drover reads it back as foreign and never acts
 /// on it, which is safe, and the warning says why.
 pub fn write_sealed<T: Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
-    let mut record = serde_json::to_value(value).map_err(std::io::Error::other)?;
-    let Value::Object(fields) = &mut record else {
-        return Err(std::io::Error::other(format!(
-            "{}: a sealed record must be a JSON object",
-            path.display()
-        )));
-    };
-    fields.remove(SEAL);
-    match drover_gate::seal::seal(&sealed_bytes(path, &record)) {
+    let (mut fields, tag) = unsealed(path, value)?;
+    match tag {
         Ok(tag) => {
-            if let Value::Object(fields) = &mut record {
-                fields.insert(SEAL.to_string(), Value::String(tag));
-            }
+            fields.insert(SEAL.to_string(), Value::String(tag));
         }
         Err(e) => tracing::warn!(
             "cannot seal {} ({e}); drover will treat it as foreign and not act on it",
             path.display()
         ),
     }
-    crate::write_json_atomic(path, &record)
+    crate::write_json_atomic(path, &Value::Object(fields))
+}
+
+/// `value` as a record's fields (a JSON object, any `seal` field dropped),
+/// and the seal of those fields at `path`.
+fn unsealed<T: Serialize>(
+    path: &Path,
+    value: &T,
+) -> std::io::Result<(Map<String, Value>, std::io::Result<String>)> {
+    let Value::Object(mut fields) = serde_json::to_value(value).map_err(std::io::Error::other)?
+    else {
+        return Err(std::io::Error::other(format!(
+            "{}: a sealed record must be a JSON object",
+            path.display()
+        )));
+    };
+    fields.remove(SEAL);
+    let tag = drover_gate::seal::seal(&sealed_bytes(path, &Value::Object(fields.clone())));
+    Ok((fields, tag))
+}
+
+/// Takes `record`'s seal out and says whether it is this user's seal of the
+/// rest at `path`.
+fn take_seal(path: &Path, record: &mut Value) -> Provenance {
+    let tag = match record {
+        Value::Object(fields) => fields.remove(SEAL),
+        _ => None,
+    };
+    match tag {
+        Some(Value::String(tag))
+            if drover_gate::seal::verify(&sealed_bytes(path, record), &tag) =>
+        {
+            Provenance::SealedRecord
+        }
+        _ => Provenance::ForeignRecord,
+    }
 }
 
 /// Reads the record at `path` (a regular file, bounded, links not followed)
@@ -58,61 +84,26 @@ pub fn read_sealed<T: DeserializeOwned>(path: &Path) -> std::io::Result<Sourced<
         )
     };
     let mut record: Value = serde_json::from_str(&text).map_err(invalid)?;
-    let tag = match &mut record {
-        Value::Object(fields) => fields.remove(SEAL),
-        _ => None,
-    };
-    let sealed = match tag {
-        Some(Value::String(tag)) => drover_gate::seal::verify(&sealed_bytes(path, &record), &tag),
-        _ => false,
-    };
+    let from = take_seal(path, &mut record);
     let value = serde_json::from_value(record).map_err(invalid)?;
-    Ok(Sourced::new(
-        value,
-        if sealed {
-            Provenance::SealedRecord
-        } else {
-            Provenance::ForeignRecord
-        },
-    ))
+    Ok(Sourced::new(value, from))
 }
 
 /// One line of an append-only record file (a JSON object, no newline),
 /// sealed like a record file and bound to the file it is appended to.
 pub fn seal_line<T: Serialize>(path: &Path, value: &T) -> std::io::Result<String> {
-    let mut record = serde_json::to_value(value).map_err(std::io::Error::other)?;
-    let Value::Object(fields) = &mut record else {
-        return Err(std::io::Error::other(format!(
-            "{}: a sealed line must be a JSON object",
-            path.display()
-        )));
-    };
-    fields.remove(SEAL);
-    let tag = drover_gate::seal::seal(&sealed_bytes(path, &record))?;
-    if let Value::Object(fields) = &mut record {
-        fields.insert(SEAL.to_string(), Value::String(tag));
-    }
-    serde_json::to_string(&record).map_err(std::io::Error::other)
+    let (mut fields, tag) = unsealed(path, value)?;
+    fields.insert(SEAL.to_string(), Value::String(tag?));
+    serde_json::to_string(&Value::Object(fields)).map_err(std::io::Error::other)
 }
 
 /// A line [`seal_line`] wrote to `path`, with its provenance; `None` for a
 /// line that is not a record of this shape.
 pub fn read_sealed_line<T: DeserializeOwned>(path: &Path, line: &[u8]) -> Option<Sourced<T>> {
     let mut record: Value = serde_json::from_slice(line).ok()?;
-    let tag = match &mut record {
-        Value::Object(fields) => fields.remove(SEAL),
-        _ => None,
-    };
-    let sealed = matches!(tag, Some(Value::String(tag)) if drover_gate::seal::verify(&sealed_bytes(path, &record), &tag));
+    let from = take_seal(path, &mut record);
     let value = serde_json::from_value(record).ok()?;
-    Some(Sourced::new(
-        value,
-        if sealed {
-            Provenance::SealedRecord
-        } else {
-            Provenance::ForeignRecord
-        },
-    ))
+    Some(Sourced::new(value, from))
 }
 
 /// What a seal covers: the record's place (its directory, resolved, and its
