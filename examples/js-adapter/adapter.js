@@ -426,10 +426,10 @@ function readScreen(_profile, screen) {
     const candidates = bottom ? nonBlank.slice(-bottom) : rows;
     const hit = candidates.find((row) => pattern.test(row));
     if (hit !== undefined) {
-      return { state, promptKind, rule, evidence: hit.trim() };
+      return { state, promptKind, rule, evidence: hit.trim(), dialog: null };
     }
   }
-  return { state: "unknown", promptKind: null, rule: "none", evidence: "" };
+  return { state: "unknown", promptKind: null, rule: "none", evidence: "", dialog: null };
 }
 
 // --- the exported interface -------------------------------------------------------

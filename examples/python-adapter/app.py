@@ -464,8 +464,8 @@ def read_screen(screen: Screen) -> ScreenReading:
         candidates = non_blank[-bottom:] if bottom else rows
         for row in candidates:
             if regex.search(row):
-                return ScreenReading(state=state, prompt_kind=kind, rule=rid, evidence=row.strip())
-    return ScreenReading(state=SeatState.UNKNOWN, prompt_kind=None, rule="none", evidence="")
+                return ScreenReading(state=state, prompt_kind=kind, rule=rid, evidence=row.strip(), dialog=None)
+    return ScreenReading(state=SeatState.UNKNOWN, prompt_kind=None, rule="none", evidence="", dialog=None)
 
 
 # --- the exported interface ---------------------------------------------------

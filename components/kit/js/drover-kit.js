@@ -82,7 +82,7 @@ export function adapter(spec) {
     parseHook: declined("parse-hook"),
     transcriptLocations: () => [],
     classifyFault: () => null,
-    readScreen: () => ({ state: "unknown", promptKind: null, rule: NO_SCREEN_RULE, evidence: "" }),
+    readScreen: () => ({ state: "unknown", promptKind: null, rule: NO_SCREEN_RULE, evidence: "", dialog: null }),
     Tally: DeclinedTally,
   };
   const cli = {

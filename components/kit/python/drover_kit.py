@@ -123,7 +123,7 @@ class Adapter(exports.Cli):
         return None
 
     def read_screen(self, profile: Profile, screen: Screen) -> ScreenReading:
-        return ScreenReading(state=SeatState.UNKNOWN, prompt_kind=None, rule=NO_SCREEN_RULE, evidence="")
+        return ScreenReading(state=SeatState.UNKNOWN, prompt_kind=None, rule=NO_SCREEN_RULE, evidence="", dialog=None)
 
 
 class DeclinedTally(cli_exports.Tally):

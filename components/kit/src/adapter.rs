@@ -308,6 +308,7 @@ pub trait Adapter: 'static {
                 prompt_kind: None,
                 rule: NO_SCREEN_RULE.to_string(),
                 evidence: String::new(),
+                dialog: None,
             };
         }
         crate::screen::read(Self::SCREEN_RULES, screen)

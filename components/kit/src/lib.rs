@@ -24,6 +24,7 @@ wit_bindgen::generate!({
 mod adapter;
 pub mod claims;
 pub mod claude_hooks;
+pub mod dialog;
 pub mod faults;
 pub mod hookcfg;
 pub mod launch;

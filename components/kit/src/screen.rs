@@ -8,6 +8,7 @@
 //! prompt box or at numbered choices, so prose that merely asks a question in
 //! the transcript does not read as a blocking prompt.
 
+use crate::dialog::Menu;
 use crate::patterns::{ascii_spaces, compiled};
 
 use crate::{PromptKind, Screen, ScreenReading, SeatState};
@@ -32,6 +33,8 @@ pub struct ScreenRule {
     pub pattern: &'static str,
     pub state: SeatState,
     pub prompt_kind: Option<PromptKind>,
+    /// For a blocked rule: how to read the dialog's options.
+    pub menu: Option<Menu>,
 }
 
 impl ScreenRule {
@@ -47,6 +50,7 @@ impl ScreenRule {
             pattern,
             state,
             prompt_kind: None,
+            menu: None,
         }
     }
 
@@ -62,6 +66,26 @@ impl ScreenRule {
             pattern,
             state: SeatState::Blocked,
             prompt_kind: Some(kind),
+            menu: None,
+        }
+    }
+
+    /// A blocked rule whose dialog's options `menu` reads, so the engine
+    /// can show them and choose one when a person or the policy answers.
+    pub const fn dialog(
+        id: &'static str,
+        region: Region,
+        pattern: &'static str,
+        kind: PromptKind,
+        menu: Menu,
+    ) -> ScreenRule {
+        ScreenRule {
+            id,
+            region,
+            pattern,
+            state: SeatState::Blocked,
+            prompt_kind: Some(kind),
+            menu: Some(menu),
         }
     }
 }
@@ -78,12 +102,17 @@ pub fn read(rules: &[ScreenRule], screen: &Screen) -> ScreenReading {
             continue;
         };
         let candidates = region_rows(rule.region, &rows, &title);
-        if let Some(hit) = candidates.iter().find(|row| regex.is_match(row)) {
+        if let Some((at, hit)) = candidates.iter().find(|(_, row)| regex.is_match(row)) {
+            let dialog = rule
+                .menu
+                .zip(*at)
+                .and_then(|(menu, at)| crate::dialog::read(menu, &rows, at));
             return ScreenReading {
                 state: rule.state,
                 prompt_kind: rule.prompt_kind,
                 rule: rule.id.to_string(),
                 evidence: hit.trim().to_string(),
+                dialog,
             };
         }
     }
@@ -92,30 +121,38 @@ pub fn read(rules: &[ScreenRule], screen: &Screen) -> ScreenReading {
         prompt_kind: None,
         rule: "none".to_string(),
         evidence: String::new(),
+        dialog: None,
     }
 }
 
-fn region_rows<'a>(region: Region, rows: &[&'a str], title: &'a str) -> Vec<&'a str> {
+/// The rows a region covers, each with its index in `rows` (none for the
+/// title).
+fn region_rows<'a>(
+    region: Region,
+    rows: &[&'a str],
+    title: &'a str,
+) -> Vec<(Option<usize>, &'a str)> {
+    let indexed = || rows.iter().copied().enumerate().map(|(i, r)| (Some(i), r));
     match region {
-        Region::All => rows.to_vec(),
-        Region::Top(n) => rows.iter().take(n).copied().collect(),
+        Region::All => indexed().collect(),
+        Region::Top(n) => indexed().take(n).collect(),
         Region::Bottom(n) => {
-            let mut tail: Vec<&str> = rows
-                .iter()
+            let mut tail: Vec<_> = indexed()
                 .rev()
-                .filter(|r| !r.trim().is_empty())
+                .filter(|(_, r)| !r.trim().is_empty())
                 .take(n)
-                .copied()
                 .collect();
             tail.reverse();
             tail
         }
-        Region::Title => vec![title],
-        Region::PromptBox => prompt_box(rows),
+        Region::Title => vec![(None, title)],
+        Region::PromptBox => prompt_box(rows)
+            .map(|range| range.map(|i| (Some(i), rows[i])).collect())
+            .unwrap_or_default(),
     }
 }
 
-fn prompt_box<'a>(rows: &[&'a str]) -> Vec<&'a str> {
+fn prompt_box(rows: &[&str]) -> Option<std::ops::RangeInclusive<usize>> {
     let is_top = |r: &str| {
         let t = r.trim_start();
         t.starts_with('╭') || t.starts_with('┌')
@@ -124,13 +161,9 @@ fn prompt_box<'a>(rows: &[&'a str]) -> Vec<&'a str> {
         let t = r.trim_start();
         t.starts_with('╰') || t.starts_with('└')
     };
-    let Some(end) = rows.iter().rposition(|r| is_bottom(r)) else {
-        return Vec::new();
-    };
-    let Some(start) = rows[..end].iter().rposition(|r| is_top(r)) else {
-        return Vec::new();
-    };
-    rows[start..=end].to_vec()
+    let end = rows.iter().rposition(|r| is_bottom(r))?;
+    let start = rows[..end].iter().rposition(|r| is_top(r))?;
+    Some(start..=end)
 }
 
 /// Splits captured pane text into rows for a [`Screen`].

@@ -475,6 +475,57 @@ pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>
     (r.state, r.prompt_kind, r.rule)
 }
 
+/// One dialog a pane capture must read as: the rule, the prompt kind, how
+/// the question begins, and each option's label, kind and keys (joined
+/// with spaces), in order.
+pub struct DialogCase<'a> {
+    pub fixture: &'a str,
+    pub rule: &'a str,
+    pub kind: PromptKind,
+    pub text: &'a str,
+    pub choices: &'a [(&'a str, crate::ChoiceKind, &'a str)],
+}
+
+/// Asserts that `rules` read each capture as blocked on its dialog, with
+/// the question text and options given. A failure names the fixture.
+#[track_caller]
+pub fn assert_dialogs(
+    rules: &[ScreenRule],
+    cases: &[DialogCase<'_>],
+    text_of: impl Fn(&str) -> String,
+) {
+    for case in cases {
+        let r = crate::screen::read(rules, &screen(&text_of(case.fixture)));
+        assert_eq!(
+            (r.state, r.prompt_kind, r.rule.as_str()),
+            (SeatState::Blocked, Some(case.kind), case.rule),
+            "{}: {r:?}",
+            case.fixture
+        );
+        let dialog = r
+            .dialog
+            .unwrap_or_else(|| panic!("{}: blocked without a dialog", case.fixture));
+        // A question wraps at narrow widths: its first words decide.
+        assert!(
+            dialog.text.starts_with(case.text),
+            "{}: the question reads {:?}",
+            case.fixture,
+            dialog.text
+        );
+        let got: Vec<(String, crate::ChoiceKind, String)> = dialog
+            .choices
+            .iter()
+            .map(|c| (c.label.clone(), c.kind, c.keys.join(" ")))
+            .collect();
+        let want: Vec<(String, crate::ChoiceKind, String)> = case
+            .choices
+            .iter()
+            .map(|(l, k, keys)| (l.to_string(), *k, keys.to_string()))
+            .collect();
+        assert_eq!(got, want, "{}", case.fixture);
+    }
+}
+
 /// Asserts that every one of `rules` has a sample among `samples` (pane
 /// text, the rule id it must read by) and that each sample reads by its
 /// rule: a rule whose regex fails to compile is skipped silently when

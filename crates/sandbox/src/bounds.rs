@@ -212,10 +212,26 @@ impl Bounded for wit::Fault {
     }
 }
 
+/// Options kept of a dialog; a real one has a handful.
+pub const DIALOG_CHOICES_MAX: usize = 32;
+/// Keys one option may press; more is not a dialog answer.
+pub const KEYS_MAX: usize = 32;
+
 impl Bounded for wit::ScreenReading {
     fn bound(&mut self) {
         cut_text(&mut self.rule);
         cut_text(&mut self.evidence);
+        if let Some(dialog) = &mut self.dialog {
+            cut_text(&mut dialog.text);
+            dialog.choices.truncate(DIALOG_CHOICES_MAX);
+            for choice in &mut dialog.choices {
+                cut_text(&mut choice.label);
+                // Keys are acted on, so never cut: too many means none.
+                if choice.keys.len() > KEYS_MAX {
+                    choice.keys.clear();
+                }
+            }
+        }
     }
 }
 

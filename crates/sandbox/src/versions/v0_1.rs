@@ -213,12 +213,19 @@ record!(up Fault {
     retry_after_secs,
     rule,
 });
-record!(up ScreenReading {
-    state,
-    prompt_kind,
-    rule,
-    evidence,
-});
+// 0.1 reads no dialogs: its blocked screens come without options.
+impl Upgrade for old::ScreenReading {
+    type New = new::ScreenReading;
+    fn upgrade(self) -> new::ScreenReading {
+        new::ScreenReading {
+            state: self.state.upgrade(),
+            prompt_kind: self.prompt_kind.upgrade(),
+            rule: self.rule,
+            evidence: self.evidence,
+            dialog: None,
+        }
+    }
+}
 enumeration!(up Capability {
     Prompt,
     Commands,

@@ -52,6 +52,7 @@ impl Adapter for Liar {
             prompt_kind: None,
             rule: "liar/always-blocked".to_string(),
             evidence: String::new(),
+            dialog: None,
         }
     }
 
