@@ -160,6 +160,9 @@ pub struct Profile {
     pub env: BTreeMap<String, String>,
     pub usage_parser: String,
     pub usage_grace: Duration,
+    /// How long a pane's screen may read as nothing known (no adapter rule
+    /// matches) before drover gives up on it; nothing is typed meanwhile.
+    pub ready_timeout: Duration,
     pub stop_without_result_nudges: Option<u32>,
     pub subagent_stop_without_transcript: bool,
     pub first_run_note: String,
@@ -240,6 +243,10 @@ impl Profile {
 }
 
 /// Built-in aliases (bmad-loop's names and common spellings).
+/// `ready_timeout_s` when a profile does not set it: long enough for a
+/// CLI that installs plugins on its first start.
+pub const READY_TIMEOUT_S: f64 = 45.0;
+
 const BUILTIN_ALIASES: &[(&str, &str)] = &[
     ("claude-code", "claude"),
     ("claude-code-tmux", "claude"),

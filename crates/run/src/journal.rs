@@ -184,6 +184,22 @@ impl Journal {
         if self.last.get(task) == Some(&key) {
             return false;
         }
+        self.record_news(task, state, prompt_kind, source, detail)
+    }
+
+    /// Records a state even when it is the state already recorded: the
+    /// line is news in itself (a new question, which another process may
+    /// have followed an answer to since this journal was opened; the
+    /// evidence of a screen drover gave up on).
+    pub fn record_news(
+        &mut self,
+        task: &str,
+        state: SeatState,
+        prompt_kind: Option<&str>,
+        source: &str,
+        detail: serde_json::Value,
+    ) -> bool {
+        let key = (state.as_str().to_string(), prompt_kind.map(str::to_string));
         let line = Transition {
             ts: now_ns(),
             task: task.to_string(),

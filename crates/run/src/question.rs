@@ -1,6 +1,7 @@
 //! Blocked prompts as data. When a seat stops to ask something (an ACP
-//! agent's `session/request_permission`), the question becomes a
-//! [`Question`]: the tool and what it would act on, and the options offered.
+//! agent's `session/request_permission`, or a dialog its pane shows), the
+//! question becomes a [`Question`]: the tool and what it would act on, and
+//! the options offered.
 //! It is journaled on the seat's `blocked` line; the answer — from a person
 //! (`drover answer`) or from the project policy (drover's `policy`) — is
 //! journaled as an `answer` line naming who decided and, for the policy,
@@ -37,6 +38,10 @@ pub struct Question {
     /// What the tool would act on: a command line, a path, a URL, a query.
     pub input: String,
     pub options: Vec<Choice>,
+    /// A dialog on the seat's pane rather than a protocol request: it is
+    /// answered by pressing keys there, once the pane still shows it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_pane: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -53,6 +58,8 @@ pub enum ChoiceKind {
     AllowAlways,
     RejectOnce,
     RejectAlways,
+    /// A pane dialog's option that neither allows nor rejects (a theme).
+    Other,
 }
 
 impl ChoiceKind {
@@ -62,6 +69,7 @@ impl ChoiceKind {
             ChoiceKind::AllowAlways => "allow_always",
             ChoiceKind::RejectOnce => "reject_once",
             ChoiceKind::RejectAlways => "reject_always",
+            ChoiceKind::Other => "other",
         }
     }
 }
@@ -103,7 +111,9 @@ pub fn clean(text: &str) -> String {
 
 impl Question {
     /// The option an answer names: its id, its kind (`allow_once`, …), its
-    /// label (any case) or its 1-based position.
+    /// label (any case), its 1-based position, or the first words of its
+    /// label when no other option starts with them (`yes` for `Yes, I
+    /// accept`).
     pub fn choice(&self, answer: &str) -> Option<&Choice> {
         let answer = answer.trim();
         self.options
@@ -121,6 +131,16 @@ impl Question {
                     .ok()
                     .and_then(|n| n.checked_sub(1))
                     .and_then(|i| self.options.get(i))
+            })
+            .or_else(|| {
+                let mut starting = self
+                    .options
+                    .iter()
+                    .filter(|c| label_starts(&c.label, answer));
+                match (starting.next(), starting.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => None,
+                }
             })
     }
 
@@ -144,6 +164,18 @@ impl Question {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// Whether `label` begins with the words of `answer` (any case), ending
+/// at a word boundary.
+fn label_starts(label: &str, answer: &str) -> bool {
+    if answer.is_empty() {
+        return false;
+    }
+    let (label, answer) = (label.to_lowercase(), answer.to_lowercase());
+    label
+        .strip_prefix(&answer)
+        .is_some_and(|rest| rest.chars().next().is_none_or(|c| !c.is_alphanumeric()))
 }
 
 /// The journal detail of a `blocked` line that carries a question.
@@ -208,6 +240,7 @@ mod tests {
                     kind: ChoiceKind::RejectOnce,
                 },
             ],
+            on_pane: false,
         }
     }
 
@@ -226,6 +259,13 @@ mod tests {
         assert_eq!(q.choice("1").map(|c| c.id.as_str()), Some("proceed_always"));
         assert!(q.choice("0").is_none());
         assert!(q.choice("yes please").is_none());
+        // The first words of one label; "allow" alone is also a label.
+        assert_eq!(q.choice("rej").map(|c| c.id.as_str()), None);
+        assert_eq!(q.choice("reject").map(|c| c.id.as_str()), Some("cancel"));
+        assert_eq!(
+            q.choice("Allow for").map(|c| c.id.as_str()),
+            Some("proceed_always")
+        );
         assert_eq!(q.summary(), "run_shell_command (execute): echo hi > hi.txt");
     }
 

@@ -85,9 +85,26 @@ impl Context {
         self.append(|journal| journal.record(task, state, prompt_kind, source, detail));
     }
 
-    /// Marks the seat blocked on a question: the question is journaled with
-    /// its one-line summary as the evidence.
+    /// Marks the seat blocked on a permission question: the question is
+    /// journaled with its one-line summary as the evidence.
     pub fn blocked_on(&self, task: &str, question: &drover_run::question::Question, source: &str) {
+        self.blocked_asking(
+            task,
+            question,
+            drover_sandbox::wit::PromptKind::Permission.as_str(),
+            source,
+        );
+    }
+
+    /// Marks the seat blocked on a question of `prompt_kind` (a pane's
+    /// dialog may be a trust dialog, a warning, …).
+    pub fn blocked_asking(
+        &self,
+        task: &str,
+        question: &drover_run::question::Question,
+        prompt_kind: &str,
+        source: &str,
+    ) {
         let mut detail = drover_run::question::detail(question);
         if let (Some(obj), Some(evidence)) = (
             detail.as_object_mut(),
@@ -95,13 +112,19 @@ impl Context {
         ) {
             obj.insert("evidence".to_string(), serde_json::Value::String(evidence));
         }
-        self.record(
-            task,
-            SeatState::Blocked,
-            Some(drover_sandbox::wit::PromptKind::Permission.as_str()),
-            source,
-            detail,
+        self.append(|journal| {
+            journal.record_news(task, SeatState::Blocked, Some(prompt_kind), source, detail)
+        });
+    }
+
+    /// Records that a seat's screen reads as nothing known, with its last
+    /// lines as the evidence.
+    pub fn unreadable(&self, task: &str, source: &str, last_lines: &str) {
+        let detail = drover_run::status::clean_evidence(last_lines).map_or(
+            serde_json::Value::Null,
+            |e| serde_json::json!({"evidence": e}),
         );
+        self.append(|journal| journal.record_news(task, SeatState::Unknown, None, source, detail));
     }
 
     /// Journals the answer to a question.

@@ -437,8 +437,15 @@ impl Policy {
     }
 }
 
-/// The ACP tool kinds a rule may name.
+/// The kinds a rule may name: ACP's tool kinds, and the prompt kinds a
+/// pane's dialog shows (`permission`, `trust-dialog`, …).
 pub const KINDS: &[&str] = &[
+    "permission",
+    "trust-dialog",
+    "hooks-review",
+    "model-nudge",
+    "resume-choice",
+    "question",
     "read",
     "edit",
     "delete",

@@ -505,6 +505,29 @@ impl Workspace for Herdr {
     /// in the workspace labelled with this session. herdr serves every
     /// workspace of the user on one socket, so an id alone could name a
     /// pane drover never made.
+    fn press_keys(
+        &self,
+        pane: &Pane,
+        keys: &[crate::Key],
+        human: bool,
+    ) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        let names: Vec<String> = keys
+            .iter()
+            .map(|k| match k {
+                crate::Key::Space => " ".to_string(),
+                other => other.name(),
+            })
+            .collect();
+        self.call(
+            "pane.send_keys",
+            json!({"pane_id": pane.pane, "keys": names}),
+        )?;
+        Ok(())
+    }
+
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
         let info = match self.call("pane.get", json!({"pane_id": pane.pane})) {
             Ok(info) => info,

@@ -14,11 +14,13 @@
 pub mod acp;
 pub mod headless;
 pub mod herdr;
+pub mod keys;
 pub mod process;
 pub mod tmux;
 
 pub use acp::Acp;
 pub use headless::Headless;
+pub use keys::Key;
 
 use std::path::Path;
 
@@ -129,6 +131,17 @@ pub trait Workspace {
     fn label_pane(&self, pane: &Pane, label: &str) -> Result<(), WorkspaceError>;
     /// `pane.type`: a bracketed paste, then Enter. Refused for a human seat.
     fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    /// `pane.keys`: presses keys (a dialog's answer). Refused for a human
+    /// seat, and by backends without panes.
+    fn press_keys(&self, _pane: &Pane, _keys: &[Key], human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Err(WorkspaceError::Unsupported {
+            backend: self.kind().as_str(),
+            what: "press keys in a pane",
+        })
+    }
     /// Whether the pane still exists; `Err` means "could not ask", never "gone".
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError>;
     /// `pane.close`: kill it and every process it started (identity-checked).

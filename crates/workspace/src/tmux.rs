@@ -473,6 +473,20 @@ impl Workspace for Tmux {
         Ok(Tmux::type_text(self, pane, text)?)
     }
 
+    fn press_keys(
+        &self,
+        pane: &Pane,
+        keys: &[crate::Key],
+        human: bool,
+    ) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        let names: Vec<String> = keys.iter().map(|k| k.tmux()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        Ok(self.send_keys(pane, &names)?)
+    }
+
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
         Ok(self.alive(pane)?)
     }

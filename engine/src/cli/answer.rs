@@ -1,7 +1,11 @@
 //! `drover answer SEAT OPTION`: answers the question a blocked seat waits
-//! on. The answer is left in the seat's task directory for the process
-//! that holds its agent (the seat host, or a `drover run`), which delivers
-//! it and journals it; this command waits a moment to say it was delivered.
+//! on. An ACP question's answer is left in the seat's task directory for
+//! the process that holds its agent (the seat host, or a `drover run`),
+//! which delivers it and journals it; this command waits a moment to say
+//! it was delivered. A dialog on a pane is answered here: the pane is read
+//! again, and only while it still shows that dialog are the option's keys
+//! pressed; then the pane's next state (idle, or the next dialog) is
+//! journaled and shown.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -11,13 +15,20 @@ use serde::Serialize;
 
 use super::Outcome;
 use super::output::{Json, outln, print_json};
-use crate::question::{self, AnswerFile};
+use crate::gate::Provenance;
+use crate::question::{self, AnswerFile, Answerer};
 use crate::run::{RunDir, now_ns, read_transitions};
+use crate::sandbox::wit;
 use crate::seats;
+use crate::session::interactive::{self, dialog};
+use crate::session::{Context, Prepared};
 use crate::workspace::process::{self, Identity};
+use crate::workspace::{self, Kind, Pane};
 
 /// How long to wait for the holder to journal the answer.
 const DELIVERY_WAIT: Duration = Duration::from_secs(15);
+/// How long an answered pane dialog may take to give way to what follows.
+const SETTLE_WAIT: Duration = Duration::from_secs(15);
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -46,6 +57,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let project = project
         .canonicalize()
         .with_context(|| format!("project {}", project.display()))?;
+    let mut seat_pane = None;
     let (run_id, task) = match &args.run {
         Some(run) => (run.clone(), args.seat.clone()),
         None => {
@@ -56,6 +68,14 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 );
             };
             let record = seats::require_sealed(record).map_err(anyhow::Error::msg)?;
+            if record.human {
+                bail!(
+                    "{} is a human seat: its person answers it in its pane (`drover attach {}`)",
+                    record.nick,
+                    record.nick
+                );
+            }
+            seat_pane = record.pane.clone();
             (record.run_id, record.nick)
         }
     };
@@ -72,6 +92,23 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             q.options_line()
         );
     };
+    if q.on_pane {
+        let pane = seat_pane
+            .or_else(|| recorded_pane(&run, &task))
+            .with_context(|| {
+                format!("no sealed record of {task}'s pane, so its dialog cannot be answered here")
+            })?;
+        return answer_on_pane(
+            &project,
+            run,
+            run_id,
+            &task,
+            pane,
+            q,
+            choice,
+            args.json.json,
+        );
+    }
     if !holder_alive(&task_dir) {
         bail!(
             "the drover process holding {task}'s agent is gone, so the question can no longer be answered"
@@ -110,6 +147,103 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             outcome.seat,
             outcome.option.id
         );
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The pane a run's sealed `pane.json` names (never one a file merely
+/// claims).
+fn recorded_pane(run: &RunDir, task: &str) -> Option<Pane> {
+    let record =
+        drover_run::sealed::read_sealed::<serde_json::Value>(&run.task_dir(task).join("pane.json"))
+            .ok()
+            .filter(|r| r.from == Provenance::SealedRecord)?;
+    serde_json::from_value(record.value.get("pane").cloned()?).ok()
+}
+
+#[derive(Serialize)]
+struct AnsweredOnPane {
+    seat: String,
+    run_id: String,
+    question: question::Question,
+    option: question::Choice,
+    /// What the pane shows after the answer: idle, blocked, or unknown
+    /// when it had not settled.
+    now: &'static str,
+    next_question: Option<question::Question>,
+}
+
+/// Answers a dialog on a pane: re-reads it, presses the option's keys while
+/// it still shows that dialog, and reports what the pane shows next.
+#[allow(clippy::too_many_arguments)]
+fn answer_on_pane(
+    project: &Path,
+    run: RunDir,
+    run_id: String,
+    task: &str,
+    pane: Pane,
+    q: question::Question,
+    choice: question::Choice,
+    json: bool,
+) -> anyhow::Result<Outcome> {
+    let info = run.read_info()?;
+    let kind = Kind::parse(&info.workspace)
+        .filter(|k| k.has_panes())
+        .with_context(|| format!("{task}'s run is on {}, which has no panes", info.workspace))?;
+    let prepared = Prepared::launch(project, &info.cli)?;
+    let ctx = Context::new(project.to_path_buf(), run, prepared);
+    let seat = interactive::Seat {
+        workspace: workspace::open(kind, project)?,
+        pane,
+        from: Provenance::SealedRecord,
+    };
+    dialog::answer(&ctx, task, &seat, &q, &choice, &Answerer::Person, false)
+        .map_err(|why| anyhow::anyhow!("{task}: not answered: {why}"))?;
+    let settled = dialog::settle(&ctx, task, &seat, &q, SETTLE_WAIT);
+    let now = match settled.as_ref().map(|r| r.state) {
+        Some(wit::SeatState::Idle) => "idle",
+        Some(wit::SeatState::Blocked) => "blocked",
+        _ => "unknown",
+    };
+    let next_question = (now == "blocked")
+        .then(|| question::pending(&ctx.run.journal_path(), task))
+        .flatten();
+    let outcome = AnsweredOnPane {
+        seat: task.to_string(),
+        run_id,
+        question: q,
+        option: choice,
+        now,
+        next_question,
+    };
+    if json {
+        print_json(&outcome)?;
+        return Ok(Outcome::Ok);
+    }
+    outln!(
+        "{}: answered {} ({}) to {}",
+        outcome.seat,
+        outcome.option.id,
+        outcome.option.label,
+        outcome.question.title
+    );
+    match (&outcome.next_question, settled) {
+        (Some(next), _) => {
+            outln!("  it now asks: {}", next.title);
+            outln!("    {}", next.options_line());
+        }
+        (None, Some(reading)) if outcome.now == "blocked" => outln!(
+            "  it now waits at a {} prompt drover cannot answer: `drover attach {}`",
+            reading
+                .prompt_kind
+                .unwrap_or(wit::PromptKind::Other)
+                .as_str(),
+            outcome.seat
+        ),
+        (None, Some(_)) => outln!("  its screen reads idle"),
+        (None, None) => {
+            outln!("  its screen has not settled yet (`drover seats` shows it once it does)")
+        }
     }
     Ok(Outcome::Ok)
 }

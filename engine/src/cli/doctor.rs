@@ -17,6 +17,24 @@ use crate::registry;
 use crate::sandbox::Sandbox;
 use crate::workspace;
 
+/// The one-time dialogs a CLI shows on a fresh config home before its
+/// prompt (captured from the real CLIs; docs/first-run.md).
+const FIRST_RUN: &[(&str, &str)] = &[
+    (
+        "claude",
+        "a theme, an API-key choice, security notes, folder trust and the bypass warning",
+    ),
+    (
+        "gemini",
+        "folder trust, an auth-method choice and an API-key field",
+    ),
+    ("copilot", "folder trust"),
+    (
+        "codex",
+        "folder trust and, for a model with a newer one, a model nudge",
+    ),
+];
+
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
@@ -130,6 +148,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             let mut notes = Vec::new();
             if driver.starts_with(registry::GENERIC) && p.turn.argv.is_empty() {
                 notes.push("runs on tmux only: no [turn] argv for headless turns".to_string());
+            }
+            if let Some((_, dialogs)) = FIRST_RUN.iter().find(|(binary, _)| *binary == p.binary) {
+                notes.push(format!(
+                    "on a fresh config its pane first shows {dialogs}: each waits for `drover answer`; docs/first-run.md says how to pre-accept them for unattended seats"
+                ));
             }
             let warnings: Vec<String> = crate::privileges::running_as_root()
                 .then(|| crate::privileges::root_refusal(p, &driver))

@@ -347,6 +347,8 @@ impl Server {
                         "backspace" => b"\x7f",
                         "up" => b"\x1b[A",
                         "down" => b"\x1b[B",
+                        "right" => b"\x1b[C",
+                        "left" => b"\x1b[D",
                         "ctrl+c" => b"\x03",
                         k if k.chars().count() == 1 => k.as_bytes(),
                         other => return Err(("invalid_key", format!("unsupported key {other}"))),

@@ -61,6 +61,7 @@ const TOP_FIELDS: &[&str] = &[
     "env",
     "usage_parser",
     "usage_grace_s",
+    "ready_timeout_s",
     "stop_without_result_nudges",
     "subagent_stop_without_transcript",
     "first_run_note",
@@ -192,6 +193,9 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         None => "none".to_string(),
     };
     let usage_grace = top.seconds("usage_grace_s")?.unwrap_or(0.0);
+    let ready_timeout = top
+        .seconds("ready_timeout_s")?
+        .unwrap_or(crate::READY_TIMEOUT_S);
     let stop_without_result_nudges = top.count("stop_without_result_nudges", true)?;
     let subagent_stop_without_transcript = top
         .truthy("subagent_stop_without_transcript")
@@ -287,6 +291,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         env,
         usage_parser,
         usage_grace: Duration::from_secs_f64(usage_grace),
+        ready_timeout: Duration::from_secs_f64(ready_timeout),
         stop_without_result_nudges,
         subagent_stop_without_transcript,
         first_run_note,

@@ -368,5 +368,6 @@ pub(super) fn question_of(params: &Value, known: &HashMap<String, String>) -> Qu
         title: view.title,
         input: view.input,
         options,
+        on_pane: false,
     }
 }

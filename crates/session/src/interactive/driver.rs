@@ -1,18 +1,33 @@
 //! The driver's bookkeeping: building results, reading hooks and the
-//! screen, waiting for the CLI to be ready, and typing the prompt.
+//! screen, waiting for the screen to read idle (answering its dialogs by
+//! policy), and typing the prompt.
 
 use std::time::{Duration, Instant};
 
-use super::{Driver, Event, READY_TIMEOUT, Seat, State, TICK, pane_kind};
+use super::dialog;
+use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK, pane_kind};
+use crate::policy::Policy;
+
+/// How long a blocked screen without readable options is given to finish
+/// drawing its dialog before it is reported as it is.
+const OPTIONS_DRAWN: Duration = Duration::from_secs(2);
+/// How long a nudge waits for the screen to read idle.
+const NUDGE_READY: Duration = Duration::from_secs(5);
 use crate::budget::Budget;
 use crate::clock::Deadline;
 use crate::result_file::ResultFile;
 use crate::{Context, SessionResult, SessionSpec, Status, Timings};
+use drover_run::question::{Answerer, Question};
 use drover_run::{EventWatcher, HookRecord, now_ns};
 use drover_sandbox::wit;
 
 impl<'a> Driver<'a> {
-    pub(super) fn new(ctx: &'a Context, spec: &'a SessionSpec, since: u64) -> Driver<'a> {
+    pub(super) fn new(
+        ctx: &'a Context,
+        spec: &'a SessionSpec,
+        since: u64,
+        human: bool,
+    ) -> Driver<'a> {
         Driver {
             ctx,
             spec,
@@ -39,6 +54,17 @@ impl<'a> Driver<'a> {
             since,
             profile: ctx.profile().to_wit(),
             workspace: pane_kind(ctx).as_str(),
+            human,
+            // Only the project's file counts; a broken one asks a person.
+            policy: Policy::load(&ctx.project).unwrap_or_else(|e| {
+                ctx.run.lifecycle(
+                    spec.task.as_str(),
+                    "policy-unreadable",
+                    serde_json::json!({"error": e.to_string()}),
+                );
+                Policy::default()
+            }),
+            policy_tries: std::collections::HashMap::new(),
         }
     }
 
@@ -118,8 +144,113 @@ impl<'a> Driver<'a> {
     }
 
     pub(super) fn read_screen(&self, seat: &Seat) -> Option<wit::ScreenReading> {
+        self.read_screen_and_rows(seat).map(|(reading, _)| reading)
+    }
+
+    /// The adapter's reading of the pane, with the screen it read.
+    fn read_screen_and_rows(&self, seat: &Seat) -> Option<(wit::ScreenReading, wit::Screen)> {
         let screen = seat.ws().read_pane(&seat.pane).ok()?;
-        self.ctx.adapter().read_screen(&self.profile, &screen).ok()
+        let reading = self
+            .ctx
+            .adapter()
+            .read_screen(&self.profile, &screen)
+            .ok()?;
+        Some((reading, screen))
+    }
+
+    /// A blocked screen: its dialog is journaled as the seat's question
+    /// (or, without readable options, the seat as blocked with the line
+    /// that showed it), and the project's policy may answer it. Returns
+    /// whether the policy answered (the screen moved on).
+    pub(super) fn on_blocked_screen(
+        &mut self,
+        seat: &Seat,
+        reading: &wit::ScreenReading,
+        before_first_turn: bool,
+    ) -> bool {
+        let (ctx, task) = (self.ctx, self.task());
+        let kind = reading.prompt_kind.unwrap_or(wit::PromptKind::Other);
+        let source = format!("screen:{}", reading.rule);
+        let Some((asked, new)) = dialog::observe(ctx, task, reading) else {
+            self.blocked(kind, &source, before_first_turn, Some(&reading.evidence));
+            return false;
+        };
+        self.st.blocked = Some(kind);
+        if self.answer_by_policy(seat, &asked) {
+            self.st.blocked = None;
+            return true;
+        }
+        if new {
+            ctx.notify(&format!(
+                "task {task} is blocked on a question on its pane: {} (answer with `drover answer`: {})",
+                asked.title,
+                asked.options_line()
+            ));
+        }
+        false
+    }
+
+    /// The policy's answer to a pane question, pressed and settled; never
+    /// on a person's seat, and at most [`POLICY_TRIES`] times per dialog.
+    fn answer_by_policy(&mut self, seat: &Seat, asked: &Question) -> bool {
+        if self.human {
+            return false;
+        }
+        let Some(verdict) = self.policy.decide(asked) else {
+            return false;
+        };
+        let Some(choice) = asked.options.iter().find(|c| c.id == verdict.option) else {
+            return false;
+        };
+        let signature = format!("{}\n{}\n{}", asked.tool, asked.title, asked.options_line());
+        let tries = self.policy_tries.entry(signature).or_default();
+        if *tries >= POLICY_TRIES {
+            return false;
+        }
+        *tries += 1;
+        let (ctx, task) = (self.ctx, self.task());
+        let by = Answerer::Policy { rule: verdict.rule };
+        match dialog::answer(ctx, task, seat, asked, choice, &by, false) {
+            Ok(()) => {
+                dialog::settle(ctx, task, seat, asked, SETTLE_LIMIT);
+                true
+            }
+            Err(why) => {
+                ctx.run.lifecycle(
+                    task,
+                    "policy-answer-failed",
+                    serde_json::json!({"question": asked.id, "why": why}),
+                );
+                false
+            }
+        }
+    }
+
+    /// The result of a message that was not typed because the screen did
+    /// not read idle.
+    pub(super) fn not_typed(&self, readiness: &Readiness) -> SessionResult {
+        let task = self.task();
+        let reason = match readiness {
+            Readiness::Idle => "the screen reads idle".to_string(),
+            Readiness::Asking => {
+                let asked = drover_run::question::pending(&self.ctx.run.journal_path(), task);
+                match asked {
+                    Some(q) => format!(
+                        "{task} waits on a question, so nothing was typed: {} ({}); answer it with `drover answer`",
+                        q.title,
+                        q.options_line()
+                    ),
+                    None => format!(
+                        "{task} waits at a prompt drover cannot answer, so nothing was typed; attach to its pane to answer it"
+                    ),
+                }
+            }
+            Readiness::Unread(lines) => format!(
+                "the CLI's screen did not read ready within {} s, so nothing was typed; its last lines: {lines}",
+                self.ctx.profile().ready_timeout.as_secs_f64()
+            ),
+        };
+        self.result(Status::Stalled, reason, None, None)
     }
 
     pub(super) fn blocked(
@@ -143,10 +274,25 @@ impl<'a> Driver<'a> {
         self.ctx.blocked(task, kind.as_str(), source, evidence);
     }
 
-    /// Waits until the screen reads ready (or the ready timeout passes).
-    pub(super) fn wait_ready(&mut self, seat: &Seat) -> Result<(), Box<SessionResult>> {
+    /// Waits until the screen reads idle. A dialog is journaled as a
+    /// question (the policy may answer it); with `until_answered` the wait
+    /// goes on until it is answered, else it ends there. A screen that
+    /// reads as nothing known for the profile's `ready_timeout` ends it too, with its
+    /// last lines journaled. A busy screen is waited on within the deadline.
+    /// The screen must read idle for `hold` without a break: a CLI that has
+    /// just started may draw its prompt before the dialog that replaces it
+    /// (Codex 0.171 shows its composer, then folder trust).
+    pub(super) fn wait_ready(
+        &mut self,
+        seat: &Seat,
+        until_answered: bool,
+        hold: Duration,
+    ) -> Result<Readiness, Box<SessionResult>> {
         let task = self.task();
-        let ready_since = Instant::now();
+        let before_first_turn = self.st.session_id.is_none();
+        let mut unread_since = Instant::now();
+        let mut idle_since: Option<Instant> = None;
+        let mut optionless_since: Option<Instant> = None;
         loop {
             if let Some(r) = self.interrupted() {
                 return Err(Box::new(r));
@@ -154,7 +300,7 @@ impl<'a> Driver<'a> {
             if let Some(which) = self.deadline.expired() {
                 return Err(Box::new(self.result(
                     Status::Timeout,
-                    format!("the CLI never became ready before the deadline ({which} clock)"),
+                    format!("the CLI's screen never read idle before the deadline ({which} clock)"),
                     None,
                     Some(which),
                 )));
@@ -165,39 +311,101 @@ impl<'a> Driver<'a> {
             for event in self.events(TICK) {
                 self.absorb(&event);
             }
-            let reading = self.read_screen(seat);
-            let source = format!(
-                "screen:{}",
-                reading.as_ref().map_or("", |r| r.rule.as_str())
-            );
-            match reading.as_ref().map(|r| r.state) {
-                Some(wit::SeatState::Idle) => {
+            let read = self.read_screen_and_rows(seat);
+            let state = read.as_ref().map(|(r, _)| r.state);
+            if state != Some(wit::SeatState::Idle) {
+                idle_since = None;
+            }
+            if state != Some(wit::SeatState::Blocked) {
+                optionless_since = None;
+            }
+            match (state, read) {
+                (Some(wit::SeatState::Idle), _)
+                    if idle_since.get_or_insert_with(Instant::now).elapsed() < hold =>
+                {
+                    unread_since = Instant::now();
+                }
+                (Some(wit::SeatState::Idle), Some((reading, _))) => {
+                    self.st.blocked = None;
+                    let source = format!("screen:{}", reading.rule);
                     self.ctx.state(task, wit::SeatState::Idle, None, &source);
-                    return Ok(());
+                    return Ok(Readiness::Idle);
                 }
-                Some(wit::SeatState::Blocked) => {
-                    let kind = reading
-                        .as_ref()
-                        .and_then(|r| r.prompt_kind)
-                        .unwrap_or(wit::PromptKind::Other);
-                    let evidence = reading.as_ref().map(|r| r.evidence.clone());
-                    self.blocked(kind, &source, true, evidence.as_deref());
+                // A dialog still being drawn reads blocked before its
+                // options do: give it a moment to become a question.
+                (Some(wit::SeatState::Blocked), Some((reading, _)))
+                    if dialog::question_of(task, &reading).is_none()
+                        && optionless_since.get_or_insert_with(Instant::now).elapsed()
+                            < OPTIONS_DRAWN =>
+                {
+                    unread_since = Instant::now();
                 }
-                _ if ready_since.elapsed() >= READY_TIMEOUT && self.st.blocked.is_none() => {
+                (Some(wit::SeatState::Blocked), Some((reading, _))) => {
+                    unread_since = Instant::now();
+                    if self.on_blocked_screen(seat, &reading, before_first_turn) {
+                        continue;
+                    }
+                    if !until_answered {
+                        return Ok(Readiness::Asking);
+                    }
+                }
+                (Some(wit::SeatState::Working), _) => unread_since = Instant::now(),
+                (_, read) if unread_since.elapsed() >= self.ctx.profile().ready_timeout => {
+                    let lines = read
+                        .map(|(_, screen)| dialog::last_lines(&screen, 5))
+                        .unwrap_or_else(|| "(the pane could not be read)".to_string());
+                    self.ctx.unreadable(task, "screen:none", &lines);
                     self.ctx.run.lifecycle(
                         task,
-                        "typed-without-ready-screen",
-                        serde_json::json!({"waited_s": READY_TIMEOUT.as_secs()}),
+                        "screen-unread",
+                        serde_json::json!({"waited_s": self.ctx.profile().ready_timeout.as_secs_f64(), "last_lines": lines}),
                     );
-                    return Ok(());
+                    return Ok(Readiness::Unread(lines));
                 }
                 _ => {}
             }
         }
     }
 
-    /// Renders and types the prompt, then waits for the turn's verdict.
-    pub(super) fn turn(&mut self, seat: &Seat, human: bool) -> SessionResult {
+    /// Types `text` (a nudge) only into a screen that reads idle — or,
+    /// with `busy_ok`, working (a busy TUI queues it) — waiting a moment
+    /// for one; otherwise journals that it was withheld.
+    pub(super) fn type_nudge(&self, seat: &Seat, text: &str, why: &str, busy_ok: bool) -> bool {
+        let (ctx, task) = (self.ctx, self.task());
+        let until = Instant::now() + NUDGE_READY;
+        let last = loop {
+            let reading = self.read_screen(seat);
+            let state = reading.as_ref().map(|r| r.state);
+            let typeable = state == Some(wit::SeatState::Idle)
+                || (busy_ok && state == Some(wit::SeatState::Working));
+            if typeable {
+                if let Err(e) = seat.ws().type_text(&seat.pane, text, self.human) {
+                    ctx.run.lifecycle(
+                        task,
+                        "nudge-failed",
+                        serde_json::json!({"why": why, "error": e.to_string()}),
+                    );
+                    return false;
+                }
+                return true;
+            }
+            if Instant::now() >= until {
+                break reading.map(|r| (r.state.as_str(), r.rule));
+            }
+            std::thread::sleep(TICK);
+        };
+        ctx.run.lifecycle(
+            task,
+            "nudge-withheld",
+            serde_json::json!({"why": why, "screen": last.map(|(state, rule)| format!("{state} ({rule})"))}),
+        );
+        false
+    }
+
+    /// Renders the prompt, types it once the screen reads idle, then waits
+    /// for the turn's verdict. Nothing is typed into a screen that asks a
+    /// question or cannot be read.
+    pub(super) fn turn(&mut self, seat: &Seat) -> SessionResult {
         let task = self.task();
         let rendered = match self
             .ctx
@@ -222,7 +430,12 @@ impl<'a> Driver<'a> {
                 );
             }
         };
-        if let Err(e) = seat.ws().type_text(&seat.pane, &rendered, human) {
+        match self.wait_ready(seat, false, Duration::ZERO) {
+            Ok(Readiness::Idle) => {}
+            Ok(not_ready) => return self.not_typed(&not_ready),
+            Err(result) => return *result,
+        }
+        if let Err(e) = seat.ws().type_text(&seat.pane, &rendered, self.human) {
             return self.result(
                 Status::Crashed,
                 format!("cannot type the prompt: {e}"),

@@ -1,7 +1,7 @@
 //! The interactive driver: a CLI in a pane (tmux or herdr), driven like a
 //! person would.
 //!
-//! It launches the CLI, waits until the screen reads ready, types the prompt
+//! It launches the CLI, waits until the screen reads idle, types the prompt
 //! as a bracketed paste, then decides from hook events (the relay's drops),
 //! pane liveness, pane-log activity, the screen and the clock:
 //! - Stop (not a subagent's) ends the turn: completed, or — when a result
@@ -14,10 +14,17 @@
 //! - silence past the stall window nudges, then stalls; the deadline times
 //!   out on either clock; the token budget warns or enforces.
 //!
+//! Nothing is ever typed into a pane whose screen does not read idle: a
+//! dialog the CLI opens (a first-run warning, folder trust, a permission)
+//! is journaled as a question with its options ([`dialog`]) and waits for
+//! `drover answer` or the project's `[policy]`; a screen nothing reads past
+//! the ready timeout is reported with its last lines, and left alone.
+//!
 //! A multiplexer failure is never read as a crash: liveness unknown skips
 //! the tick. Where the multiplexer reads the agent itself (herdr), its
 //! `blocked` is a second source beside the hooks and the screen.
 
+pub mod dialog;
 mod driver;
 mod verdict;
 
@@ -26,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use super::budget::Budget;
 use super::clock::Deadline;
+use super::policy::Policy;
 use super::result_file::ResultFile;
 use super::{Context, SessionResult, SessionSpec, Status, conversations, faults};
 use drover_gate::Provenance;
@@ -36,8 +44,27 @@ use drover_workspace::{self as workspace, Kind, Pane, PaneLaunch, Workspace};
 
 const TICK: Duration = Duration::from_millis(250);
 const SCREEN_EVERY: Duration = Duration::from_millis(750);
-/// How long to wait for the screen to read ready before typing anyway.
-const READY_TIMEOUT: Duration = Duration::from_secs(45);
+/// How long a just-launched CLI's screen must keep reading idle before
+/// anything is typed (a dialog may still replace its first prompt).
+const LAUNCH_HOLD: Duration = Duration::from_secs(2);
+/// How long an answered dialog may take to leave the screen.
+const SETTLE_LIMIT: Duration = Duration::from_secs(10);
+/// How often the policy answers one dialog on one seat before leaving it to
+/// a person (an answer that did not take is not pressed forever).
+const POLICY_TRIES: u32 = 2;
+
+/// What a pane shows when drover is about to type into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readiness {
+    /// The screen reads idle: a message may be typed.
+    Idle,
+    /// The CLI waits on a question (a dialog, a prompt), journaled for
+    /// `drover answer`.
+    Asking,
+    /// The screen read as nothing known for the ready timeout; its last
+    /// lines.
+    Unread(String),
+}
 
 /// The session (tmux session, herdr workspace) a run's seats live in.
 pub fn session_name(run_id: &str) -> String {
@@ -100,6 +127,11 @@ struct Driver<'a> {
     since: u64,
     profile: wit::Profile,
     workspace: &'static str,
+    /// A person's seat: never typed into, its dialogs never answered.
+    human: bool,
+    policy: Policy,
+    /// Policy answers given per dialog (by its text and options).
+    policy_tries: std::collections::HashMap<String, u32>,
 }
 
 /// One session: launch, wait until ready, type the prompt, decide, tear down.
@@ -107,32 +139,40 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     prepare(ctx, spec);
     // The event floor is taken before the CLI starts: its first hooks
     // (SessionStart) can land before the pane is even labelled.
-    let mut driver = Driver::new(ctx, spec, now_ns());
-    let seat = match start(ctx, spec, &mut driver) {
-        Ok(seat) => seat,
+    let mut driver = Driver::new(ctx, spec, now_ns(), false);
+    // A run's own process holds the seat: a dialog before the first turn
+    // waits for its answer (`drover answer --run`) within the deadline.
+    let seat = match start(ctx, spec, &mut driver, true) {
+        Ok((seat, Readiness::Idle)) => seat,
+        Ok((seat, not_ready)) => {
+            let result = driver.not_typed(&not_ready);
+            return conclude(ctx, spec, Some(&seat), result);
+        }
         Err(failure) => {
             let (seat, result) = *failure;
             return conclude(ctx, spec, seat.as_ref(), result);
         }
     };
-    let result = driver.turn(&seat, false);
+    let result = driver.turn(&seat);
     conclude(ctx, spec, Some(&seat), result)
 }
 
-/// `drover up`: launch a seat and wait until it is ready; the pane keeps
-/// running. A human seat waiting at a prompt is up too (its person answers
-/// it); any other failure leaves nothing behind.
-pub fn up(ctx: &Context, spec: &SessionSpec, human: bool) -> Result<Seat, Box<SessionResult>> {
+/// `drover up`: launch a seat and wait until its screen reads idle, asks a
+/// question (journaled, for `drover answer`), or stays unread past the
+/// ready timeout; in each case the pane keeps running and the readiness
+/// says which. A failure (the CLI exited, the deadline) leaves nothing
+/// behind.
+pub fn up(
+    ctx: &Context,
+    spec: &SessionSpec,
+    human: bool,
+) -> Result<(Seat, Readiness), Box<SessionResult>> {
     prepare(ctx, spec);
-    let mut driver = Driver::new(ctx, spec, now_ns());
-    match start(ctx, spec, &mut driver) {
-        Ok(seat) => Ok(seat),
+    let mut driver = Driver::new(ctx, spec, now_ns(), human);
+    match start(ctx, spec, &mut driver, false) {
+        Ok(up) => Ok(up),
         Err(failure) => {
             let (seat, result) = *failure;
-            if human && result.blocked.is_some() && seat.is_some() {
-                // A person answers the prompt: the seat is up.
-                return seat.ok_or_else(|| Box::new(result));
-            }
             let mut spec = spec.clone();
             spec.keep = false;
             Err(Box::new(conclude(ctx, &spec, seat.as_ref(), result)))
@@ -140,16 +180,17 @@ pub fn up(ctx: &Context, spec: &SessionSpec, human: bool) -> Result<Seat, Box<Se
     }
 }
 
-/// `drover send`: one turn on a running seat. A human seat is never typed
-/// into. The seat keeps running afterwards unless `spec.keep` is false.
+/// `drover send`: one turn on a running seat, typed only once its screen
+/// reads idle. A human seat is never typed into. The seat keeps running
+/// afterwards unless `spec.keep` is false.
 pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> SessionResult {
     let _ = drover_state::write_atomic(
         &ctx.run.task_dir(&spec.task).join("prompt.txt"),
         format!("{}\n", spec.prompt).as_bytes(),
     );
     seat.ws().watch_output(&seat.pane, &ctx.run.log(&spec.task));
-    let mut driver = Driver::new(ctx, spec, now_ns());
-    let result = driver.turn(seat, human);
+    let mut driver = Driver::new(ctx, spec, now_ns(), human);
+    let result = driver.turn(seat);
     conclude(ctx, spec, Some(seat), result)
 }
 
@@ -166,12 +207,17 @@ fn prepare(ctx: &Context, spec: &SessionSpec) {
     let _ = drover_state::create_file(&log);
 }
 
-/// Launches the CLI and waits for it to be ready.
+/// A launch that failed: the seat, if its pane was made, and the result.
+type StartFailure = Box<(Option<Seat>, SessionResult)>;
+
+/// Launches the CLI and waits for its screen to read idle; with
+/// `until_answered`, a question it asks first is waited out too.
 fn start(
     ctx: &Context,
     spec: &SessionSpec,
     driver: &mut Driver<'_>,
-) -> Result<Seat, Box<(Option<Seat>, SessionResult)>> {
+    until_answered: bool,
+) -> Result<(Seat, Readiness), StartFailure> {
     let kind = pane_kind(ctx);
     let ws = match workspace::open(kind, &ctx.project) {
         Ok(w) => w,
@@ -204,8 +250,8 @@ fn start(
         pane,
         from: Provenance::Created,
     };
-    match driver.wait_ready(&seat) {
-        Ok(()) => Ok(seat),
+    match driver.wait_ready(&seat, until_answered, LAUNCH_HOLD) {
+        Ok(readiness) => Ok((seat, readiness)),
         Err(result) => Err(Box::new((Some(seat), *result))),
     }
 }

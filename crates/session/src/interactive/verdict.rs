@@ -89,9 +89,12 @@ impl Driver<'_> {
                 .sample(ctx, spec, self.st.transcript_path.as_deref())
             {
                 Verdict::Nudge => {
-                    let _ = seat.ws().type_text(&seat.pane, NUDGE_BUDGET, false);
-                    ctx.run
-                        .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
+                    // A working TUI queues it: the point is to reach the
+                    // agent mid-turn.
+                    if self.type_nudge(seat, NUDGE_BUDGET, "budget", true) {
+                        ctx.run
+                            .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
+                    }
                 }
                 Verdict::OverBudget => {
                     return Some(self.result(
@@ -171,14 +174,9 @@ impl Driver<'_> {
                     serde_json::json!({"why": "result-file", "left": watch.nudges_left}),
                 );
                 let text = format!("{NUDGE_RESULT} ({})", result_file.path().display());
-                if let Err(e) = seat.ws().type_text(&seat.pane, &text, false) {
-                    ctx.run.lifecycle(
-                        task,
-                        "nudge-failed",
-                        serde_json::json!({"error": e.to_string()}),
-                    );
+                if self.type_nudge(seat, &text, "result-file", false) {
+                    ctx.state(task, wit::SeatState::Working, None, "nudge");
                 }
-                ctx.state(task, wit::SeatState::Working, None, "nudge");
                 None
             }
             Event::Failure(reason) => {
@@ -201,7 +199,8 @@ impl Driver<'_> {
     }
 
     /// Reads the screen (and the multiplexer's own reading) for a blocked
-    /// or working seat.
+    /// or working seat; a dialog mid-turn (a tool permission) becomes the
+    /// seat's question, which the policy may answer.
     pub(super) fn look_at_screen(&mut self, seat: &Seat) {
         let (ctx, task) = (self.ctx, self.task());
         let native = seat.ws().agent_state(&seat.pane).ok().flatten();
@@ -209,12 +208,9 @@ impl Driver<'_> {
         if let Some(reading) = self.read_screen(seat) {
             let source = format!("screen:{}", reading.rule);
             match reading.state {
-                wit::SeatState::Blocked => self.blocked(
-                    reading.prompt_kind.unwrap_or(wit::PromptKind::Other),
-                    &source,
-                    false,
-                    Some(&reading.evidence),
-                ),
+                wit::SeatState::Blocked => {
+                    self.on_blocked_screen(seat, &reading, false);
+                }
                 wit::SeatState::Working if !native_blocked => {
                     self.st.blocked = None;
                     ctx.state(task, wit::SeatState::Working, None, &source);
@@ -248,7 +244,7 @@ impl Driver<'_> {
                     "nudge",
                     serde_json::json!({"why": "stall", "left": watch.stall_nudges_left}),
                 );
-                let _ = seat.ws().type_text(&seat.pane, NUDGE_STALL, false);
+                self.type_nudge(seat, NUDGE_STALL, "stall", false);
                 watch.last_activity = Instant::now();
             } else {
                 if matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) {

@@ -37,6 +37,7 @@ fn ask(tool: &str, kind: &str, input: &str) -> Question {
                 kind: ChoiceKind::RejectOnce,
             },
         ],
+        on_pane: false,
     }
 }
 

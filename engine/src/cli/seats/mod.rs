@@ -231,6 +231,8 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         return up_acp(&project, &record, args.json.json);
     }
     let mut blocked = None;
+    let mut question = None;
+    let mut unread = None;
     if kind.has_panes() {
         let ctx = Context::new(project.clone(), run, prepared);
         let mut spec = SessionSpec::new(&args.nick, "", cwd);
@@ -239,8 +241,8 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         spec.timeout = args.timeout;
         spec.keep = true;
         spec.cancel = Some(super::interrupt_flag()?);
-        let seat = match interactive::up(&ctx, &spec, args.human) {
-            Ok(seat) => seat,
+        let (seat, readiness) = match interactive::up(&ctx, &spec, args.human) {
+            Ok(up) => up,
             Err(result) => bail!(
                 "seat {} did not come up: {} ({})",
                 args.nick,
@@ -252,15 +254,43 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             .ws()
             .label_pane(&seat.pane, &format!("{} · {}", args.nick, args.role));
         record.pane = Some(seat.pane.clone());
-        blocked = crate::run::status::TaskView::of(
+        let view = crate::run::status::TaskView::of(
             &args.nick,
             &crate::run::read_transitions(&ctx.run.journal_path()),
-        )
-        .prompt_kind;
+        );
+        if readiness == interactive::Readiness::Asking {
+            blocked = view.prompt_kind;
+            question = view.question;
+        }
+        if let interactive::Readiness::Unread(lines) = readiness {
+            unread = Some(lines);
+        }
     }
     seats::save(&project, &record)?;
     if args.json.json {
-        print_json(&serde_json::json!({"seat": record, "blocked": blocked}))?;
+        let state = match (&unread, &blocked) {
+            (Some(_), _) => "unknown",
+            (None, Some(_)) => "blocked",
+            (None, None) => "idle",
+        };
+        print_json(&serde_json::json!({
+            "seat": record,
+            "state": state,
+            "blocked": blocked,
+            "question": question,
+            "last_lines": unread,
+        }))?;
+    } else if let Some(lines) = &unread {
+        outln!(
+            "seat {} is up, but its screen does not read ready (unknown), so nothing will be typed into it until it does",
+            record.nick
+        );
+        outln!("  its last lines: {lines}");
+        outln!(
+            "  `drover attach {}` to look, `drover down {}` to remove it",
+            record.nick,
+            record.nick
+        );
     } else {
         outln!(
             "seat {} up: {} · {} on {}{}",
@@ -270,14 +300,24 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             record.workspace,
             if record.human { " (human)" } else { "" }
         );
-        if let Some(kind) = &blocked {
-            outln!(
+        match (&question, &blocked) {
+            (Some(q), _) if !record.human => {
+                outln!("  it waits on a question: {}", q.title);
+                outln!("    {}", q.options_line());
+                outln!("  answer it: `drover answer {} OPTION`", record.nick);
+            }
+            (_, Some(kind)) => outln!(
                 "  its CLI waits at a {kind} prompt: `drover attach {}` and answer it",
                 record.nick
-            );
+            ),
+            _ => {}
         }
     }
-    Ok(Outcome::Ok)
+    Ok(if unread.is_some() {
+        Outcome::Failed
+    } else {
+        Outcome::Ok
+    })
 }
 
 /// The task directory of a seat's own run.
