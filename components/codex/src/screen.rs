@@ -5,9 +5,36 @@
 //! Codex's dialogs are not boxed; the blocked rules match whole lines of a
 //! dialog (its title, or a numbered option with the `›` highlight) so a reply
 //! (`• …`) that talks about approvals does not read as one.
+//!
+//! The first-run dialogs of 0.171 (fixtures/first-run/, README there) read
+//! with their options and the keys verified on them: arrows and Enter on
+//! folder trust (there `1` only moves the highlight), digits on the model
+//! nudge.
 
+use drover_kit::dialog::{Keyed, Listed, Menu};
 use drover_kit::screen::{Region, ScreenRule};
-use drover_kit::{PromptKind, SeatState};
+use drover_kit::{ChoiceKind, PromptKind, SeatState};
+
+const FOLDER_ACCESS: &[Listed] = &[
+    Listed::new(r"^Trust and continue$", ChoiceKind::AllowOnce),
+    // Declines: nothing is written and the command center opens.
+    Listed::new(r"^Back to Agent Command Center$", ChoiceKind::RejectOnce),
+];
+/// Enter (and Esc) take the highlighted `Try new model`, which rewrites
+/// `model` in the user's config.toml; keeping the configured model is the
+/// unattended choice.
+const MODEL_NUDGE: &[Keyed] = &[
+    Keyed::new("Try new model", ChoiceKind::Other, &["1"]),
+    Keyed::new("Use existing model", ChoiceKind::AllowOnce, &["2"]),
+];
+const HOOKS_REVIEW: &[Listed] = &[
+    Listed::new(r"^Review(?: hooks)?$", ChoiceKind::Other),
+    Listed::new(r"^Trust all and continue$", ChoiceKind::AllowOnce),
+    // Goes on with the hooks off.
+    Listed::new(r"^Continue without trusting\b", ChoiceKind::RejectOnce),
+];
+/// Where declining folder trust lands: `n` opens the trust dialog again.
+const COMMAND_CENTER: &[Keyed] = &[Keyed::new("New", ChoiceKind::AllowOnce, &["n"])];
 
 pub const RULES: &[ScreenRule] = &[
     ScreenRule::new(
@@ -38,29 +65,52 @@ pub const RULES: &[ScreenRule] = &[
         r"^\s*[\x{2801}-\x{28FF}]",
         SeatState::Working,
     ),
-    ScreenRule::blocked(
+    // 0.171's folder trust, titled `Folder access`.
+    ScreenRule::dialog(
+        "codex/v1/folder-access",
+        Region::Bottom(16),
+        r"^\s*Trust this folder\?",
+        PromptKind::TrustDialog,
+        Menu::Listed(FOLDER_ACCESS),
+    ),
+    // Older wordings.
+    ScreenRule::dialog(
         "codex/v1/trust",
         Region::All,
         r"^\s*(?:>\s*)?(?:Do you trust the contents of this directory\?|You are running Codex in )|^\s*(?:[›>]\s*)?1\.\s+(?:Yes, allow|Allow) Codex to work in this folder",
         PromptKind::TrustDialog,
+        Menu::Numbered,
     ),
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "codex/v1/hooks-review",
         Region::All,
         r"^\s*(?:⚠\s*)?(?:Hooks need review\s*$|\d+ hooks? needs? review\b)|^\s*(?:›\s*)?\d\.\s+Trust all and continue\b",
         PromptKind::HooksReview,
+        Menu::Listed(HOOKS_REVIEW),
     ),
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "codex/v1/model-nudge",
         Region::All,
         r"^\s*(?:Meet GPT-\S|(?:›\s*)?\d\.\s+(?:Try new model|Use existing model|Keep current model)\b)",
         PromptKind::ModelNudge,
+        Menu::Keys(MODEL_NUDGE),
     ),
-    ScreenRule::blocked(
+    // The question row first, so it is the dialog's text; a long command
+    // can push it out of view, and then the options stand in.
+    ScreenRule::dialog(
         "codex/v1/permission",
         Region::Bottom(16),
-        r"^\s*(?:›\s*)?1\.\s+Yes\b.*\(y\)\s*$|^\s*(?:›\s*)?\d\.\s+No, and tell Codex what to do differently\b",
+        r"^\s*Would you like to (?:run the following command|make the following edits)\?|^\s*(?:›\s*)?1\.\s+Yes\b.*\(y\)\s*$|^\s*(?:›\s*)?\d\.\s+No, and tell Codex what to do differently\b",
         PromptKind::Permission,
+        Menu::Numbered,
+    ),
+    // Not idle: no composer, and the first prompt cannot be typed here.
+    ScreenRule::dialog(
+        "codex/v1/command-center",
+        Region::Top(3),
+        r"^\s*Agent command center\b",
+        PromptKind::Other,
+        Menu::Keys(COMMAND_CENTER),
     ),
     // Any other dialog (update offer, pickers) waits for a key too.
     ScreenRule::blocked(
@@ -68,6 +118,15 @@ pub const RULES: &[ScreenRule] = &[
         Region::Bottom(4),
         r"(?i)^\s*press enter to (?:confirm|continue|select)\b",
         PromptKind::Other,
+    ),
+    // The composer Codex draws before its config has loaded (header
+    // `loading`): the trust dialog may still replace it, so nothing may be
+    // typed yet.
+    ScreenRule::new(
+        "codex/v1/loading",
+        Region::Top(4),
+        r"^\s{4,}loading$",
+        SeatState::Unknown,
     ),
     ScreenRule::new(
         "codex/v1/prompt",
@@ -157,6 +216,136 @@ mod tests {
                     "codex/v1/permission",
                 ),
             ],
+        );
+    }
+
+    fn first_run(name: &str) -> String {
+        let path = format!(
+            "{}/fixtures/first-run/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_first_run_dialog_reads_as_a_question_at_both_widths() {
+        use drover_kit::testing::{DialogCase, assert_dialogs};
+        let mut cases = Vec::new();
+        for w in ["w220", "w80"] {
+            cases.extend([
+                DialogCase {
+                    fixture: &*Box::leak(format!("01-trust-{w}").into_boxed_str()),
+                    rule: "codex/v1/folder-access",
+                    kind: PromptKind::TrustDialog,
+                    text: "Trust this folder?",
+                    choices: &[
+                        ("Trust and continue", ChoiceKind::AllowOnce, "enter"),
+                        (
+                            "Back to Agent Command Center",
+                            ChoiceKind::RejectOnce,
+                            "down enter",
+                        ),
+                    ],
+                },
+                DialogCase {
+                    fixture: &*Box::leak(format!("02-model-nudge-{w}").into_boxed_str()),
+                    rule: "codex/v1/model-nudge",
+                    kind: PromptKind::ModelNudge,
+                    text: "Meet GPT-6 Sol",
+                    choices: &[
+                        ("Try new model", ChoiceKind::Other, "1"),
+                        ("Use existing model", ChoiceKind::AllowOnce, "2"),
+                    ],
+                },
+                // After declining trust.
+                DialogCase {
+                    fixture: &*Box::leak(format!("branch-command-center-{w}").into_boxed_str()),
+                    rule: "codex/v1/command-center",
+                    kind: PromptKind::Other,
+                    text: "Agent command center",
+                    choices: &[("New", ChoiceKind::AllowOnce, "n")],
+                },
+            ]);
+        }
+        assert_dialogs(RULES, &cases, first_run);
+        for idle in [
+            "03-idle-w220",
+            "03-idle-w80",
+            "04-replied-w220",
+            "04-replied-w80",
+        ] {
+            assert_eq!(state(&first_run(idle)).0, SeatState::Idle, "{idle}");
+        }
+        // The early composer before the trust dialog. At 80 columns its
+        // header already shows the path and nothing on it tells it from the
+        // ready composer, so only the wide one is checked.
+        assert_eq!(
+            state(&first_run("00-before-trust-w220")),
+            (SeatState::Unknown, None, "codex/v1/loading".to_string())
+        );
+    }
+
+    #[test]
+    fn older_dialogs_read_their_options() {
+        use drover_kit::testing::{DialogCase, assert_dialogs};
+        let fixture = |name: &str| match name {
+            "trust" => TRUST.to_string(),
+            "hooks" => HOOKS.to_string(),
+            _ => APPROVAL.to_string(),
+        };
+        assert_dialogs(
+            RULES,
+            &[
+                DialogCase {
+                    fixture: "trust",
+                    rule: "codex/v1/trust",
+                    kind: PromptKind::TrustDialog,
+                    text: "Do you trust the contents of this directory?",
+                    choices: &[
+                        ("Yes, continue", ChoiceKind::AllowOnce, "enter"),
+                        ("No, quit", ChoiceKind::RejectOnce, "down enter"),
+                    ],
+                },
+                DialogCase {
+                    fixture: "hooks",
+                    rule: "codex/v1/hooks-review",
+                    kind: PromptKind::HooksReview,
+                    text: "Hooks need review",
+                    choices: &[
+                        ("Review", ChoiceKind::Other, "enter"),
+                        (
+                            "Trust all and continue",
+                            ChoiceKind::AllowOnce,
+                            "down enter",
+                        ),
+                        (
+                            "Continue without trusting",
+                            ChoiceKind::RejectOnce,
+                            "down down enter",
+                        ),
+                    ],
+                },
+                DialogCase {
+                    fixture: "approval",
+                    rule: "codex/v1/permission",
+                    kind: PromptKind::Permission,
+                    text: "Would you like to run the following command?",
+                    choices: &[
+                        ("Yes, proceed (y)", ChoiceKind::AllowOnce, "enter"),
+                        (
+                            "Yes, and don't ask again for commands that start with `echo hi` (p)",
+                            ChoiceKind::AllowAlways,
+                            "down enter",
+                        ),
+                        (
+                            "No, and tell Codex what to do differently (esc)",
+                            ChoiceKind::RejectOnce,
+                            "down down enter",
+                        ),
+                    ],
+                },
+            ],
+            fixture,
         );
     }
 

@@ -10,8 +10,19 @@
 //! parenthesised hint counts, because selection dialogs print a bare
 //! "Esc to cancel" in their footer.
 
+use drover_kit::dialog::{Listed, Menu};
 use drover_kit::screen::{Region, ScreenRule};
-use drover_kit::{PromptKind, SeatState};
+use drover_kit::{ChoiceKind, PromptKind, SeatState};
+
+/// The folder-trust dialog (fixtures/first-run/, README there): arrows
+/// and Enter, verified.
+const TRUST_OPTIONS: &[Listed] = &[
+    Listed::new(r"^Yes$", ChoiceKind::AllowOnce),
+    // Writes the folder into ~/.copilot/config.json: not asked again.
+    Listed::new(r"^Yes, and remember this folder\b", ChoiceKind::AllowAlways),
+    // Copilot exits.
+    Listed::new(r"^No\b", ChoiceKind::RejectOnce),
+];
 
 pub const RULES: &[ScreenRule] = &[
     ScreenRule::new(
@@ -32,23 +43,35 @@ pub const RULES: &[ScreenRule] = &[
         r"^\s*●\s*Cancelling\b",
         SeatState::Working,
     ),
-    ScreenRule::blocked(
+    // The question row, so it is the dialog's text; the box title below
+    // stands in when the question is out of view.
+    ScreenRule::dialog(
+        "copilot/v1/trust-question",
+        Region::All,
+        r"(?i)^\s*│?\s*do you trust the files in this folder\?",
+        PromptKind::TrustDialog,
+        Menu::Listed(TRUST_OPTIONS),
+    ),
+    ScreenRule::dialog(
         "copilot/v1/trust",
         Region::All,
-        r"(?i)^\s*│?\s*(?:confirm folder trust|do you trust the files in this folder\?)",
+        r"(?i)^\s*│?\s*confirm folder trust",
         PromptKind::TrustDialog,
+        Menu::Listed(TRUST_OPTIONS),
     ),
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "copilot/v1/permission",
         Region::Bottom(14),
         r"(?i)^\s*│?\s*do you want to (?:run this command|allow|proceed)\b",
         PromptKind::Permission,
+        Menu::Numbered,
     ),
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "copilot/v1/numbered-yes",
         Region::Bottom(14),
         r"^\s*│?\s*❯\s*1\.\s+Yes\b",
         PromptKind::Permission,
+        Menu::Numbered,
     ),
     ScreenRule::blocked(
         "copilot/v1/selection",
@@ -112,6 +135,94 @@ mod tests {
         assert_eq!(state(TRUST).1, Some(PromptKind::TrustDialog));
     }
 
+    fn first_run(name: &str) -> String {
+        let path = format!(
+            "{}/fixtures/first-run/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_first_run_dialog_reads_as_a_question_at_both_widths() {
+        use drover_kit::testing::{DialogCase, assert_dialogs};
+        let mut cases = Vec::new();
+        for w in ["w220", "w80"] {
+            cases.push(DialogCase {
+                fixture: &*Box::leak(format!("02-trust-{w}").into_boxed_str()),
+                rule: "copilot/v1/trust-question",
+                kind: PromptKind::TrustDialog,
+                text: "Do you trust the files in this folder?",
+                choices: &[
+                    ("Yes", ChoiceKind::AllowOnce, "enter"),
+                    (
+                        "Yes, and remember this folder for future sessions",
+                        ChoiceKind::AllowAlways,
+                        "down enter",
+                    ),
+                    ("No (Esc)", ChoiceKind::RejectOnce, "down down enter"),
+                ],
+            });
+        }
+        assert_dialogs(RULES, &cases, first_run);
+        for idle in [
+            "03-idle-w220",
+            "03-idle-w80",
+            "04-replied-w220",
+            "04-replied-w80",
+        ] {
+            assert_eq!(state(&first_run(idle)).0, SeatState::Idle, "{idle}");
+        }
+        // The launch animation takes no input: nothing may be typed yet.
+        for splash in ["01-splash-w220", "01-splash-w80"] {
+            assert_ne!(state(&first_run(splash)).0, SeatState::Idle, "{splash}");
+        }
+    }
+
+    #[test]
+    fn older_dialogs_read_their_options() {
+        use drover_kit::testing::{DialogCase, assert_dialogs};
+        let fixture = |name: &str| match name {
+            "trust" => TRUST.to_string(),
+            _ => PERMISSION.to_string(),
+        };
+        assert_dialogs(
+            RULES,
+            &[
+                DialogCase {
+                    fixture: "trust",
+                    rule: "copilot/v1/trust-question",
+                    kind: PromptKind::TrustDialog,
+                    text: "Do you trust the files in this folder?",
+                    choices: &[
+                        ("Yes", ChoiceKind::AllowOnce, "enter"),
+                        (
+                            "Yes, and remember this folder for future sessions",
+                            ChoiceKind::AllowAlways,
+                            "down enter",
+                        ),
+                        ("No (Esc)", ChoiceKind::RejectOnce, "down down enter"),
+                    ],
+                },
+                DialogCase {
+                    fixture: "permission",
+                    rule: "copilot/v1/permission",
+                    kind: PromptKind::Permission,
+                    text: "Do you want to run this command?",
+                    choices: &[
+                        ("Yes", ChoiceKind::AllowOnce, "enter"),
+                        (
+                            "No, and tell Copilot what to do differently (Esc)",
+                            ChoiceKind::RejectOnce,
+                            "down enter",
+                        ),
+                    ],
+                },
+            ],
+            fixture,
+        );
+    }
+
     #[test]
     fn working_wins_over_the_idle_prompt_below_it() {
         // The prompt box stays visible while the agent works.
@@ -144,6 +255,10 @@ mod tests {
             ),
             ("● Running tests\nEsc to stop\n", "copilot/v1/esc-to-stop"),
             ("● Cancelling\n", "copilot/v1/cancelling"),
+            (
+                "│ Do you trust the files in this folder? │\n",
+                "copilot/v1/trust-question",
+            ),
             ("│ Confirm folder trust │\n", "copilot/v1/trust"),
             (
                 "│ Do you want to run this command? │\n",

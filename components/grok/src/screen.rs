@@ -2,16 +2,29 @@
 //! tests/fixtures/real/grok/. Order: blocking prompts (a permission prompt
 //! keeps the turn's spinner and `[stop]` on screen), busy evidence, idle.
 
+use drover_kit::dialog::{Keyed, Menu};
 use drover_kit::screen::{Region, ScreenRule};
-use drover_kit::{PromptKind, SeatState};
+use drover_kit::{ChoiceKind, PromptKind, SeatState};
+
+/// The folder-trust dialog (only without `--trust`; fixtures/first-run/,
+/// README there) highlights neither row and ignores arrows: it is
+/// answered by the keys it names.
+const TRUST_OPTIONS: &[Keyed] = &[
+    Keyed::new("Yes, proceed", ChoiceKind::AllowOnce, &["y"]),
+    // Grok exits.
+    Keyed::new("No, quit", ChoiceKind::RejectOnce, &["n"]),
+];
 
 pub const RULES: &[ScreenRule] = &[
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "grok/v1/trust",
         Region::All,
         r"^\s*Do you trust the contents of this directory\?",
         PromptKind::TrustDialog,
+        Menu::Keys(TRUST_OPTIONS),
     ),
+    // Its `N (●) label` rows are not a menu the kit reads (no `N.`), so
+    // the permission prompt stays without options.
     ScreenRule::blocked(
         "grok/v1/permission",
         Region::Bottom(16),
@@ -53,6 +66,42 @@ pub const RULES: &[ScreenRule] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn first_run(name: &str) -> String {
+        let path = format!(
+            "{}/fixtures/first-run/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_first_run_dialog_reads_as_a_question_at_both_widths() {
+        use drover_kit::testing::{DialogCase, assert_dialogs};
+        let mut cases = Vec::new();
+        for w in ["w220", "w80"] {
+            cases.push(DialogCase {
+                fixture: &*Box::leak(format!("no-trust-flag-01-trust-{w}").into_boxed_str()),
+                rule: "grok/v1/trust",
+                kind: PromptKind::TrustDialog,
+                text: "Do you trust the contents of this directory?",
+                choices: &[
+                    ("Yes, proceed", ChoiceKind::AllowOnce, "y"),
+                    ("No, quit", ChoiceKind::RejectOnce, "n"),
+                ],
+            });
+        }
+        assert_dialogs(RULES, &cases, first_run);
+        for idle in [
+            "01-idle-w220",
+            "01-idle-w80",
+            "02-replied-w220",
+            "02-replied-w80",
+        ] {
+            let (seat, _, rule) = drover_kit::testing::state(RULES, &first_run(idle));
+            assert_eq!(seat, SeatState::Idle, "{idle}: {rule}");
+        }
+    }
 
     #[test]
     fn every_rule_compiles_and_fires() {

@@ -93,6 +93,32 @@ mod tests {
         );
     }
 
+    fn first_run(name: &str) -> String {
+        let path = format!(
+            "{}/fixtures/first-run/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// A fresh opencode shows no dialog (fixtures/first-run/README.md):
+    /// its home screen and its first reply must read idle, or drover would
+    /// never type into it.
+    #[test]
+    fn every_first_run_screen_reads_idle_at_both_widths() {
+        for idle in [
+            "01-idle-w220",
+            "01-idle-w80",
+            "02-replied-w220",
+            "02-replied-w80",
+        ] {
+            let (seat, _, rule) = state(&first_run(idle));
+            assert_eq!(seat, SeatState::Idle, "{idle}: {rule}");
+        }
+        // Blank while it installs its plugin: not ready for input.
+        assert_ne!(state(&"\n".repeat(24)).0, SeatState::Idle);
+    }
+
     #[test]
     fn busy_hints_beat_the_visible_placeholder() {
         let armed = IDLE.replace("tab agents", "esc again to interrupt");

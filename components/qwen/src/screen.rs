@@ -5,22 +5,45 @@
 //! the spinner rule must not claim it. Then busy evidence (the braille
 //! spinner line `⠋ … (3s · esc to cancel)`), then the other prompts, then
 //! the ready input box (`> Type your message or @path/to/file`).
+//!
+//! With the three `OPENAI_*` variables set Qwen shows no first-run dialog;
+//! the provider and opt-in trust dialogs it shows otherwise
+//! (fixtures/first-run/, README there) read with their options.
 
+use drover_kit::dialog::{Keyed, Listed, Menu};
 use drover_kit::screen::{Region, ScreenRule};
-use drover_kit::{PromptKind, SeatState};
+use drover_kit::{ChoiceKind, PromptKind, SeatState};
+
+/// Digits and Esc are what answered the trust dialog in the captures
+/// (arrows were not tried there); `2` picks the parent the same way.
+const TRUST_OPTIONS: &[Keyed] = &[
+    Keyed::new("Trust folder", ChoiceKind::AllowOnce, &["1"]),
+    // Trusts more than asked: not what an unattended yes means.
+    Keyed::new("Trust parent folder", ChoiceKind::Other, &["2"]),
+    Keyed::new("Don't trust", ChoiceKind::RejectOnce, &["escape"]),
+];
+/// Every choice leads to a wizard that wants a typed key or URL: none lets
+/// an unattended seat proceed.
+const PROVIDERS: &[Listed] = &[
+    Listed::new(r"^Alibaba ModelStudio$", ChoiceKind::Other),
+    Listed::new(r"^Third-party Providers$", ChoiceKind::Other),
+    Listed::new(r"^Custom Provider$", ChoiceKind::Other),
+];
 
 pub const RULES: &[ScreenRule] = &[
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "qwen/v1/permission-options",
         Region::Bottom(20),
         r"^\s*│?\s*(?:[●○◯❯›>]\s*)?\d+\.\s+(?:Yes, allow once|Yes, allow always|Always allow\b|No, suggest changes \(esc\))",
         PromptKind::Permission,
+        Menu::Numbered,
     ),
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "qwen/v1/permission-question",
         Region::Bottom(20),
         r"^\s*│\s*(?:Apply this change\?|Allow execution of: .*\?|Do you want to proceed\?)\s*│?\s*$",
         PromptKind::Permission,
+        Menu::Numbered,
     ),
     ScreenRule::blocked(
         "qwen/v1/waiting-confirmation",
@@ -46,23 +69,45 @@ pub const RULES: &[ScreenRule] = &[
         r"(?i)\bretrying in \d+s\b",
         SeatState::Working,
     ),
-    ScreenRule::blocked(
+    // Opt-in (`security.folderTrust.enabled`). Near the bottom only: an
+    // answered box left above the prompt must not count.
+    ScreenRule::dialog(
         "qwen/v1/trust",
-        Region::All,
-        r"(?i)^\s*│?\s*(?:do you trust this folder\?|(?:[●○❯]\s*)?\d\.\s+(?:trust folder \(|don't trust \(esc\)))",
+        Region::Bottom(20),
+        r"(?i)^\s*│?\s*do you trust (?:the files in )?this folder\?",
         PromptKind::TrustDialog,
+        Menu::Keys(TRUST_OPTIONS),
     ),
-    ScreenRule::blocked(
+    // The title scrolled off a short pane: its options still show.
+    ScreenRule::dialog(
+        "qwen/v1/trust-options",
+        Region::Bottom(12),
+        r"(?i)^\s*│?\s*(?:[●○❯›]\s*)?\d\.\s+(?:trust folder \(|don't trust \(esc\))",
+        PromptKind::TrustDialog,
+        Menu::Keys(TRUST_OPTIONS),
+    ),
+    // Without OPENAI_MODEL (or the key or base URL) in the environment.
+    ScreenRule::dialog(
+        "qwen/v1/provider",
+        Region::Bottom(24),
+        r"^\s*│?\s*Connect a Provider\s*│?$",
+        PromptKind::Other,
+        Menu::Listed(PROVIDERS),
+    ),
+    // Older wordings, numbered like Gemini's.
+    ScreenRule::dialog(
         "qwen/v1/auth",
         Region::Bottom(20),
         r"(?i)^\s*│?\s*(?:how would you like to authenticate|get started|connect a provider)\b",
         PromptKind::Other,
+        Menu::Numbered,
     ),
-    ScreenRule::blocked(
+    ScreenRule::dialog(
         "qwen/v1/choice",
         Region::Bottom(14),
         r"^\s*│\s*[●❯›]\s*\d+\.\s+\S",
         PromptKind::Question,
+        Menu::Numbered,
     ),
     ScreenRule::new(
         "qwen/v1/prompt",
@@ -106,6 +151,105 @@ mod tests {
         assert_eq!(state(PERMISSION).0, SeatState::Blocked);
         assert_eq!(state(PERMISSION).1, Some(PromptKind::Permission));
         assert_eq!(state(TRUST).1, Some(PromptKind::TrustDialog));
+    }
+
+    fn first_run(name: &str) -> String {
+        let path = format!(
+            "{}/fixtures/first-run/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_first_run_dialog_reads_as_a_question_at_both_widths() {
+        use drover_kit::testing::{DialogCase, assert_dialogs};
+        const TRUST_CHOICES: &[(&str, ChoiceKind, &str)] = &[
+            ("Trust folder", ChoiceKind::AllowOnce, "1"),
+            ("Trust parent folder", ChoiceKind::Other, "2"),
+            ("Don't trust", ChoiceKind::RejectOnce, "escape"),
+        ];
+        const PROVIDER_CHOICES: &[(&str, ChoiceKind, &str)] = &[
+            ("Alibaba ModelStudio", ChoiceKind::Other, "enter"),
+            ("Third-party Providers", ChoiceKind::Other, "down enter"),
+            ("Custom Provider", ChoiceKind::Other, "down down enter"),
+        ];
+        let mut cases = Vec::new();
+        for w in ["w220", "w80"] {
+            cases.extend([
+                DialogCase {
+                    fixture: &*Box::leak(format!("extra-trust-{w}").into_boxed_str()),
+                    rule: "qwen/v1/trust",
+                    kind: PromptKind::TrustDialog,
+                    text: "Do you trust this folder?",
+                    choices: TRUST_CHOICES,
+                },
+                DialogCase {
+                    fixture: &*Box::leak(format!("extra-auth-provider-{w}").into_boxed_str()),
+                    rule: "qwen/v1/provider",
+                    kind: PromptKind::Other,
+                    text: "Connect a Provider",
+                    choices: PROVIDER_CHOICES,
+                },
+            ]);
+        }
+        // After Esc it stays, with a notice inside the box.
+        cases.push(DialogCase {
+            fixture: "extra-auth-provider-esc-w80",
+            rule: "qwen/v1/provider",
+            kind: PromptKind::Other,
+            text: "Connect a Provider",
+            choices: PROVIDER_CHOICES,
+        });
+        assert_dialogs(RULES, &cases, first_run);
+        for idle in [
+            "01-idle-w220",
+            "01-idle-w80",
+            "02-replied-w220",
+            "02-replied-w80",
+        ] {
+            assert_eq!(state(&first_run(idle)).0, SeatState::Idle, "{idle}");
+        }
+    }
+
+    #[test]
+    fn tool_permissions_read_their_numbered_options() {
+        use drover_kit::testing::{DialogCase, assert_dialogs};
+        assert_dialogs(
+            RULES,
+            &[DialogCase {
+                fixture: "permission",
+                rule: "qwen/v1/permission-options",
+                kind: PromptKind::Permission,
+                text: "Allow execution of: 'echo'?",
+                // The kit reads `Always allow …` as other, not always.
+                choices: &[
+                    ("Yes, allow once", ChoiceKind::AllowOnce, "enter"),
+                    (
+                        "Always allow in this project",
+                        ChoiceKind::Other,
+                        "down enter",
+                    ),
+                    (
+                        "Always allow for this user",
+                        ChoiceKind::Other,
+                        "down down enter",
+                    ),
+                    (
+                        "No, suggest changes (esc)",
+                        ChoiceKind::RejectOnce,
+                        "down down down enter",
+                    ),
+                ],
+            }],
+            |_| PERMISSION.to_string(),
+        );
+        let trust = drover_kit::screen::read(RULES, &drover_kit::testing::screen(TRUST));
+        assert_eq!(trust.rule, "qwen/v1/trust");
+        assert_eq!(
+            trust.dialog.map(|d| d.text),
+            Some("Do you trust this folder?".to_string())
+        );
     }
 
     #[test]
