@@ -14,6 +14,7 @@ mod arbitrary_input;
 mod builtin_components;
 mod compile_cache;
 mod conformance;
+mod dialogs;
 mod generic_adapter;
 mod js_adapter;
 mod probe_adapter;

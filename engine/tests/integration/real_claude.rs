@@ -158,3 +158,12 @@ fn headless_permission_request_is_recorded_as_blocked() {
 fn probe_adapter_reads_the_real_hooks_and_transcript() {
     scenario::probe(&CASE);
 }
+
+#[test]
+fn fresh_config_dialogs_are_answered_then_a_message_completes() {
+    scenario::fresh_config(
+        &CASE,
+        &["claude/v1/trust", "claude/v1/api-key", "claude/v1/bypass"],
+        "allow_once",
+    );
+}

@@ -114,3 +114,12 @@ fn tmux_permission_prompt_blocks() {
 fn hooks_install_is_accepted_and_remove_restores_the_users_file() {
     scenario::hooks(&CASE);
 }
+
+#[test]
+fn fresh_config_dialogs_are_answered_then_a_message_completes() {
+    scenario::fresh_config(
+        &CASE,
+        &["codex/v1/folder-access", "codex/v1/model-nudge"],
+        "allow_once",
+    );
+}

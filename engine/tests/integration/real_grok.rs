@@ -153,3 +153,8 @@ fn acp_seat_keeps_its_agent_and_resumes_after_its_host_died() {
 fn acp_permission_question_is_answered_by_a_person_and_by_the_policy() {
     real_acp::questions(&ACP);
 }
+
+#[test]
+fn fresh_config_dialogs_are_answered_then_a_message_completes() {
+    scenario::fresh_config(&CASE, &[], "allow_once");
+}

@@ -30,6 +30,13 @@
 //! `IS_SANDBOX=1`, with its sentence, exit 1).
 //! `@write` happens before `@crash`, so a crash can leave a result behind.
 //!
+//! Two directives act when the interactive CLI starts, so they come from
+//! `SCRIPTED_CLI_DIRECTIVES`: `@first-run-dialog` opens on Claude Code
+//! 2.1.332's one-time Bypass Permissions warning (`No, exit` highlighted,
+//! `Yes, I accept` one Down away; Enter exits on the first), and
+//! `@unreadable-screen` shows a screen no rule reads, forever, writing
+//! whatever is typed into it to `.scripted/typed-into-unread-screen.txt`.
+//!
 //! `scripted-cli --acp` is an Agent Client Protocol agent instead (see
 //! `acp.rs`).
 #![allow(
@@ -520,10 +527,68 @@ fn show_prompt() {
     let _ = std::io::stdout().flush();
 }
 
+/// Whether `SCRIPTED_CLI_DIRECTIVES` carries `directive`.
+fn at_start(directive: &str) -> bool {
+    std::env::var("SCRIPTED_CLI_DIRECTIVES")
+        .unwrap_or_default()
+        .split_whitespace()
+        .any(|w| w == directive)
+}
+
+/// Claude Code's bypass warning, as 2.1.332 draws it in an 80-column pane
+/// (components/claude/fixtures/first-run/05-bypass-w80.txt). Returns
+/// whether it was accepted. The terminal is line-buffered, so the arrows
+/// arrive with the Enter that ends the line.
+fn bypass_warning(lines: &mut impl BufRead) -> bool {
+    print!(
+        "\x1b[2J\x1b[H  WARNING: Claude Code running in Bypass Permissions mode\r\n\r\n  In Bypass Permissions mode, Claude Code will not ask for your approval\r\n  before running potentially dangerous commands.\r\n\r\n  By proceeding, you accept all responsibility for actions taken while running\r\n  in Bypass Permissions mode.\r\n\r\n  \u{276f} No, exit\r\n    Yes, I accept\r\n\r\n  Enter to confirm \u{b7} Esc to cancel\r\n"
+    );
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    if lines.read_line(&mut answer).unwrap_or(0) == 0 {
+        return false;
+    }
+    let downs = answer.matches("\x1b[B").count() + answer.matches("\x1bOB").count();
+    let ups = answer.matches("\x1b[A").count() + answer.matches("\x1bOA").count();
+    print!("\x1b[2J\x1b[H");
+    downs > ups
+}
+
+/// A screen no adapter rule reads; whatever is typed is kept as evidence.
+fn unreadable_screen(lines: &mut impl BufRead, cwd: &Path) -> i32 {
+    print!("\x1b[2J\x1b[H  Scripted Code is warming up its caches\r\n");
+    let _ = std::io::stdout().flush();
+    let evidence = cwd.join(".scripted").join("typed-into-unread-screen.txt");
+    loop {
+        let mut typed = String::new();
+        if lines.read_line(&mut typed).unwrap_or(0) == 0 {
+            return 0;
+        }
+        if let Some(dir) = evidence.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&evidence)
+        {
+            let _ = f.write_all(typed.as_bytes());
+        }
+    }
+}
+
 fn interactive(options: &Options) -> i32 {
     let mut seat = Seat::new(options.resume.clone(), options.preset.clone());
     // Ask the terminal for bracketed paste, as real TUIs do.
     print!("\x1b[?2004h");
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock();
+    if at_start("@unreadable-screen") {
+        return unreadable_screen(&mut lines, &seat.cwd);
+    }
+    if at_start("@first-run-dialog") && !bypass_warning(&mut lines) {
+        return 1;
+    }
     println!(
         "╭───────────────────────────╮\r\n│ ✻ Welcome to Scripted Code │\r\n╰───────────────────────────╯\r"
     );
@@ -533,8 +598,6 @@ fn interactive(options: &Options) -> i32 {
     );
     show_prompt();
     let mut pending_write: Option<PathBuf> = None;
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock();
     loop {
         let mut raw = String::new();
         match lines.read_line(&mut raw) {
@@ -581,6 +644,11 @@ fn interactive(options: &Options) -> i32 {
             }
         }
         std::thread::sleep(s.quiet.unwrap_or(s.sleep));
+        if s.quiet.is_none() {
+            // The work is done: the spinner row goes, as a TUI redraws its
+            // status row (a stale "esc to interrupt" reads as busy).
+            print!("\x1b[1A\x1b[2K");
+        }
         if s.end_session {
             if let Some(path) = &s.write {
                 write_result(&seat.cwd, path);

@@ -6,6 +6,7 @@
 mod config;
 mod hooks;
 mod launch;
+mod panes;
 mod reading;
 mod records;
 mod terminal;

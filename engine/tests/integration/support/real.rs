@@ -370,7 +370,18 @@ impl Real {
         Some(Real::with(cli, bins))
     }
 
+    /// A fresh tree for `cli` whose config home has nothing pre-accepted:
+    /// only what reaches the model server (docs/first-run.md).
+    pub fn fresh(cli: &'static str) -> Option<Real> {
+        let bins = require(cli)?;
+        Some(Real::seeded(cli, bins, Real::seed_fresh))
+    }
+
     pub fn with(cli: &'static str, bins: Bins) -> Real {
+        Real::seeded(cli, bins, Real::seed)
+    }
+
+    fn seeded(cli: &'static str, bins: Bins, seed: fn(&mut Real, &str)) -> Real {
         let mut root = tempfile::Builder::new()
             .prefix(&format!("drover-real-{cli}-"))
             .tempdir()
@@ -401,7 +412,7 @@ impl Real {
         };
         real.base_env();
         let url = real.server.base();
-        real.seed(&url);
+        seed(&mut real, &url);
         real
     }
 
@@ -457,6 +468,76 @@ impl Real {
             "copilot" => self.seed_copilot(base),
             "grok" => self.seed_grok(base),
             other => panic!("no seeding known for {other}"),
+        }
+    }
+
+    /// Only what reaches the model server at `base`: every first-run
+    /// dialog stays (components/<cli>/fixtures/first-run/README.md).
+    pub fn seed_fresh(&mut self, base: &str) {
+        match self.cli {
+            "claude" => {
+                // Claude's onboarding checks connectivity to
+                // api.anthropic.com before any dialog and exits offline;
+                // that check is not a dialog, so only it is skipped.
+                self.write(
+                    &self.home.join(".claude.json"),
+                    &json!({"hasCompletedOnboarding": true}).to_string(),
+                );
+                for (k, v) in [
+                    ("ANTHROPIC_BASE_URL", base),
+                    ("ANTHROPIC_API_KEY", ANTHROPIC_KEY),
+                    ("DISABLE_TELEMETRY", "1"),
+                    ("DISABLE_AUTOUPDATER", "1"),
+                    ("DISABLE_ERROR_REPORTING", "1"),
+                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+                ] {
+                    self.set_env(k, v);
+                }
+                // SAFETY: getuid(2) cannot fail.
+                if unsafe { libc::getuid() } == 0 {
+                    self.set_env("IS_SANDBOX", "1");
+                }
+            }
+            "codex" => {
+                let codex_home = self.home.join(".codex");
+                let config = format!(
+                    "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"Fake\"\nbase_url = \"{base}/v1\"\nenv_key = \"FAKE_API_KEY\"\nwire_api = \"responses\"\n"
+                );
+                self.write(&codex_home.join("config.toml"), &config);
+                self.set_env("CODEX_HOME", &codex_home.display().to_string());
+                self.set_env("FAKE_API_KEY", CODEX_KEY);
+            }
+            "gemini" => {
+                self.set_env("GEMINI_API_KEY", GEMINI_KEY);
+                self.set_env("GOOGLE_GEMINI_BASE_URL", base);
+            }
+            "qwen" => {
+                self.set_env("OPENAI_API_KEY", QWEN_KEY);
+                self.set_env("OPENAI_BASE_URL", &format!("{base}/v1"));
+                self.set_env("OPENAI_MODEL", "fake-model");
+            }
+            "copilot" => {
+                for (k, v) in [
+                    ("COPILOT_PROVIDER_BASE_URL", format!("{base}/v1").as_str()),
+                    ("COPILOT_PROVIDER_API_KEY", COPILOT_KEY),
+                    ("COPILOT_MODEL", "gpt-4.1"),
+                    ("COPILOT_AUTO_UPDATE", "false"),
+                ] {
+                    self.set_env(k, v);
+                }
+            }
+            "grok" => {
+                let config = format!(
+                    "[endpoints]\nxai_api_base_url = \"{base}/v1\"\nmodels_base_url = \"{base}/v1\"\n"
+                );
+                self.write(&self.home.join(".grok").join("config.toml"), &config);
+                self.set_env("XAI_API_KEY", GROK_KEY);
+                self.set_env("GROK_DISABLE_AUTOUPDATER", "1");
+            }
+            // opencode shows no dialog; its provider has no variable, so
+            // the seed is its own (without the user's `permission` rule).
+            "opencode" => self.seed_opencode(base),
+            other => panic!("no fresh seeding known for {other}"),
         }
     }
 
