@@ -514,18 +514,21 @@ impl Workspace for Herdr {
         if human {
             return Err(WorkspaceError::HumanSeat);
         }
-        let names: Vec<String> = keys
-            .iter()
-            .map(|k| match k {
-                crate::Key::Space => " ".to_string(),
-                other => other.name(),
-            })
-            .collect();
-        self.call(
-            "pane.send_keys",
-            json!({"pane_id": pane.pane, "keys": names}),
-        )?;
-        Ok(())
+        Ok(crate::keys::press_one_at_a_time(
+            keys,
+            |key| {
+                let name = match key {
+                    crate::Key::Space => " ".to_string(),
+                    other => other.name(),
+                };
+                self.call(
+                    "pane.send_keys",
+                    json!({"pane_id": pane.pane, "keys": [name]}),
+                )
+                .map(|_| ())
+            },
+            || self.read_pane(pane).ok().map(|s| s.rows.join("\n")),
+        )?)
     }
 
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {

@@ -3,8 +3,15 @@
 //! untrusted: only this vocabulary parses, and nothing else reaches a pane
 //! as keys. Text a CLI gets as a message goes through `type_text` instead.
 
+use std::time::{Duration, Instant};
+
 /// Keys one answer may press: a dialog is a handful of arrows and Enter.
 pub const KEYS_MAX: usize = 32;
+/// How long a pressed key may take to show on the screen before the next
+/// one is pressed anyway.
+const KEY_SHOWN: Duration = Duration::from_millis(500);
+/// How often the screen is read while waiting for a key to show.
+const KEY_POLL: Duration = Duration::from_millis(20);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Key {
@@ -73,6 +80,29 @@ impl Key {
             Key::Char(c) => c.to_string(),
         }
     }
+}
+
+/// Presses `keys` one at a time, each once the screen (`read`) shows the
+/// one before: a TUI that gets `Down` and `Enter` in one read may take the
+/// pair for one unknown key (Ink does, under load), so an answer meant
+/// for the second option would pick the first.
+pub fn press_one_at_a_time<E>(
+    keys: &[Key],
+    mut press: impl FnMut(Key) -> Result<(), E>,
+    mut read: impl FnMut() -> Option<String>,
+) -> Result<(), E> {
+    for (at, key) in keys.iter().enumerate() {
+        let before = read();
+        press(*key)?;
+        if at + 1 == keys.len() {
+            break;
+        }
+        let shown_by = Instant::now() + KEY_SHOWN;
+        while Instant::now() < shown_by && read() == before {
+            std::thread::sleep(KEY_POLL);
+        }
+    }
+    Ok(())
 }
 
 /// Every key of `names`, or why they are not an answer: an unknown key

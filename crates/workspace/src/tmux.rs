@@ -482,9 +482,11 @@ impl Workspace for Tmux {
         if human {
             return Err(WorkspaceError::HumanSeat);
         }
-        let names: Vec<String> = keys.iter().map(|k| k.tmux()).collect();
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        Ok(self.send_keys(pane, &names)?)
+        Ok(crate::keys::press_one_at_a_time(
+            keys,
+            |key| self.send_keys(pane, &[key.tmux().as_str()]),
+            || self.capture(pane).ok(),
+        )?)
     }
 
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {

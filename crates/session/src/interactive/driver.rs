@@ -6,20 +6,20 @@ use std::time::{Duration, Instant};
 
 use super::dialog;
 use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK, pane_kind};
+use crate::budget::Budget;
+use crate::clock::Deadline;
 use crate::policy::Policy;
+use crate::result_file::ResultFile;
+use crate::{Context, SessionResult, SessionSpec, Status, Timings};
+use drover_run::question::{Answerer, Question};
+use drover_run::{EventWatcher, HookRecord, now_ns};
+use drover_sandbox::wit;
 
 /// How long a blocked screen without readable options is given to finish
 /// drawing its dialog before it is reported as it is.
 const OPTIONS_DRAWN: Duration = Duration::from_secs(2);
 /// How long a nudge waits for the screen to read idle.
 const NUDGE_READY: Duration = Duration::from_secs(5);
-use crate::budget::Budget;
-use crate::clock::Deadline;
-use crate::result_file::ResultFile;
-use crate::{Context, SessionResult, SessionSpec, Status, Timings};
-use drover_run::question::{Answerer, Question};
-use drover_run::{EventWatcher, HookRecord, now_ns};
-use drover_sandbox::wit;
 
 impl<'a> Driver<'a> {
     pub(super) fn new(
@@ -277,8 +277,9 @@ impl<'a> Driver<'a> {
     /// Waits until the screen reads idle. A dialog is journaled as a
     /// question (the policy may answer it); with `until_answered` the wait
     /// goes on until it is answered, else it ends there. A screen that
-    /// reads as nothing known for the profile's `ready_timeout` ends it too, with its
-    /// last lines journaled. A busy screen is waited on within the deadline.
+    /// reads as nothing known for the profile's `ready_timeout` ends it
+    /// too, with its last lines journaled. A busy screen is waited on
+    /// within the deadline.
     /// The screen must read idle for `hold` without a break: a CLI that has
     /// just started may draw its prompt before the dialog that replaces it
     /// (Codex 0.171 shows its composer, then folder trust).
