@@ -28,7 +28,7 @@ use crate::workspace::{self, Kind, Pane};
 /// How long to wait for the holder to journal the answer.
 const DELIVERY_WAIT: Duration = Duration::from_secs(15);
 /// How long an answered pane dialog may take to give way to what follows.
-const SETTLE_WAIT: Duration = Duration::from_secs(15);
+const SETTLE_WAIT: Duration = Duration::from_secs(60);
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -216,7 +216,8 @@ pub fn settle(
                 _ => {}
             }
         }
-        if Instant::now() >= until {
+        // A CLI that exited (its answer was "exit") settles on nothing.
+        if Instant::now() >= until || matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) {
             return None;
         }
         std::thread::sleep(SETTLE_TICK);

@@ -675,7 +675,10 @@ pub fn fresh_config(case: &Case, dialogs: &[&str], prefer: &str) {
                 let seat = all["seats"][0].clone();
                 matches!(seat["state"].as_str(), Some("idle" | "blocked")).then_some(seat)
             })
-            .unwrap_or_else(|| panic!("the seat never settled after {seen:?}: {trail:#?}"));
+            .unwrap_or_else(|| {
+                let screen = real.seat_pane("fresh").and_then(|pane| real.capture(&pane));
+                panic!("the seat never settled after {seen:?}: {trail:#?}\nits pane: {screen:?}")
+            });
             state = settled["state"].as_str().unwrap_or_default().to_string();
             question = settled["question"].clone();
         }
