@@ -136,11 +136,7 @@ mod tests {
     }
 
     fn first_run(name: &str) -> String {
-        let path = format!(
-            "{}/fixtures/first-run/{name}.txt",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        drover_kit::testing::first_run_fixture(env!("CARGO_MANIFEST_DIR"), name)
     }
 
     #[test]

@@ -475,6 +475,14 @@ pub fn state(rules: &[ScreenRule], text: &str) -> (SeatState, Option<PromptKind>
     (r.state, r.prompt_kind, r.rule)
 }
 
+/// A component's capture `fixtures/first-run/<name>.txt` (a real CLI's
+/// screen on a fresh config home); `manifest_dir` is the component's
+/// `CARGO_MANIFEST_DIR`.
+pub fn first_run_fixture(manifest_dir: &str, name: &str) -> String {
+    let path = format!("{manifest_dir}/fixtures/first-run/{name}.txt");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 /// One dialog a pane capture must read as: the rule, the prompt kind, how
 /// the question begins, and each option's label, kind and keys (joined
 /// with spaces), in order.
