@@ -18,6 +18,10 @@ use drover_workspace::keys::parse_keys;
 
 /// How often a settling screen is read again.
 const SETTLE_TICK: Duration = Duration::from_millis(250);
+/// How long a dialog's screen must stay unchanged before keys are pressed.
+const STEADY: Duration = Duration::from_secs(1);
+/// The longest wait for that.
+const STEADY_LIMIT: Duration = Duration::from_secs(5);
 /// How long a screen must keep reading idle after an answer to count as
 /// settled: the next dialog may follow a moment of prompt.
 const IDLE_HOLD: Duration = Duration::from_millis(1500);
@@ -132,6 +136,7 @@ pub fn answer(
     if human {
         return Err("a human seat's dialogs are answered by its person, in its pane".to_string());
     }
+    steady(seat);
     let reading = read(ctx, seat)?;
     let shown = question_of(task, &reading)
         .filter(|now| same_dialog(now, asked))
@@ -177,6 +182,24 @@ pub fn answer(
     );
     ctx.state(task, wit::SeatState::Working, None, "answer");
     Ok(())
+}
+
+/// Waits (up to [`STEADY_LIMIT`]) until the pane has shown the same text
+/// for [`STEADY`]: a TUI that has just drawn a dialog may not take keys yet
+/// (Claude Code under load drops them), and keys it drops are lost.
+fn steady(seat: &Seat) {
+    let until = Instant::now() + STEADY_LIMIT;
+    let text = || seat.ws().read_pane(&seat.pane).ok().map(|s| s.rows);
+    let mut last = text();
+    let mut since = Instant::now();
+    while Instant::now() < until && since.elapsed() < STEADY {
+        std::thread::sleep(SETTLE_TICK);
+        let now = text();
+        if now != last {
+            last = now;
+            since = Instant::now();
+        }
+    }
 }
 
 /// After an answer: waits (up to `limit`) for the pane to leave the dialog
