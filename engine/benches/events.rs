@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use drover::relay::DropParser;
 use drover::run::{EventWatcher, Journal, RunDir, RunInfo, now_ns};
 use drover::sandbox::CompileCache;
-use drover::sandbox::wit::SeatState;
+use drover::types::wit::SeatState;
 
 fn reader(child: &mut Child) -> Receiver<(u64, String)> {
     let (tx, rx) = channel();

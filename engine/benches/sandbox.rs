@@ -12,7 +12,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use drover::sandbox::{CompileCache, Limits, Sandbox, wit};
+use drover::sandbox::{CompileCache, Limits, Sandbox};
+use drover::types::wit;
 use drover_kit::Adapter;
 
 const STOP: &[u8] = br#"{"session_id":"5f0c1d2e-0000-4000-8000-000000000001","transcript_path":"/home/u/.claude/projects/-w/5f0c1d2e-0000-4000-8000-000000000001.jsonl","cwd":"/w","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"All tests pass; the refactor is committed.","background_tasks":[],"session_crons":[],"effort":"high","permission_mode":"auto","prompt_id":"p1"}"#;

@@ -22,7 +22,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use drover::pricing::Prices;
-use drover::sandbox::{CompileCache, Sandbox, wit};
+use drover::sandbox::{CompileCache, Sandbox};
+use drover::types::wit;
 use drover::usage::prefilter::Prefilter;
 use drover::usage::record::{Record, Requests, Tokens, When, key};
 use drover::usage::report::{self, By, Inputs, Options};

@@ -13,12 +13,14 @@ pub mod probe;
 
 /// The Agent Client Protocol client (`drover-acp`).
 pub use drover_acp as acp;
+/// The settings files, `config.toml` (`drover-config`).
+pub use drover_config as config;
 /// Provenance, the effect table and record seals (`drover-gate`).
 pub use drover_gate as gate;
 /// CLI profiles, the built-in catalog, config directories and the registry
 /// (`drover-profile`).
 pub use drover_profile as profile;
-pub use drover_profile::{builtin, config, registry};
+pub use drover_profile::{builtin, registry};
 /// The run directory and blocked questions (`drover-run`).
 pub use drover_run as run;
 pub use drover_run::question;
@@ -30,6 +32,8 @@ pub use drover_session as session;
 pub use drover_session::{hooks, notify, policy, privileges, ray, relay, seat_host, seats, trust};
 /// `.drover/` confined to its project (`drover-state`).
 pub use drover_state as state;
+/// The shared vocabulary as plain types (`drover-types`).
+pub use drover_types as types;
 /// Token usage from transcripts, and its prices (`drover-usage`).
 pub use drover_usage as usage;
 pub use drover_usage::pricing;

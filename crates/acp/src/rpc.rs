@@ -204,7 +204,7 @@ fn classify(bytes: &[u8]) -> Incoming {
     let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(bytes) else {
         return Incoming::Invalid(format!(
             "not a JSON-RPC message: {}",
-            drover_run::truncate_chars(&String::from_utf8_lossy(bytes), 200)
+            drover_types::text::truncate_chars(&String::from_utf8_lossy(bytes), 200)
         ));
     };
     let id = message
@@ -252,7 +252,7 @@ fn log_line(path: Option<&PathBuf>, prefix: &str, bytes: &[u8]) {
     } else {
         ""
     };
-    let _ = drover_run::append_line(path, &format!("{prefix}{text}{cut}"));
+    let _ = drover_state::append_line(path, &format!("{prefix}{text}{cut}"));
 }
 
 #[cfg(test)]

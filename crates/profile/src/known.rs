@@ -81,7 +81,7 @@ pub fn is_env_name(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_sandbox::wit::CanonicalEvent;
+    use drover_types::wit::CanonicalEvent;
 
     #[test]
     fn every_profile_event_name_means_one_event_here_and_in_the_guest_kit() {

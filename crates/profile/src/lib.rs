@@ -12,7 +12,6 @@
 
 pub mod builtin;
 mod coerce;
-pub mod config;
 mod error;
 pub mod known;
 mod paths;
@@ -31,7 +30,8 @@ pub use error::{LookupError, ProfileError};
 /// old field name). Same shape as an error: file, line, field, message.
 pub type ProfileWarning = ProfileError;
 
-use drover_sandbox::{Limits, wit};
+use drover_sandbox::Limits;
+use drover_types::wit;
 
 /// Where a profile came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -270,7 +270,7 @@ pub struct Catalog {
 /// Where user-level profiles live: `$XDG_CONFIG_HOME/drover/profiles` or
 /// `~/.config/drover/profiles`.
 pub fn user_dir() -> Option<PathBuf> {
-    crate::config::user_dir().map(|d| d.join("profiles"))
+    drover_config::user_dir().map(|d| d.join("profiles"))
 }
 
 pub fn project_dir(project: &Path) -> PathBuf {

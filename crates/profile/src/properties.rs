@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 
-use crate::config::{ConfigError, ConfigFile, Scope};
 use crate::{Profile, ProfileSource};
+use drover_config::{ConfigError, ConfigFile, Scope};
 
 const CLAUDE: &str = include_str!("../../../profiles/claude.toml");
 

@@ -16,8 +16,6 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use crate::{ComponentRef, Profile};
 use drover_sandbox::{Adapter, CacheOutcome, Limits, Sandbox, SandboxError};
 
@@ -89,7 +87,7 @@ pub fn read_file(name: &str, path: &Path) -> Result<ComponentBytes, ResolveError
             path: path.to_path_buf(),
             reason: e.to_string(),
         })?;
-    let sha256 = hex(&Sha256::digest(&bytes));
+    let sha256 = digest(&bytes);
     Ok(ComponentBytes {
         name: name.to_string(),
         bytes: Cow::Owned(bytes),
@@ -253,19 +251,7 @@ pub fn load_resolved(
 }
 
 /// The SHA-256 of `bytes`, in hex: what trust records and profiles carry.
-pub fn digest(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
-}
+pub use drover_config::digest;
 
 #[cfg(test)]
 mod tests {

@@ -314,7 +314,7 @@ impl Follower {
 mod tests {
     use super::*;
     use crate::{Journal, RunDir};
-    use drover_sandbox::wit::SeatState;
+    use drover_types::wit::SeatState;
     use serde_json::Value;
 
     fn info(id: &str, tasks: &[&str]) -> RunInfo {
@@ -378,12 +378,13 @@ mod tests {
     fn unknown_fields_pass_through_and_run_and_seat_are_added() {
         let project = tempfile::tempdir().expect("tempdir");
         let run = RunDir::create(project.path(), "seat-rev-x").expect("run");
-        crate::append_line(
+        drover_state::append_line(
             &run.journal_path(),
             r#"{"ts":5,"task":"rev","kind":"state","state":"blocked","source":"acp","question":"May I?"}"#,
         )
         .expect("append");
-        crate::append_line(&run.journal_path(), r#"{"ts":6,"task":"rev","ki"#).expect("torn");
+        drover_state::append_line(&run.journal_path(), r#"{"ts":6,"task":"rev","ki"#)
+            .expect("torn");
         let mut f = Follower::new(project.path(), Some("seat-rev-x"));
         let lines = f.read_all();
         assert_eq!(lines.len(), 1, "the torn line waits");

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use drover_sandbox::wit::{CanonicalEvent, PromptKind};
+use drover_types::wit::{CanonicalEvent, PromptKind};
 
 /// Payload bytes kept in a record when the adapter could not parse them.
 pub const RAW_PAYLOAD_MAX: usize = 64 << 10;
@@ -44,12 +44,4 @@ pub struct HookRecord {
     /// The raw payload, kept only when parsing failed (capped).
     #[serde(default)]
     pub payload: Option<String>,
-}
-
-/// Cuts `text` to at most `max` characters.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => text[..cut].to_string(),
-        None => text.to_string(),
-    }
 }

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{append_line, now_ns};
-use drover_sandbox::wit::SeatState;
+use super::now_ns;
+use drover_state::append_line;
+use drover_types::wit::SeatState;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Transition {

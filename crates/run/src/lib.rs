@@ -26,7 +26,6 @@ pub mod status;
 mod watch;
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -34,7 +33,7 @@ use serde::{Deserialize, Serialize};
 pub use drover_relay::now_ns;
 pub use drover_state::safe_segment;
 pub use follow::{Follower, RunEvent};
-pub use hook_record::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, truncate_chars};
+pub use hook_record::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX};
 pub use journal::{Journal, Origin, Transition, parse_transitions, read_transitions};
 pub use watch::{EventWatcher, ReadDrop};
 
@@ -200,7 +199,7 @@ impl RunDir {
         if let (Some(obj), serde_json::Value::Object(extra)) = (line.as_object_mut(), detail) {
             obj.extend(extra);
         }
-        let _ = append_line(&path, &line.to_string());
+        let _ = drover_state::append_line(&path, &line.to_string());
     }
 }
 
@@ -210,16 +209,6 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> std::io::Resul
     let mut text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
     text.push('\n');
     drover_state::write_atomic(path, text.as_bytes())
-}
-
-/// Appends a line with a single `write` so concurrent appenders never
-/// interleave inside a line (confined like [`write_json_atomic`]).
-pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
-    let mut file = drover_state::open_append(path)?;
-    let mut bytes = Vec::with_capacity(line.len() + 1);
-    bytes.extend_from_slice(line.as_bytes());
-    bytes.push(b'\n');
-    file.write_all(&bytes)
 }
 
 #[cfg(test)]

@@ -101,7 +101,7 @@ pub fn clean(text: &str) -> String {
         .filter(|c| !c.is_control())
         .collect();
     if folded.chars().count() > TEXT_MAX {
-        let mut cut = crate::truncate_chars(&folded, TEXT_MAX - 1);
+        let mut cut = drover_types::text::truncate_chars(&folded, TEXT_MAX - 1);
         cut.push('…');
         cut
     } else {
@@ -214,7 +214,7 @@ pub fn take_answer(task_dir: &Path, question: &str) -> Option<AnswerFile> {
 mod tests {
     use super::*;
     use crate::Journal;
-    use drover_sandbox::wit::SeatState;
+    use drover_types::wit::SeatState;
 
     fn question(id: &str) -> Question {
         Question {

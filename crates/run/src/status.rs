@@ -84,7 +84,7 @@ pub fn clean_evidence(text: &str) -> Option<String> {
         .chars()
         .filter(|c| !c.is_control())
         .collect();
-    let line = super::truncate_chars(line.trim(), EVIDENCE_MAX);
+    let line = drover_types::text::truncate_chars(line.trim(), EVIDENCE_MAX);
     (!line.is_empty()).then_some(line)
 }
 
@@ -92,7 +92,7 @@ pub fn clean_evidence(text: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::{Journal, read_transitions};
-    use drover_sandbox::wit::SeatState;
+    use drover_types::wit::SeatState;
     use serde_json::{Value, json};
 
     #[test]

@@ -200,7 +200,7 @@ fn open_event_file(path: &std::path::Path) -> Option<std::fs::File> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_sandbox::wit::CanonicalEvent;
+    use drover_types::wit::CanonicalEvent;
 
     fn record(ts: u64, task: &str) -> HookRecord {
         HookRecord {

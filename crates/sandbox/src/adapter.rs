@@ -7,11 +7,14 @@ use wasmtime::Store;
 
 use super::bounds::Bounded;
 use super::host::HostState;
+use super::plain::{Cross, arg};
 use super::versions::Bindings;
+use super::versions::latest::drover::adapter::types as bind;
 use super::{
     Adapter, Limits, Live, RequestTally, Resident, STDERR_CAPACITY, STDERR_IN_ERRORS, SandboxError,
-    Tally, WitVersion, classify, deadline_ticks, root_cause, wit,
+    Tally, WitVersion, classify, deadline_ticks, root_cause,
 };
+use drover_types::wit;
 
 impl Adapter {
     /// Whether this is a component compiled into drover (trusted to write
@@ -110,6 +113,7 @@ impl Adapter {
 
     pub fn describe(&self) -> Result<wit::Description, SandboxError> {
         self.bounded("describe", |b, s| b.describe(s))
+            .map(Cross::cross)
     }
 
     pub fn render_prompt(
@@ -117,14 +121,15 @@ impl Adapter {
         profile: &wit::Profile,
         prompt: &str,
     ) -> Result<Result<String, wit::AdapterError>, SandboxError> {
-        let mut answer = self.call("render-prompt", |b, s| b.render_prompt(s, profile, prompt))?;
+        let profile: bind::Profile = arg(profile);
+        let mut answer = self.call("render-prompt", |b, s| b.render_prompt(s, &profile, prompt))?;
         match &mut answer {
             Ok(text) => {
                 super::bounds::check_act(&self.name, "render-prompt", "a prompt", [text.len()], 1)?
             }
             Err(e) => e.bound(),
         }
-        Ok(answer)
+        Ok(answer.cross())
     }
 
     pub fn interactive_command(
@@ -132,8 +137,9 @@ impl Adapter {
         profile: &wit::Profile,
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
+        let (profile, request): (bind::Profile, bind::LaunchRequest) = (arg(profile), arg(request));
         let mut answer = self.call("interactive-command", |b, s| {
-            b.interactive_command(s, profile, request)
+            b.interactive_command(s, &profile, &request)
         })?;
         match &mut answer {
             Ok(command) => {
@@ -141,7 +147,7 @@ impl Adapter {
             }
             Err(e) => e.bound(),
         }
-        Ok(answer)
+        Ok(answer.cross())
     }
 
     pub fn headless_command(
@@ -149,14 +155,15 @@ impl Adapter {
         profile: &wit::Profile,
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
+        let (profile, request): (bind::Profile, bind::LaunchRequest) = (arg(profile), arg(request));
         let mut answer = self.call("headless-command", |b, s| {
-            b.headless_command(s, profile, request)
+            b.headless_command(s, &profile, &request)
         })?;
         match &mut answer {
             Ok(command) => super::bounds::check_command(&self.name, "headless-command", command)?,
             Err(e) => e.bound(),
         }
-        Ok(answer)
+        Ok(answer.cross())
     }
 
     pub fn acp_command(
@@ -164,7 +171,9 @@ impl Adapter {
         profile: &wit::Profile,
         request: &wit::LaunchRequest,
     ) -> Result<Result<wit::Command, wit::AdapterError>, SandboxError> {
-        self.call("acp-command", |b, s| b.acp_command(s, profile, request))
+        let (profile, request): (bind::Profile, bind::LaunchRequest) = (arg(profile), arg(request));
+        self.call("acp-command", |b, s| b.acp_command(s, &profile, &request))
+            .map(Cross::cross)
     }
 
     pub fn parse_turn(
@@ -172,7 +181,9 @@ impl Adapter {
         profile: &wit::Profile,
         output: &wit::TurnOutput,
     ) -> Result<Result<wit::TurnResult, wit::AdapterError>, SandboxError> {
-        self.bounded("parse-turn", |b, s| b.parse_turn(s, profile, output))
+        let (profile, output): (bind::Profile, bind::TurnOutput) = (arg(profile), arg(output));
+        self.bounded("parse-turn", |b, s| b.parse_turn(s, &profile, &output))
+            .map(Cross::cross)
     }
 
     pub fn install_hooks(
@@ -180,8 +191,9 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
+        let request: bind::HookInstall = arg(request);
         let answer = self.call("install-hooks", |b, s| {
-            b.install_hooks(s, existing, request)
+            b.install_hooks(s, existing, &request)
         })?;
         self.bounded_edit("install-hooks", answer)
     }
@@ -191,7 +203,8 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
-        let answer = self.call("remove-hooks", |b, s| b.remove_hooks(s, existing, request))?;
+        let request: bind::HookInstall = arg(request);
+        let answer = self.call("remove-hooks", |b, s| b.remove_hooks(s, existing, &request))?;
         self.bounded_edit("remove-hooks", answer)
     }
 
@@ -200,7 +213,9 @@ impl Adapter {
         existing: &str,
         request: &wit::HookInstall,
     ) -> Result<Result<wit::HookStatus, wit::AdapterError>, SandboxError> {
-        self.bounded("detect-hooks", |b, s| b.detect_hooks(s, existing, request))
+        let request: bind::HookInstall = arg(request);
+        self.bounded("detect-hooks", |b, s| b.detect_hooks(s, existing, &request))
+            .map(Cross::cross)
     }
 
     pub fn parse_hook(
@@ -209,9 +224,11 @@ impl Adapter {
         native_event: &str,
         payload: &[u8],
     ) -> Result<Result<wit::HookEvent, wit::AdapterError>, SandboxError> {
+        let profile: bind::Profile = arg(profile);
         self.bounded("parse-hook", |b, s| {
-            b.parse_hook(s, profile, native_event, payload)
+            b.parse_hook(s, &profile, native_event, payload)
         })
+        .map(Cross::cross)
     }
 
     pub fn transcript_locations(
@@ -219,9 +236,12 @@ impl Adapter {
         profile: &wit::Profile,
         context: &wit::LocationContext,
     ) -> Result<Vec<wit::TranscriptGlob>, SandboxError> {
+        let (profile, context): (bind::Profile, bind::LocationContext) =
+            (arg(profile), arg(context));
         self.bounded("transcript-locations", |b, s| {
-            b.transcript_locations(s, profile, context)
+            b.transcript_locations(s, &profile, &context)
         })
+        .map(Cross::cross)
     }
 
     pub fn classify_fault(
@@ -229,7 +249,11 @@ impl Adapter {
         profile: &wit::Profile,
         lines: &[String],
     ) -> Result<Option<wit::Fault>, SandboxError> {
-        self.bounded("classify-fault", |b, s| b.classify_fault(s, profile, lines))
+        let profile: bind::Profile = arg(profile);
+        self.bounded("classify-fault", |b, s| {
+            b.classify_fault(s, &profile, lines)
+        })
+        .map(Cross::cross)
     }
 
     pub fn read_screen(
@@ -237,7 +261,9 @@ impl Adapter {
         profile: &wit::Profile,
         screen: &wit::Screen,
     ) -> Result<wit::ScreenReading, SandboxError> {
-        self.bounded("read-screen", |b, s| b.read_screen(s, profile, screen))
+        let (profile, screen): (bind::Profile, bind::Screen) = (arg(profile), arg(screen));
+        self.bounded("read-screen", |b, s| b.read_screen(s, &profile, &screen))
+            .map(Cross::cross)
     }
 
     /// A hook-config edit is written to the user's file: refused, never
@@ -245,7 +271,7 @@ impl Adapter {
     fn bounded_edit(
         &self,
         export: &str,
-        mut answer: Result<wit::HookEdit, wit::AdapterError>,
+        mut answer: Result<bind::HookEdit, bind::AdapterError>,
     ) -> Result<Result<wit::HookEdit, wit::AdapterError>, SandboxError> {
         match &mut answer {
             Ok(edit) => {
@@ -253,7 +279,7 @@ impl Adapter {
             }
             Err(e) => e.bound(),
         }
-        Ok(answer)
+        Ok(answer.cross())
     }
 
     /// A usage tally in its own store, with its own limits (usage dedupe

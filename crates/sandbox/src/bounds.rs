@@ -13,7 +13,8 @@
 //!   [`ACT_MAX`] the answer is refused with [`SandboxError::Oversized`].
 
 use super::SandboxError;
-use super::wit;
+use crate::versions::latest::drover::adapter::types as wit;
+use crate::versions::latest::exports::drover::adapter::requests;
 
 /// Bytes kept of a text field drover shows or records.
 pub const TEXT_MAX: usize = 64 << 10;
@@ -91,7 +92,7 @@ impl<T: Bounded, E: Bounded> Bounded for Result<T, E> {
 }
 
 /// Rows are never dropped (totals depend on every one); their text is cut.
-impl Bounded for super::requests::Request {
+impl Bounded for requests::Request {
     fn bound(&mut self) {
         cut_text(&mut self.key);
         cut_text(&mut self.session);
@@ -101,13 +102,13 @@ impl Bounded for super::requests::Request {
     }
 }
 
-impl Bounded for Vec<super::requests::Request> {
+impl Bounded for Vec<requests::Request> {
     fn bound(&mut self) {
         self.iter_mut().for_each(Bounded::bound);
     }
 }
 
-impl Bounded for super::requests::RequestTail {
+impl Bounded for requests::RequestTail {
     fn bound(&mut self) {
         self.requests.bound();
     }

@@ -17,7 +17,7 @@ mod error;
 mod host;
 mod limits;
 pub mod location;
-mod names;
+mod plain;
 mod versions;
 
 use std::sync::{Arc, Mutex};
@@ -27,14 +27,13 @@ use wasmtime::component::{Component, Linker, ResourceAny};
 use wasmtime::{Config, Engine, Store};
 
 use bounds::Bounded;
+use drover_types::{requests, wit};
+use plain::Cross;
 
 pub use cache::{CacheOutcome, CompileCache};
 pub use error::{Limit, SandboxError};
 pub use host::STDERR_CAPACITY;
 pub use limits::Limits;
-pub use versions::latest::drover::adapter::types as wit;
-/// The per-request usage types (`drover:adapter/requests`, 0.2).
-pub use versions::latest::exports::drover::adapter::requests;
 pub use versions::{WIT_VERSION, WitVersion};
 
 use host::HostState;
@@ -296,7 +295,7 @@ impl Tally {
         if let Err(e) = &mut answer {
             e.bound();
         }
-        Ok(answer)
+        Ok(answer.map_err(Cross::cross))
     }
 
     pub fn finish(&mut self) -> Result<Option<wit::UsageReport>, SandboxError> {
@@ -304,7 +303,7 @@ impl Tally {
             .0
             .call("tally.finish", |b, s, r| b.tally_finish(s, r))?;
         report.bound();
-        Ok(report)
+        Ok(report.cross())
     }
 }
 
@@ -326,7 +325,7 @@ impl RequestTally {
             b.request_tally_feed(s, r, chunk)
         })?;
         rows.bound();
-        Ok(rows)
+        Ok(rows.cross())
     }
 
     pub fn finish(
@@ -336,7 +335,7 @@ impl RequestTally {
             b.request_tally_finish(s, r)
         })?;
         tail.bound();
-        Ok(tail)
+        Ok(tail.cross())
     }
 }
 

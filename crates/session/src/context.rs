@@ -11,7 +11,7 @@ use drover_gate::Provenance;
 use drover_profile::Profile;
 use drover_run::{Journal, Origin, RunDir, Transition};
 use drover_sandbox::Adapter;
-use drover_sandbox::wit::SeatState;
+use drover_types::wit::SeatState;
 
 use crate::launch::Prepared;
 
@@ -91,7 +91,7 @@ impl Context {
         self.blocked_asking(
             task,
             question,
-            drover_sandbox::wit::PromptKind::Permission.as_str(),
+            drover_types::wit::PromptKind::Permission.as_str(),
             source,
         );
     }
@@ -173,6 +173,6 @@ impl Context {
     /// seats): the file a person or another tool watches.
     pub fn notify(&self, message: &str) {
         let line = format!("{} {message}", drover_run::now_ns());
-        let _ = drover_run::append_line(&self.run.root().join("ATTENTION"), &line);
+        let _ = drover_state::append_line(&self.run.root().join("ATTENTION"), &line);
     }
 }

@@ -76,7 +76,7 @@ pub fn record(project: &Path, entry: &Entry) {
     let path = path(project);
     match drover_run::sealed::seal_line(&path, entry) {
         Ok(line) => {
-            if let Err(e) = drover_run::append_line(&path, &line) {
+            if let Err(e) = drover_state::append_line(&path, &line) {
                 tracing::warn!("cannot record the conversation in {}: {e}", path.display());
             }
         }
@@ -176,12 +176,12 @@ mod tests {
         let p = project.path();
         record(p, &turn("mine", 10, Some(0.1)));
         let committed = r#"{"ts":3,"cli":"codex","conversation":"--config=model_provider=evil","run":"r","task":"t","usage":{"input":999,"output":0,"cache_read":0,"cache_write":0,"reasoning":0,"requests":1},"cost_usd":5.0}"#;
-        drover_run::append_line(&path(p), committed).expect("append");
+        drover_state::append_line(&path(p), committed).expect("append");
         let forged = committed.replace(
             "\"cost_usd\":5.0}",
             &format!("\"cost_usd\":5.0,\"seal\":\"{}\"}}", "ab".repeat(32)),
         );
-        drover_run::append_line(&path(p), &forged).expect("append");
+        drover_state::append_line(&path(p), &forged).expect("append");
         assert_eq!(last(p, "codex").as_deref(), Some("mine"));
         let prior = prior_usage(p, "codex", "--config=model_provider=evil");
         assert!(prior.is_none(), "{prior:?}");

@@ -10,7 +10,7 @@
 
 use drover_gate::{Cleared, Effect, Sourced};
 use drover_profile::Profile;
-use drover_sandbox::wit;
+use drover_types::wit;
 use drover_workspace::CliCommand;
 
 use crate::Context;

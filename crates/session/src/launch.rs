@@ -228,7 +228,7 @@ fn least_trusted(a: Provenance, b: Provenance) -> Provenance {
 mod tests {
     use super::*;
     use drover_sandbox::CompileCache;
-    use drover_sandbox::wit;
+    use drover_types::wit;
 
     fn sandbox() -> Sandbox {
         Sandbox::new(CompileCache::at(

@@ -52,7 +52,7 @@ use serde::{Deserialize, Serialize};
 pub use context::Context;
 pub use launch::{LaunchError, Prepared};
 
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// How a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,7 +116,7 @@ impl Conversation {
 /// `id` if it is a plain conversation id: not empty, not starting with `-`,
 /// no whitespace or control character, at most [`CONVERSATION_ID_MAX`] bytes.
 pub fn plain_id(id: &str) -> Result<String, String> {
-    let shown = || drover_run::truncate_chars(&format!("{id:?}"), 80);
+    let shown = || drover_types::text::truncate_chars(&format!("{id:?}"), 80);
     if id.is_empty() {
         return Err("the conversation id is empty".to_string());
     }

@@ -37,8 +37,8 @@ use std::path::Path;
 use regex::Regex;
 use serde_json::{Value, json};
 
+use drover_config::{ConfigError, ConfigFile, Scope};
 use drover_gate::{Effect, Sourced};
-use drover_profile::config::{ConfigError, ConfigFile, Scope};
 use drover_run::question::{ChoiceKind, Question};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,7 +219,7 @@ impl Policy {
         project: &Path,
         trusts: impl FnOnce(&Path, &str) -> bool,
     ) -> Result<Policy, PolicyError> {
-        let path = drover_profile::config::project_path(project);
+        let path = drover_config::project_path(project);
         let Some(file) = ConfigFile::read(&path, Scope::Project, trusts)? else {
             return Ok(Policy::default());
         };
@@ -228,7 +228,7 @@ impl Policy {
 
     /// The policy of settings files the command already loaded (only the
     /// project's file counts).
-    pub fn from_config(config: &drover_profile::config::Config) -> Result<Policy, PolicyError> {
+    pub fn from_config(config: &drover_config::Config) -> Result<Policy, PolicyError> {
         match &config.project {
             Some(file) => Policy::from_project_file(file),
             None => Ok(Policy::default()),
@@ -251,7 +251,7 @@ impl Policy {
         ) {
             Ok(_) => Ok(policy),
             Err(refused) => {
-                tracing::warn!("{}", drover_profile::config::set_aside(&refused));
+                tracing::warn!("{}", drover_config::set_aside(&refused));
                 Ok(policy.without_allows())
             }
         }

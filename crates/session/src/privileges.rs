@@ -44,7 +44,7 @@ pub fn root_refusal(profile: &Profile, component: &str) -> Option<String> {
 
 /// What to do about a fault, when drover knows.
 pub fn hint(fault: &FaultReport) -> Option<String> {
-    (fault.kind == drover_sandbox::wit::FaultKind::Privileges).then(|| {
+    (fault.kind == drover_types::wit::FaultKind::Privileges).then(|| {
         "The CLI will not skip its permission checks as root (Claude Code: unless IS_SANDBOX=1). Run drover as a normal user; in a disposable container or VM, set IS_SANDBOX = \"1\" in the profile's [env]; or run with --no-bypass (the CLI then asks before acting).".to_string()
     })
 }

@@ -15,8 +15,10 @@ use drover_relay::HookDrop;
 
 use drover_profile::registry;
 use drover_profile::{Catalog, Profile};
-use drover_run::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, ReadDrop, truncate_chars};
-use drover_sandbox::{Adapter, CompileCache, Sandbox, wit};
+use drover_run::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, ReadDrop};
+use drover_sandbox::{Adapter, CompileCache, Sandbox};
+use drover_types::text::truncate_chars;
+use drover_types::wit;
 
 pub use drover_relay::{ENV_PROBE_CAPTURE, ENV_RUN_DIR, ENV_SEAT_CLI, ENV_TASK_ID};
 

@@ -31,7 +31,7 @@ use crate::seats::SeatRecord;
 use crate::{Context, Conversation, SessionResult, SessionSpec, acp};
 use drover_gate::{Cleared, Provenance};
 use drover_run::now_ns;
-use drover_sandbox::wit::SeatState;
+use drover_types::wit::SeatState;
 use drover_workspace::process::{self, Identity};
 
 const POLL: Duration = Duration::from_millis(200);
@@ -169,7 +169,7 @@ pub fn post(task_dir: &Path, prompt: &str, timeout: Duration) -> std::io::Result
 
 /// Asks the host to cancel the turn of message `id`.
 pub fn cancel(task_dir: &Path, id: &str) {
-    let _ = drover_run::append_line(&inbox(task_dir).join(format!("{id}.cancel")), "");
+    let _ = drover_state::append_line(&inbox(task_dir).join(format!("{id}.cancel")), "");
 }
 
 /// The result of message `id`, once the host wrote it.

@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use drover_config::{Config, ConfigError, ConfigFile, Scope};
 use drover_gate::read::{SETTINGS_MAX, read_bounded};
-use drover_profile::config::{Config, ConfigError, ConfigFile, Scope};
 use drover_profile::{Profile, ProfileSource};
 
 /// Set to `1` to trust every project's settings without asking.
@@ -113,7 +113,7 @@ pub fn trust_all() -> bool {
 }
 
 fn store_path() -> Option<PathBuf> {
-    drover_profile::config::user_dir().map(|d| d.join("trust.json"))
+    drover_config::user_dir().map(|d| d.join("trust.json"))
 }
 
 fn read_store(path: &Path) -> Result<Store, TrustError> {
@@ -252,7 +252,7 @@ pub fn load_config(project: &Path) -> Result<Config, ConfigError> {
 pub fn load_project_config(project: &Path) -> Result<Option<ConfigFile>, ConfigError> {
     let trust = Trust::load(project).ok();
     ConfigFile::read(
-        &drover_profile::config::project_path(project),
+        &drover_config::project_path(project),
         Scope::Project,
         |file, sha256| {
             trust
@@ -471,7 +471,7 @@ pub fn project_files(project: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, TrustErr
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io(&profiles, e)),
     }
-    let config = drover_profile::config::project_path(project);
+    let config = drover_config::project_path(project);
     match read_bounded(&config, SETTINGS_MAX) {
         Ok(bytes) => files.push((config, bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

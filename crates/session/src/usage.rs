@@ -12,7 +12,8 @@ use super::Tokens;
 use drover_gate::read::{Roots, TRANSCRIPT_MAX, open_for_component, secret_stores};
 use drover_gate::{Cleared, Provenance, Sourced};
 use drover_profile::Profile;
-use drover_sandbox::{Adapter, Limits, wit};
+use drover_sandbox::{Adapter, Limits};
+use drover_types::wit;
 use drover_usage::discover::Area;
 use drover_usage::glob::{self, Budget, Scope};
 use drover_usage::pricing::Prices;
@@ -75,7 +76,11 @@ pub fn cost_of(report: &wit::UsageReport) -> Option<f64> {
             return Some(sum);
         }
         let found = prices().find(&entry.model)?;
-        Some(sum + found.rates.cost_of_sum(&tokens.billable())?)
+        Some(
+            sum + found
+                .rates
+                .cost_of_sum(&drover_usage::record::billable(&tokens))?,
+        )
     })
 }
 

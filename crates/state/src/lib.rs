@@ -290,6 +290,16 @@ pub fn safe_segment(raw: &str) -> String {
     }
 }
 
+/// Appends a line with a single `write` so concurrent appenders never
+/// interleave inside a line (confined like [`write_json_atomic`]).
+pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
+    let mut file = open_append(path)?;
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    file.write_all(&bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,8 @@ pub use time::{Day, Zone};
 
 use crate::pricing::{Prices, PricingError};
 use drover_profile::Profile;
-use drover_sandbox::{Limits, RequestTally, Sandbox, SandboxError, Tally, requests, wit};
+use drover_sandbox::{Limits, RequestTally, Sandbox, SandboxError, Tally};
+use drover_types::{requests, wit};
 use stream::{Settings, Sink, SinkError};
 
 /// What to read and how to report it.

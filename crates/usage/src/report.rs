@@ -177,9 +177,9 @@ impl Coster<'_> {
             .or_insert_with(|| prices.find(&r.model).map(|f| f.rates.clone()))
             .as_ref()?;
         if r.single {
-            rates.cost(&r.tokens.billable())
+            rates.cost(&crate::record::billable(&r.tokens))
         } else {
-            rates.cost_of_sum(&r.tokens.billable())
+            rates.cost_of_sum(&crate::record::billable(&r.tokens))
         }
     }
 }

@@ -18,8 +18,8 @@ use super::sqlite;
 use super::{Progress, Warning};
 use drover_gate::Cleared;
 use drover_gate::read::{TRANSCRIPT_MAX, open_for_component};
-use drover_sandbox::requests::Request;
-use drover_sandbox::wit::UsageReport;
+use drover_types::requests::Request;
+use drover_types::wit::UsageReport;
 
 /// How a file's bytes reach the tally.
 #[derive(Debug, Clone, Copy, PartialEq)]

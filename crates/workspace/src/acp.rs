@@ -13,7 +13,7 @@ use super::process::{self, Identity};
 use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
 use drover_acp::rpc::Connection;
 use drover_gate::Cleared;
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// What to start.
 pub struct AgentLaunch<'a> {

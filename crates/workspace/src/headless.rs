@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::process::{self, Identity};
 use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
 use drover_gate::Cleared;
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// What to start.
 pub struct TurnLaunch<'a> {

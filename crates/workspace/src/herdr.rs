@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use super::{Pane, PaneLaunch, Workspace, WorkspaceError, process};
 use drover_gate::{Cleared, Effect, Provenance, Sourced};
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// Every herdr call is bounded by this (a notifier's is shorter).
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);

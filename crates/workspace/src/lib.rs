@@ -26,9 +26,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use drover_config::{Config, Scope};
 use drover_gate::{Cleared, Effect};
-use drover_profile::config::{Config, Scope};
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// `word` as one POSIX shell word: as it is when it is plain, else in single
 /// quotes. For the command lines workspaces and hook configs hand a shell.
@@ -417,10 +417,7 @@ pub fn select(config: &Config, flag: Option<Kind>) -> Result<Selection, SelectEr
     }
     let keys = ["workspace", "default"];
     let (found, refused) = config.get_for(drover_gate::Effect::Spawn, &keys);
-    let ignored = refused
-        .iter()
-        .map(drover_profile::config::set_aside)
-        .collect();
+    let ignored = refused.iter().map(drover_config::set_aside).collect();
     let Some((value, file)) = found else {
         return Ok(Selection {
             kind: Kind::Headless,

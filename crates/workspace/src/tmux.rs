@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
 use drover_gate::{Cleared, Effect};
-use drover_sandbox::wit;
+use drover_types::wit;
 use sha2::{Digest, Sha256};
 use wait_timeout::ChildExt;
 
@@ -48,7 +48,7 @@ pub fn socket_for(project: &Path) -> String {
         .canonicalize()
         .unwrap_or_else(|_| project.to_path_buf());
     let digest = Sha256::digest(canonical.to_string_lossy().as_bytes());
-    format!("drover-{}", drover_profile::registry::hex(&digest[..6]))
+    format!("drover-{}", drover_types::text::hex(&digest[..6]))
 }
 
 impl Tmux {

@@ -8,7 +8,8 @@ use serde::Serialize;
 use super::Outcome;
 use super::output::{Json, print_json};
 use crate::registry;
-use crate::sandbox::{Limits, Sandbox, wit};
+use crate::sandbox::{Limits, Sandbox};
+use drover_types::wit;
 
 /// The WIT every adapter implements, as compiled into this binary.
 pub const WIT: &str = include_str!("../../../wit/adapter.wit");

@@ -18,7 +18,8 @@ use super::output::{Json, print_json, table};
 use crate::conformance::{self, Finding, Reference, Subject};
 use crate::profile::{Catalog, ComponentRef};
 use crate::registry;
-use crate::sandbox::{Adapter, Limits, Sandbox, SandboxError, wit};
+use crate::sandbox::{Adapter, Limits, Sandbox, SandboxError};
+use drover_types::wit;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -78,7 +79,7 @@ fn record<T>(
     checks.push(Check {
         export,
         result,
-        detail: crate::run::truncate_chars(&detail, 160),
+        detail: drover_types::text::truncate_chars(&detail, 160),
         micros,
     });
 }

@@ -18,12 +18,12 @@ use super::output::{Json, outln, print_json};
 use crate::gate::Provenance;
 use crate::question::{self, AnswerFile, Answerer};
 use crate::run::{RunDir, now_ns, read_transitions};
-use crate::sandbox::wit;
 use crate::seats;
 use crate::session::interactive::{self, dialog};
 use crate::session::{Context, Prepared};
 use crate::workspace::process::{self, Identity};
 use crate::workspace::{self, Kind, Pane};
+use drover_types::wit;
 
 /// How long to wait for the holder to journal the answer.
 const DELIVERY_WAIT: Duration = Duration::from_secs(15);

@@ -12,7 +12,7 @@ use super::Outcome;
 use super::output::{Json, print_json};
 use crate::profile::Catalog;
 use crate::registry;
-use crate::sandbox::wit;
+use drover_types::wit;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -348,7 +348,7 @@ fn print_summary(r: &SessionResult) {
         let first = reply.lines().next().unwrap_or_default();
         outln!(
             "  reply: {}",
-            terminal_line(&crate::run::truncate_chars(first, 200))
+            terminal_line(&drover_types::text::truncate_chars(first, 200))
         );
     }
     if let Some(u) = &r.usage {

@@ -388,7 +388,7 @@ fn check_trust(out: &mut Findings, project: &Path, selected: &[&Profile]) {
 fn check_generic(
     out: &mut Findings,
     profile: &Profile,
-    description: &crate::sandbox::wit::Description,
+    description: &drover_types::wit::Description,
 ) {
     let name = &profile.name;
     out.push(

@@ -2,7 +2,7 @@
 //! the real CLI captures, embedded at build time (`engine/build.rs`), sorted
 //! by what they are.
 
-use crate::sandbox::wit;
+use drover_types::wit;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {

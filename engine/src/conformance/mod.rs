@@ -19,7 +19,8 @@ mod corpus;
 
 use serde::Serialize;
 
-use crate::sandbox::{Adapter, Limits, SandboxError, wit};
+use crate::sandbox::{Adapter, Limits, SandboxError};
+use drover_types::wit;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -201,7 +202,7 @@ impl Tally {
                 } else {
                     format!(" ({} inputs)", self.inputs)
                 };
-                format!("{}{tail}", crate::run::truncate_chars(problem, 300))
+                format!("{}{tail}", drover_types::text::truncate_chars(problem, 300))
             }
         };
         Finding {

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::sandbox::wit;
+use drover_types::wit;
 
 /// Globs used from one answer; the rest are ignored.
 pub const MAX_GLOBS: usize = 32;

@@ -268,7 +268,7 @@ impl Sanitizer {
         hasher.update([0]);
         hasher.update(original.as_bytes());
         let digest = hasher.finalize();
-        format!("{namespace}-{}", crate::registry::hex(&digest[..6]))
+        format!("{namespace}-{}", drover_types::text::hex(&digest[..6]))
     }
 
     /// The alias the project name got, for tests and the local legend.

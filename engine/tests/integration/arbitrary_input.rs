@@ -4,7 +4,8 @@
 //! native no-panic test; this one runs the real compiled components.)
 
 use drover::profile::Catalog;
-use drover::sandbox::{CompileCache, Limits, Sandbox, SandboxError, wit};
+use drover::sandbox::{CompileCache, Limits, Sandbox, SandboxError};
+use drover::types::wit;
 
 /// A small deterministic generator (xorshift), so failures reproduce.
 struct Noise(u64);

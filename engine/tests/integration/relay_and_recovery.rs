@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use drover::relay::DropParser;
 use drover::run::{EventWatcher, HookRecord};
 use drover::sandbox::CompileCache;
-use drover::sandbox::wit::CanonicalEvent;
+use drover::types::wit::CanonicalEvent;
 use serde_json::Value;
 use support::{Project, drover_exe, shared_cache, tmux_required};
 

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use drover::sandbox::{CompileCache, Limit, Limits, Sandbox, SandboxError, wit};
+use drover::sandbox::{CompileCache, Limit, Limits, Sandbox, SandboxError};
+use drover::types::wit;
 
 fn hostile_wasm() -> Vec<u8> {
     let path = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");

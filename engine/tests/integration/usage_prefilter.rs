@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use drover::sandbox::{CompileCache, Limits, Sandbox, wit};
+use drover::sandbox::{CompileCache, Limits, Sandbox};
+use drover::types::wit;
 use drover::usage::prefilter::{LineStream, Prefilter};
 
 fn read(path: &str) -> Vec<u8> {

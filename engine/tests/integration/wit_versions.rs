@@ -5,7 +5,8 @@
 
 use std::path::PathBuf;
 
-use drover::sandbox::{CompileCache, Limits, Sandbox, SandboxError, WitVersion, wit};
+use drover::sandbox::{CompileCache, Limits, Sandbox, SandboxError, WitVersion};
+use drover::types::wit;
 
 fn guest(file: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join(file);

@@ -16,7 +16,7 @@ use crate::{Context, SessionSpec};
 use drover_acp::{Event, Wait};
 use drover_run::now_ns;
 use drover_run::question::{self, Answerer, Choice, ChoiceKind, Question};
-use drover_sandbox::wit::SeatState;
+use drover_types::wit::SeatState;
 
 /// Sends one prompt and follows it to its end.
 #[allow(clippy::too_many_arguments)]

@@ -38,8 +38,8 @@ use crate::policy::Policy;
 use drover_acp::{AcpError, AgentInfo, Client};
 use drover_run::question::{self};
 use drover_run::{EventWatcher, now_ns};
-use drover_sandbox::wit;
-use drover_sandbox::wit::SeatState;
+use drover_types::wit;
+use drover_types::wit::SeatState;
 use drover_workspace::acp::{AgentLaunch, AgentProcess};
 use drover_workspace::{self as workspace, Workspace};
 

@@ -15,7 +15,7 @@ fn the_last_prompts_stop_reason_is_read_back_from_the_traffic() {
     )
     .expect("write");
     assert_eq!(last_stop_reason(&log), None);
-    drover_run::append_line(
+    drover_state::append_line(
         &log,
         "<- {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"stopReason\":\"max_tokens\"}}",
     )

@@ -14,8 +14,8 @@ use crate::result_file::ResultFile;
 use crate::shared::{NUDGE_RESULT, humanize};
 use crate::{Context, SessionResult, SessionSpec, Status, conversations, usage::Spent};
 use drover_run::{EventWatcher, now_ns};
-use drover_sandbox::wit;
-use drover_sandbox::wit::SeatState;
+use drover_types::wit;
+use drover_types::wit::SeatState;
 
 /// One message to a seat's live agent, with the result-file nudges.
 pub fn turn(

@@ -23,8 +23,8 @@ use super::{
     seat_env,
 };
 use drover_run::{EventWatcher, HookRecord, now_ns};
-use drover_sandbox::wit;
-use drover_sandbox::wit::SeatState;
+use drover_types::wit;
+use drover_types::wit::SeatState;
 
 use turn::parse_outcome;
 pub use turn::read_from;

@@ -9,7 +9,7 @@ use crate::budget::Verdict;
 use crate::shared::heartbeat;
 use crate::{Context, Conversation, SessionSpec, conversations};
 use drover_gate::Cleared;
-use drover_sandbox::wit;
+use drover_types::wit;
 use drover_workspace::{self as workspace, CliCommand, Workspace};
 
 /// Bytes of each output stream handed to the adapter (the tail).

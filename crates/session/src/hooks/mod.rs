@@ -24,8 +24,9 @@ use guard::Document;
 
 use drover_gate::{Cleared, Effect, Provenance, Sourced};
 use drover_profile::Profile;
-use drover_sandbox::{Adapter, CompileCache, Sandbox, SandboxError, wit};
+use drover_sandbox::{Adapter, CompileCache, Sandbox, SandboxError};
 use drover_state::Keep;
+use drover_types::wit;
 pub use drover_workspace::shell_quote;
 
 #[derive(Debug, thiserror::Error)]

@@ -13,7 +13,7 @@ use super::Seat;
 use crate::Context;
 use drover_run::now_ns;
 use drover_run::question::{self, Answerer, Choice, ChoiceKind, Question};
-use drover_sandbox::wit;
+use drover_types::wit;
 use drover_workspace::keys::parse_keys;
 
 /// How often a settling screen is read again.

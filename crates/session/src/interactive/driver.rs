@@ -13,7 +13,7 @@ use crate::result_file::ResultFile;
 use crate::{Context, SessionResult, SessionSpec, Status, Timings};
 use drover_run::question::{Answerer, Question};
 use drover_run::{EventWatcher, HookRecord, now_ns};
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// How long a blocked screen without readable options is given to finish
 /// drawing its dialog before it is reported as it is.

@@ -38,8 +38,8 @@ use super::result_file::ResultFile;
 use super::{Context, SessionResult, SessionSpec, Status, conversations, faults};
 use drover_gate::Provenance;
 use drover_run::{EventWatcher, now_ns};
-use drover_sandbox::wit;
-use drover_sandbox::wit::SeatState;
+use drover_types::wit;
+use drover_types::wit::SeatState;
 use drover_workspace::{self as workspace, Kind, Pane, PaneLaunch, Workspace};
 
 const TICK: Duration = Duration::from_millis(250);

@@ -8,7 +8,7 @@ use super::{Driver, Event, SCREEN_EVERY, Seat, TICK, Watch};
 use crate::budget::Verdict;
 use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, heartbeat, humanize};
 use crate::{SessionResult, Status};
-use drover_sandbox::wit;
+use drover_types::wit;
 
 impl Driver<'_> {
     /// The verdict machine, from a typed prompt to the turn's end.

@@ -9,8 +9,8 @@ use std::path::Path;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use drover_config::{Config, ConfigFile};
 use drover_gate::{Effect, Provenance, Sourced};
-use drover_profile::config::{Config, ConfigFile};
 
 /// The events an entry can ask for.
 pub const EVENTS: &[&str] = &[
@@ -132,8 +132,8 @@ impl Notifiers {
                 Ok(entry) => match entry.check() {
                     Err(refused) => out.ignored.push(format!(
                         "{}; or put this entry in the user config ({})",
-                        drover_profile::config::set_aside(&refused),
-                        drover_profile::config::user_dir()
+                        drover_config::set_aside(&refused),
+                        drover_config::user_dir()
                             .map(|d| d.join("config.toml").display().to_string())
                             .unwrap_or_else(|| "~/.config/drover/config.toml".to_string())
                     )),
@@ -300,7 +300,7 @@ fn parse(value: &toml::Value, file: &ConfigFile, index: usize) -> Result<Entry, 
     };
     let digest = Sha256::digest(format!("{}:{value}", file.scope.as_str()).as_bytes());
     Ok(Entry {
-        id: drover_profile::registry::hex(&digest[..6]),
+        id: drover_types::text::hex(&digest[..6]),
         at: at(""),
         scope: file.scope.as_str(),
         from: file.provenance(),
@@ -312,7 +312,7 @@ fn parse(value: &toml::Value, file: &ConfigFile, index: usize) -> Result<Entry, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_profile::config::Scope;
+    use drover_config::Scope;
     use std::path::PathBuf;
 
     fn config(user: &str, project: &str) -> Config {

@@ -114,7 +114,7 @@ fn command(argv: Cleared<&Vec<String>>, doc: &Value) -> Result<Sent, String> {
             let err = reader.join().unwrap_or_default();
             Err(format!(
                 "{program} failed ({status}): {}",
-                drover_run::truncate_chars(err.trim(), REASON_MAX)
+                drover_types::text::truncate_chars(err.trim(), REASON_MAX)
             ))
         }
         Ok(None) => {

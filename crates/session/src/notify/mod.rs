@@ -267,7 +267,7 @@ pub fn ledger(run: &RunDir) -> Vec<Value> {
 mod tests {
     use super::*;
     use drover_run::Journal;
-    use drover_sandbox::wit::SeatState;
+    use drover_types::wit::SeatState;
 
     fn run(project: &Path) -> RunDir {
         let run = RunDir::create(project, "seat-dev-1").expect("run");
@@ -320,9 +320,9 @@ mod tests {
     fn a_line_is_sent_once_per_entry_and_recorded() {
         let project = tempfile::tempdir().expect("tempdir");
         let out = project.path().join("got.jsonl");
-        let user = drover_profile::config::ConfigFile::parse(
+        let user = drover_config::ConfigFile::parse(
             Path::new("/u/config.toml"),
-            drover_profile::config::Scope::User,
+            drover_config::Scope::User,
             format!(
                 "[[notify]]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"cat >> {}; echo >> {}\"]\non = [\"blocked\"]\n",
                 out.display(),
@@ -331,7 +331,7 @@ mod tests {
             |_, _| false,
         )
         .expect("config");
-        let config = drover_profile::config::Config {
+        let config = drover_config::Config {
             user: Some(user),
             project: None,
         };

@@ -1,5 +1,5 @@
 use super::*;
-use drover_profile::config::Scope;
+use drover_config::Scope;
 use drover_run::question::Choice;
 
 fn policy(text: &str) -> Result<Policy, PolicyError> {
@@ -95,7 +95,7 @@ fn an_untrusted_policy_keeps_its_rejections_and_asks_instead_of_allowing() {
 #[test]
 fn the_bytes_parsed_are_the_bytes_trusted_even_if_the_file_is_swapped() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = drover_profile::config::project_path(dir.path());
+    let config = drover_config::project_path(dir.path());
     std::fs::create_dir_all(config.parent().expect("parent")).expect("mkdir");
     let trusted = "[policy]\ndefault = \"ask\"\n";
     let trusted_digest = crate::trust::digest(trusted.as_bytes());

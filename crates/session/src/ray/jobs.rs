@@ -313,7 +313,7 @@ pub fn summarize(body: &str) -> String {
         .map(str::trim)
         .rfind(|l| !l.is_empty() && *l != ".")
         .unwrap_or_default();
-    drover_run::truncate_chars(last, BODY_IN_MESSAGE)
+    drover_types::text::truncate_chars(last, BODY_IN_MESSAGE)
 }
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, body: &str) -> Result<T, RayError> {

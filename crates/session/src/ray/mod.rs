@@ -55,7 +55,7 @@ pub fn cluster(project: &Path) -> ClusterReport {
 /// [`cluster`] from settings files the command already loaded. An
 /// untrusted project's `[ray]` is set aside (and listed in `ignored`), so
 /// its address is never asked.
-pub fn cluster_in(config: &drover_profile::config::Config, project: &Path) -> ClusterReport {
+pub fn cluster_in(config: &drover_config::Config, project: &Path) -> ClusterReport {
     let settings = match Settings::resolve_in(config, project, "", &Overrides::default()) {
         Ok(s) => s,
         Err(e) => return ClusterReport::unresolved(e.to_string()),
@@ -148,7 +148,7 @@ impl ClusterReport {
                     .collect();
                 format!(
                     "{} {} {}{} {}",
-                    clean(&drover_run::truncate_chars(&n.node_id, 12)),
+                    clean(&drover_types::text::truncate_chars(&n.node_id, 12)),
                     clean(&n.node_ip),
                     clean(&n.state),
                     if n.is_head_node { " (head)" } else { "" },

@@ -31,8 +31,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use drover_config::{Config, ConfigFile};
 use drover_gate::{Cleared, Effect, Provenance, Refused, Sourced};
-use drover_profile::config::{Config, ConfigFile};
 
 use super::jobs::Jobs;
 
@@ -47,7 +47,7 @@ pub const PLACE_SHARE: f64 = 0.001;
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error("{0}")]
-    Config(#[from] drover_profile::config::ConfigError),
+    Config(#[from] drover_config::ConfigError),
     #[error("{at}: {message}")]
     Field { at: String, message: String },
     #[error("{source_name}: {message}")]
@@ -201,10 +201,7 @@ impl Settings {
             ),
         ));
         let (cleared, refused) = drover_gate::clear_first(Effect::Connect, candidates);
-        let mut ignored: Vec<String> = refused
-            .iter()
-            .map(drover_profile::config::set_aside)
-            .collect();
+        let mut ignored: Vec<String> = refused.iter().map(drover_config::set_aside).collect();
         let address_from = cleared.as_ref().map_or(Provenance::Builtin, |c| c.from());
         let (raw, source) = match cleared.map(Cleared::into_inner) {
             Some((Raw::Text(text), source)) => (text, source),
@@ -223,7 +220,7 @@ impl Settings {
         // process starts on the cluster: a project's counts once trusted.
         let mut setting = |keys: &[&str]| -> Option<(Cleared<&toml::Value>, &ConfigFile)> {
             let (found, refused) = config.get_for(Effect::Spawn, keys);
-            ignored.extend(refused.iter().map(drover_profile::config::set_aside));
+            ignored.extend(refused.iter().map(drover_config::set_aside));
             found
         };
         let drover_setting = setting(&["ray", "drover"]);
@@ -405,7 +402,7 @@ pub fn normalize_address(raw: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use drover_profile::config::Scope;
+    use drover_config::Scope;
 
     /// Settings files with the project's trusted.
     fn config(project: Option<&str>, user: Option<&str>) -> Config {

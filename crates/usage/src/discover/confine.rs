@@ -15,7 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::glob;
 use drover_gate::read::{Roots, secret_stores};
 use drover_gate::{Provenance, Sourced};
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// What a component's patterns are confined to.
 pub struct Area {

@@ -28,7 +28,8 @@ use super::{UsageError, Warning};
 use drover_gate::Cleared;
 use drover_profile::registry;
 use drover_profile::{Catalog, Profile};
-use drover_sandbox::{Adapter, Sandbox, wit};
+use drover_sandbox::{Adapter, Sandbox};
+use drover_types::wit;
 
 pub use confine::Area;
 use paths::explicit;

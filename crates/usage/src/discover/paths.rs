@@ -9,7 +9,7 @@ use crate::report::FileNote;
 use crate::stream::Format;
 use crate::{UsageError, Warning};
 use drover_gate::{Effect, Provenance, Sourced};
-use drover_sandbox::wit;
+use drover_types::wit;
 
 /// Every glob a component knows, with and without its environment.
 struct Patterns {

@@ -169,7 +169,7 @@ impl Prices {
 
 /// `pricing.json` in drover's user config directory.
 pub fn user_file() -> Option<PathBuf> {
-    drover_profile::config::user_dir().map(|d| d.join("pricing.json"))
+    drover_config::user_dir().map(|d| d.join("pricing.json"))
 }
 
 #[cfg(test)]

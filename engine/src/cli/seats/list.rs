@@ -24,7 +24,7 @@ pub fn state_label(
             let mut label = format!("blocked ({})", kind.unwrap_or("other"));
             if let Some(e) = evidence {
                 label.push_str(": ");
-                label.push_str(&crate::run::truncate_chars(e, 60));
+                label.push_str(&drover_types::text::truncate_chars(e, 60));
             }
             label
         }

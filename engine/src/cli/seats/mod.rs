@@ -15,11 +15,11 @@ use super::output::{Json, print_json};
 use crate::gate::{Provenance, Sourced};
 use crate::hooks;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
-use crate::sandbox::wit::SeatState;
 use crate::seat_host;
 use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, Prepared, SessionSpec, interactive};
 use crate::workspace::{self, Kind, process};
+use drover_types::wit::SeatState;
 
 pub use host::host;
 use host::{stop_host, up_acp};

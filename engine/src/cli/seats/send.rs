@@ -141,7 +141,7 @@ pub(super) fn report_send(
         if let Some(reply) = &result.reply {
             outln!(
                 "  reply: {}",
-                crate::run::truncate_chars(reply.lines().next().unwrap_or_default(), 200)
+                drover_types::text::truncate_chars(reply.lines().next().unwrap_or_default(), 200)
             );
         }
     }

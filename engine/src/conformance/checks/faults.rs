@@ -2,7 +2,7 @@
 //! errors, and the profile's own patterns.
 
 use super::{Answer, Ctx, Finding, PROSE, Tally, Verdict, clean, corpus};
-use crate::sandbox::wit;
+use drover_types::wit;
 use wit::Capability;
 
 impl Ctx<'_> {
@@ -32,7 +32,7 @@ impl Ctx<'_> {
                     Verdict::BrokeBound,
                     format!(
                         "{label}: evidence is not one clean line: {:?}",
-                        crate::run::truncate_chars(&f.evidence, 80)
+                        drover_types::text::truncate_chars(&f.evidence, 80)
                     ),
                 );
                 continue;

@@ -4,7 +4,7 @@
 use super::{
     Answer, Ctx, Finding, Tally, Verdict, corpus, event_view, hostile_texts, same_answer, show_with,
 };
-use crate::sandbox::wit;
+use drover_types::wit;
 use wit::Capability;
 
 impl Ctx<'_> {
@@ -83,7 +83,7 @@ impl Ctx<'_> {
                 Verdict::Disagreed,
                 format!(
                     "removing from a file drover created left {:?}",
-                    crate::run::truncate_chars(&removed.text, 80)
+                    drover_types::text::truncate_chars(&removed.text, 80)
                 ),
             ),
             other => {

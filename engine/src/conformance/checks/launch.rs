@@ -5,7 +5,8 @@ use super::{
     Answer, Ctx, Finding, HOSTILE_IDS, Launch, Tally, Verdict, corpus, hostile_texts, same_answer,
     show, show_command, show_with, turn_view,
 };
-use crate::sandbox::{Adapter, wit};
+use crate::sandbox::Adapter;
+use drover_types::wit;
 use wit::Capability;
 
 impl Ctx<'_> {

@@ -4,7 +4,8 @@
 
 use super::corpus;
 use super::{Answer, Finding, Reference, Subject, Tally, Verdict};
-use crate::sandbox::{Adapter, Limits, SandboxError, wit};
+use crate::sandbox::{Adapter, Limits, SandboxError};
+use drover_types::wit;
 
 use wit::Capability;
 
@@ -145,7 +146,7 @@ fn show<T: std::fmt::Debug>(answer: &Answer<T>) -> String {
 
 fn show_with<T, V: std::fmt::Debug>(answer: &Answer<T>, view: impl Fn(&T) -> V) -> String {
     match answer {
-        Answer::Ok(value) => crate::run::truncate_chars(&format!("{:?}", view(value)), 160),
+        Answer::Ok(value) => drover_types::text::truncate_chars(&format!("{:?}", view(value)), 160),
         Answer::Declined(m) => format!("unsupported ({m})"),
         Answer::Refused(m) => format!("invalid-input ({m})"),
         Answer::Broke(e) => format!("failed ({e})"),
@@ -222,7 +223,7 @@ fn glob_problem(
             Verdict::BrokeBound,
             format!(
                 "unusable pattern {:?}",
-                crate::run::truncate_chars(&glob.pattern, 80)
+                drover_types::text::truncate_chars(&glob.pattern, 80)
             ),
         ));
     }

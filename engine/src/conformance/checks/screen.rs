@@ -1,7 +1,7 @@
 //! Screen reading: recorded panes and a blank screen.
 
 use super::{Ctx, Finding, Tally, Verdict, clean, corpus, spaced};
-use crate::sandbox::wit;
+use drover_types::wit;
 use wit::Capability;
 
 impl Ctx<'_> {

@@ -5,7 +5,8 @@ use super::{
     Answer, Ctx, Finding, Reference, Tally, Verdict, corpus, glob_problem, glob_view, split_points,
     split_sample, tally_of, usage_is_zero, usage_view,
 };
-use crate::sandbox::{SandboxError, wit};
+use crate::sandbox::SandboxError;
+use drover_types::wit;
 use wit::Capability;
 
 impl Ctx<'_> {

@@ -7,7 +7,8 @@ use crate::probe::report::{AdapterInfo, CallOutcome};
 use crate::probe::sanitize::{Clean, clean};
 use crate::profile::Profile;
 use crate::registry::{self, Origin};
-use crate::sandbox::{Sandbox, SandboxError, wit};
+use crate::sandbox::{Sandbox, SandboxError};
+use drover_types::wit;
 
 impl Scan<'_> {
     pub(super) fn record(&mut self, export: &'static str, outcome: CallOutcome, detail: Clean) {

@@ -5,7 +5,7 @@ use crate::hooks::{self, HookError};
 use crate::probe::report::{CallOutcome, DeclaredEvent, Hooks};
 use crate::probe::sanitize::{Clean, clean};
 use crate::profile::Profile;
-use crate::sandbox::wit;
+use drover_types::wit;
 
 impl Scan<'_> {
     pub(super) fn hooks(&mut self, profile: &Profile, loaded: Option<&Loaded>) -> Hooks {

@@ -10,7 +10,8 @@ use crate::probe::report::{CallOutcome, ParsedUsage, TokenFields, TranscriptFile
 use crate::probe::sanitize::{Clean, clean};
 use crate::probe::schema;
 use crate::profile::Profile;
-use crate::sandbox::{SandboxError, wit};
+use crate::sandbox::SandboxError;
+use drover_types::wit;
 
 /// Bytes of one transcript fed to the adapter's tally, and the chunk size.
 const MAX_FEED: u64 = 256 << 20;

@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use drover::sandbox::{CompileCache, Limits, Sandbox, wit};
+use drover::sandbox::{CompileCache, Limits, Sandbox};
+use drover::types::wit;
 use sha2::Digest;
 
 /// The example built at `$<env_var>`, else at
@@ -58,7 +59,7 @@ fn profile() -> wit::Profile {
 pub fn assert_answers_like_echo_cli(bytes: &[u8], name: &str) {
     let cache = CompileCache::at(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("drover-cache"));
     let sandbox = Sandbox::new(cache).expect("engine");
-    let sha = drover::registry::hex(&sha2::Sha256::digest(bytes));
+    let sha = drover::types::text::hex(&sha2::Sha256::digest(bytes));
     // Python and JavaScript guests are large: give them room (docs/authoring.md).
     let limits = Limits {
         memory_bytes: 256 << 20,

@@ -6,14 +6,14 @@ use std::path::Path;
 use crate::ray::jobs::{JobInfo, JobStatus, Jobs};
 use crate::{Context, FaultReport, SessionResult, Status, Timings, conversations};
 use drover_run::now_ns;
-use drover_sandbox::wit;
+use drover_types::wit;
 
 use super::{Copier, JobRecord, acting, read_record, write_record};
 
 pub(super) fn network_fault(reason: &str) -> FaultReport {
     FaultReport {
         kind: wit::FaultKind::Network,
-        evidence: drover_run::truncate_chars(&crate::ray::clean(reason), 500),
+        evidence: drover_types::text::truncate_chars(&crate::ray::clean(reason), 500),
         retry_after_secs: None,
         rule: "ray:unreachable".to_string(),
         hint: None,

@@ -24,7 +24,7 @@ use crate::clock::Deadline;
 use crate::{Context, FaultReport, SessionResult, SessionSpec, Status, shared};
 use drover_gate::{Cleared, Effect, Refused, Sourced};
 use drover_run::{Origin, RunDir, now_ns, safe_segment};
-use drover_sandbox::wit::SeatState;
+use drover_types::wit::SeatState;
 
 pub use ending::settle;
 use ending::{

@@ -1,8 +1,7 @@
 //! WIT enum names as the WIT spells them (`hook-config`, `rate-limit`), for
-//! text output and JSON. The bindings are generated in this crate, so the
-//! impls live next to them.
+//! text output and JSON.
 
-use super::wit::{CanonicalEvent, Capability, FaultKind, PromptKind, SeatState, TurnOutcome};
+use crate::wit::{CanonicalEvent, Capability, FaultKind, PromptKind, SeatState, TurnOutcome};
 
 macro_rules! wit_names {
     ($ty:ty { $($variant:ident => $name:literal),+ $(,)? }) => {

@@ -1,4 +1,4 @@
-//! drover's settings files: the project's `.drover/config.toml` and the
+//! drover-config: drover's settings files: the project's `.drover/config.toml` and the
 //! user's `config.toml` (beside the user profiles, `~/.config/drover/`).
 //!
 //! This module only finds, reads and parses them, and says where a value
@@ -17,6 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use drover_gate::{Cleared, Effect, Provenance, Refused, Sourced};
+use sha2::{Digest, Sha256};
 use toml::de::{DeTable, DeValue};
 
 /// Which file a setting came from.
@@ -107,7 +108,7 @@ impl ConfigFile {
                 line: e.span().map(|s| line_of(&text, s.start)),
                 message: e.message().to_string(),
             })?;
-        let digest = crate::registry::digest(text.as_bytes());
+        let digest = digest(text.as_bytes());
         let provenance = match scope {
             Scope::User => Provenance::User,
             Scope::Project if trusts(path, &digest) => Provenance::TrustedProject,
@@ -295,6 +296,12 @@ pub fn project_path(project: &Path) -> PathBuf {
     project.join(".drover").join("config.toml")
 }
 
+/// The SHA-256 of `bytes` in hex: what trust is recorded under, and the
+/// compile cache's key.
+pub fn digest(bytes: &[u8]) -> String {
+    drover_types::text::hex(&Sha256::digest(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,7 +389,7 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(f.provenance(), Provenance::UntrustedProject);
-        let digest = crate::registry::digest(text.as_bytes());
+        let digest = digest(text.as_bytes());
         assert_eq!(
             asked,
             Some((PathBuf::from("/p/.drover/config.toml"), digest.clone()))
