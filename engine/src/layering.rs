@@ -1,12 +1,17 @@
 //! The crates' dependency direction, checked: a crate may depend only on
 //! crates below it in [`LAYERS`], so an embedder can take the lower ones
-//! without the command line, and a cycle cannot creep in.
+//! without the command line, and a cycle cannot creep in. And only the
+//! crates in [`RUNS_COMPONENTS`] may reach wasmtime: the rest speak the
+//! vocabulary through `drover-types` and build without a WebAssembly
+//! runtime.
 
 /// Lowest first. A new crate gets its place here (the test refuses one that
 /// has none).
 const LAYERS: &[(&str, &str)] = &[
     ("drover-build", "crates/build"),
+    ("drover-types", "crates/types"),
     ("drover-gate", "crates/gate"),
+    ("drover-config", "crates/config"),
     ("drover-sandbox", "crates/sandbox"),
     ("drover-state", "crates/state"),
     ("drover-relay", "crates/relay"),
@@ -20,8 +25,13 @@ const LAYERS: &[(&str, &str)] = &[
 ];
 
 fn manifest(dir: &str) -> toml::Table {
+    manifest_at(&format!("{dir}/Cargo.toml"))
+}
+
+/// A TOML file under the repository root.
+fn manifest_at(relative: &str) -> toml::Table {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let path = root.join(dir).join("Cargo.toml");
+    let path = root.join(relative);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.parse()
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -74,4 +84,87 @@ fn every_workspace_crate_has_a_layer() {
             "{member} has no place in the layering"
         );
     }
+}
+
+/// The crates that may depend on wasmtime, directly or not: the sandbox
+/// and what loads or calls components through it.
+const RUNS_COMPONENTS: &[&str] = &[
+    "drover-sandbox",
+    "drover-profile",
+    "drover-usage",
+    "drover-session",
+    "drover",
+];
+
+/// Each package's dependencies by name, from Cargo.lock (every feature's,
+/// so a superset of any one build's: an optional wasmtime still counts).
+fn locked_dependencies() -> std::collections::BTreeMap<String, Vec<String>> {
+    let lock = manifest_at("Cargo.lock");
+    let packages = lock
+        .get("package")
+        .and_then(|p| p.as_array())
+        .expect("Cargo.lock has packages");
+    packages
+        .iter()
+        .filter_map(|package| {
+            let name = package.get("name")?.as_str()?.to_string();
+            let dependencies = package
+                .get("dependencies")
+                .and_then(|d| d.as_array())
+                .map(|d| {
+                    d.iter()
+                        .filter_map(|entry| entry.as_str())
+                        // "name" or "name version" when two versions are locked.
+                        .filter_map(|entry| entry.split(' ').next())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some((name, dependencies))
+        })
+        .collect()
+}
+
+/// Whether `from` reaches `to` through the locked dependency graph; the
+/// path it took, for the failure message.
+fn path_to(
+    graph: &std::collections::BTreeMap<String, Vec<String>>,
+    from: &str,
+    to: &str,
+) -> Option<Vec<String>> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack = vec![vec![from.to_string()]];
+    while let Some(path) = stack.pop() {
+        let last = path.last().cloned().unwrap_or_default();
+        if last == to {
+            return Some(path);
+        }
+        if !seen.insert(last.clone()) {
+            continue;
+        }
+        for next in graph.get(&last).into_iter().flatten() {
+            let mut longer = path.clone();
+            longer.push(next.clone());
+            stack.push(longer);
+        }
+    }
+    None
+}
+
+#[test]
+fn only_the_crates_that_run_components_reach_wasmtime() {
+    let graph = locked_dependencies();
+    for (name, _) in LAYERS {
+        let reached = path_to(&graph, name, "wasmtime");
+        if RUNS_COMPONENTS.contains(name) {
+            continue;
+        }
+        assert!(
+            reached.is_none(),
+            "{name} reaches wasmtime ({}); only {RUNS_COMPONENTS:?} may: use drover-types for the vocabulary",
+            reached.unwrap_or_default().join(" -> ")
+        );
+    }
+    // The check can fail: the sandbox itself does reach it.
+    assert!(path_to(&graph, "drover-sandbox", "wasmtime").is_some());
 }
