@@ -20,7 +20,12 @@ const LAYERS: &[(&str, &str)] = &[
     ("drover-usage", "crates/usage"),
     ("drover-acp", "crates/acp"),
     ("drover-workspace", "crates/workspace"),
+    ("drover-hooks", "crates/hooks"),
+    ("drover-trust", "crates/trust"),
+    ("drover-notify", "crates/notify"),
+    ("drover-ray", "crates/ray"),
     ("drover-session", "crates/session"),
+    ("drover-seats", "crates/seats"),
     ("drover", "engine"),
 ];
 
@@ -92,7 +97,10 @@ const RUNS_COMPONENTS: &[&str] = &[
     "drover-sandbox",
     "drover-profile",
     "drover-usage",
+    "drover-hooks",
+    "drover-trust",
     "drover-session",
+    "drover-seats",
     "drover",
 ];
 

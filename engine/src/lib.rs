@@ -17,21 +17,33 @@ pub use drover_acp as acp;
 pub use drover_config as config;
 /// Provenance, the effect table and record seals (`drover-gate`).
 pub use drover_gate as gate;
+/// Installing the hook relay into a CLI's config (`drover-hooks`).
+pub use drover_hooks as hooks;
+/// Telling people when a seat settles (`drover-notify`).
+pub use drover_notify as notify;
 /// CLI profiles, the built-in catalog, config directories and the registry
 /// (`drover-profile`).
 pub use drover_profile as profile;
 pub use drover_profile::{builtin, registry};
+/// A Ray cluster: jobs, log tails, settings (`drover-ray`).
+pub use drover_ray as ray;
 /// The run directory and blocked questions (`drover-run`).
 pub use drover_run as run;
 pub use drover_run::question;
 /// The sandboxed component host (`drover-sandbox`).
 pub use drover_sandbox as sandbox;
-/// Sessions and what drives them: relay drops, hook installs, seats,
-/// policy, trust, privileges, notifications, Ray (`drover-session`).
+/// Long-lived seats and the seat host (`drover-seats`).
+pub use drover_seats as seats;
+pub use drover_seats::host as seat_host;
+/// Runs and what drives them: the four drivers, relay drops, privileges,
+/// recovery (`drover-session`).
 pub use drover_session as session;
-pub use drover_session::{hooks, notify, policy, privileges, ray, relay, seat_host, seats, trust};
+pub use drover_session::{privileges, relay};
 /// `.drover/` confined to its project (`drover-state`).
 pub use drover_state as state;
+/// Trust in a project's settings, and the question policy (`drover-trust`).
+pub use drover_trust as trust;
+pub use drover_trust::policy;
 /// The shared vocabulary as plain types (`drover-types`).
 pub use drover_types as types;
 /// Token usage from transcripts, and its prices (`drover-usage`).

@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 use super::{BudgetMode, Context, SessionSpec, Tokens};
 use drover_gate::Cleared;
 
-pub enum Verdict {
+pub enum BudgetCheck {
     /// Nothing to do.
     Fine,
     /// Enforce mode just tripped: nudge the seat (grace armed).
@@ -49,18 +49,18 @@ impl Budget {
         ctx: &Context,
         spec: &SessionSpec,
         transcript: Option<&str>,
-    ) -> Verdict {
+    ) -> BudgetCheck {
         if spec.token_budget.is_none() && spec.cost_budget.is_none() {
-            return Verdict::Fine;
+            return BudgetCheck::Fine;
         }
         if spec.budget_mode == BudgetMode::Off {
-            return Verdict::Fine;
+            return BudgetCheck::Fine;
         }
         if self.tripped {
             return self.grace_check();
         }
         let Some(path) = transcript else {
-            return Verdict::Fine;
+            return BudgetCheck::Fine;
         };
         if self
             .confined
@@ -71,11 +71,11 @@ impl Budget {
             self.confined = Some((path.to_string(), file));
         }
         let Some((_, Some(file))) = &self.confined else {
-            return Verdict::Fine;
+            return BudgetCheck::Fine;
         };
         let Some(report) = super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, file)
         else {
-            return Verdict::Fine;
+            return BudgetCheck::Fine;
         };
         let weighted = Tokens::of_report(&report).weighted(spec.cache_read_weight);
         self.weighted = Some(weighted);
@@ -91,7 +91,7 @@ impl Budget {
         let over_tokens = spec.token_budget.filter(|limit| weighted > *limit);
         let over_dollars = spec.cost_budget.zip(cost).filter(|(limit, c)| c > limit);
         if over_tokens.is_none() && over_dollars.is_none() {
-            return Verdict::Fine;
+            return BudgetCheck::Fine;
         }
         self.tripped = true;
         ctx.run.lifecycle(
@@ -112,29 +112,29 @@ impl Budget {
         };
         ctx.notify(&format!("task {} crossed its budget: {crossed}", spec.task));
         match spec.budget_mode {
-            BudgetMode::Enforce if spec.budget_grace.is_zero() => Verdict::OverBudget,
+            BudgetMode::Enforce if spec.budget_grace.is_zero() => BudgetCheck::OverBudget,
             BudgetMode::Enforce => {
                 self.grace_until = Some((
                     Instant::now() + spec.budget_grace,
                     SystemTime::now() + spec.budget_grace,
                 ));
-                Verdict::Nudge
+                BudgetCheck::Nudge
             }
-            _ => Verdict::Fine,
+            _ => BudgetCheck::Fine,
         }
     }
 
-    fn grace_check(&self) -> Verdict {
+    fn grace_check(&self) -> BudgetCheck {
         match self.grace_until {
             Some((mono, wall)) if Instant::now() >= mono || SystemTime::now() >= wall => {
-                Verdict::OverBudget
+                BudgetCheck::OverBudget
             }
-            _ => Verdict::Fine,
+            _ => BudgetCheck::Fine,
         }
     }
 
     /// Checks only the grace deadline (every tick, not just on heartbeats).
     pub fn expired(&self) -> bool {
-        matches!(self.grace_check(), Verdict::OverBudget)
+        matches!(self.grace_check(), BudgetCheck::OverBudget)
     }
 }

@@ -165,7 +165,7 @@ impl Context {
                 .flatten()
         };
         if let Some(line) = written.filter(|_| self.notifies) {
-            crate::notify::kick(&self.project, self.run.id(), &line);
+            drover_notify::kick(&self.project, self.run.id(), &line);
         }
     }
 

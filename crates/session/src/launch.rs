@@ -21,7 +21,7 @@ use drover_profile::registry::{self, ComponentBytes, Origin, ResolveError};
 use drover_profile::{Catalog, LookupError, Profile, ProfileSource};
 use drover_sandbox::{Adapter, Sandbox, SandboxError};
 
-use crate::trust::{Trust, TrustError, Untrusted};
+use drover_trust::{Trust, TrustError, Untrusted};
 
 /// Why a session cannot be launched.
 #[derive(Debug, thiserror::Error)]
@@ -90,7 +90,7 @@ impl Prepared {
                     .record()
                     .is_some_and(|r| r.files.contains_key(&relative)),
                 file: relative,
-                wants: crate::trust::component_wants(&found.name, &[&profile], None),
+                wants: drover_trust::component_wants(&found.name, &[&profile], None),
             }
             .into());
         }
@@ -257,7 +257,7 @@ mod tests {
 
     #[test]
     fn an_untrusted_profile_does_not_launch_and_its_parsing_context_cannot_spawn() {
-        if crate::trust::trust_all() {
+        if drover_trust::trust_all() {
             return; // DROVER_TRUST_ALL=1 trusts every project by design.
         }
         let (dir, profile) = untrusted_project();

@@ -32,15 +32,9 @@ mod result_file;
 pub(crate) mod shared;
 pub mod usage;
 
-pub mod hooks;
-pub mod notify;
-pub mod policy;
 pub mod privileges;
 pub mod ray;
 pub mod relay;
-pub mod seat_host;
-pub mod seats;
-pub mod trust;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -54,37 +48,7 @@ pub use launch::{LaunchError, Prepared};
 
 use drover_types::wit;
 
-/// How a session ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Completed,
-    Stalled,
-    Timeout,
-    Crashed,
-    OverBudget,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Completed => "completed",
-            Status::Stalled => "stalled",
-            Status::Timeout => "timeout",
-            Status::Crashed => "crashed",
-            Status::OverBudget => "over_budget",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum BudgetMode {
-    #[default]
-    Off,
-    Warn,
-    Enforce,
-}
+pub use drover_types::{BudgetMode, Verdict};
 
 /// Which conversation a session continues.
 #[derive(Debug, Clone, PartialEq)]
@@ -247,7 +211,7 @@ impl SessionResult {
     /// it ended on a prompt, else unknown.
     pub fn seat_state(&self) -> wit::SeatState {
         match self.status {
-            Status::Completed => wit::SeatState::Done,
+            Verdict::Completed => wit::SeatState::Done,
             _ if self.blocked.is_some() => wit::SeatState::Blocked,
             _ => wit::SeatState::Unknown,
         }
@@ -256,7 +220,7 @@ impl SessionResult {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionResult {
-    pub status: Status,
+    pub status: Verdict,
     pub run_id: String,
     pub task: String,
     pub cli: String,

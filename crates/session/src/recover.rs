@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Context, SessionResult, Status, Timings, Tokens};
+use super::{Context, SessionResult, Timings, Tokens, Verdict};
 use drover_gate::Provenance;
 use drover_profile::Catalog;
 use drover_run::status::TaskView;
@@ -230,7 +230,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
     let needs_result = spec.as_ref().is_some_and(|s| s.result_file.is_some());
 
     let mut result = SessionResult {
-        status: Status::Crashed,
+        status: Verdict::Crashed,
         run_id: run.id().to_string(),
         task: task.to_string(),
         cli: info.cli.clone(),
@@ -292,17 +292,17 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                     result.usage = turn.usage.as_ref().map(Tokens::of_report);
                     match turn.outcome {
                         wit::TurnOutcome::Success if !needs_result || result_text.is_some() => {
-                            result.status = Status::Completed;
+                            result.status = Verdict::Completed;
                             result.reason = "the turn finished while drover was not running (reconciled from its output)".to_string();
                         }
                         wit::TurnOutcome::Success => {
-                            result.status = Status::Stalled;
+                            result.status = Verdict::Stalled;
                             result.reason =
                                 "the turn finished without the result file (reconciled)"
                                     .to_string();
                         }
                         wit::TurnOutcome::Blocked => {
-                            result.status = Status::Stalled;
+                            result.status = Verdict::Stalled;
                             result.blocked = turn.prompt_kind.or(blocked);
                             result.reason = "the turn stopped at a prompt (reconciled)".to_string();
                         }
@@ -338,16 +338,16 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             result.logs = vec![run.stderr_log(task), traffic.clone()];
             match super::acp::last_stop_reason(&traffic).as_deref() {
                 Some("end_turn") if !needs_result || result_text.is_some() => {
-                    result.status = Status::Completed;
+                    result.status = Verdict::Completed;
                     result.reason = "the turn ended (end_turn) while drover was not running (reconciled from the ACP traffic)".to_string();
                 }
                 Some("end_turn") => {
-                    result.status = Status::Stalled;
+                    result.status = Verdict::Stalled;
                     result.reason =
                         "the turn finished without the result file (reconciled)".to_string();
                 }
                 Some(other) => {
-                    result.status = Status::Stalled;
+                    result.status = Verdict::Stalled;
                     result.reason =
                         format!("the agent ended the turn with stopReason {other} (reconciled)");
                 }
@@ -404,12 +404,12 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
             }
             result.logs = vec![run.log(task)];
             if stop && (!needs_result || result_text.is_some()) {
-                result.status = Status::Completed;
+                result.status = Verdict::Completed;
                 result.reason =
                     "the turn finished (Stop hook) while drover was not running (reconciled)"
                         .to_string();
             } else if stop {
-                result.status = Status::Stalled;
+                result.status = Verdict::Stalled;
                 result.reason =
                     "the turn finished without the result file (reconciled)".to_string();
             } else {
@@ -440,7 +440,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
         result.blocked.map(|k| k.as_str()),
         "reconcile",
     );
-    if result.status != Status::Completed {
+    if result.status != Verdict::Completed {
         let mut lines = Vec::new();
         for log in &result.logs {
             lines.extend(super::faults::tail_lines(log));

@@ -51,6 +51,11 @@ pub fn socket_for(project: &Path) -> String {
     format!("drover-{}", drover_types::text::hex(&digest[..6]))
 }
 
+/// The pane session a run's panes live in (tmux and herdr alike).
+pub fn session_name(run_id: &str) -> String {
+    format!("drover-{run_id}")
+}
+
 impl Tmux {
     pub fn for_project(project: &Path) -> Result<Tmux, MuxError> {
         let binary = which::which("tmux").map_err(|_| MuxError::Missing)?;

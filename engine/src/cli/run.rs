@@ -15,7 +15,7 @@ use crate::hooks;
 use crate::run::{RunDir, RunInfo, new_run_id, now_ns, safe_segment};
 use crate::session::recover::{TaskSpec, write_task_spec};
 use crate::session::{
-    BudgetMode, Context, Conversation, Prepared, SessionResult, SessionSpec, Status, acp,
+    BudgetMode, Context, Conversation, Prepared, SessionResult, SessionSpec, Verdict, acp,
     conversations, headless, interactive,
 };
 use crate::workspace::{self, Kind, process};
@@ -175,7 +175,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         for note in &settings.ignored {
             errln!("note: {note}");
         }
-        Some(crate::ray::driver::Target {
+        Some(crate::session::ray::driver::Target {
             settings,
             node: None,
         })
@@ -308,7 +308,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let ctx = Context::new(project.clone(), run, prepared);
     let result = match (selection.kind, &ray_target) {
-        (Kind::Ray, Some(target)) => crate::ray::driver::run(&ctx, &spec, target),
+        (Kind::Ray, Some(target)) => crate::session::ray::driver::run(&ctx, &spec, target),
         (Kind::Tmux | Kind::Herdr, _) => interactive::run(&ctx, &spec),
         (Kind::Acp, _) => acp::run(&ctx, &spec, &policy),
         _ => headless::run(&ctx, &spec),
@@ -320,7 +320,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     }
     Ok(if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
         Outcome::Interrupted
-    } else if result.status == Status::Completed {
+    } else if result.status == Verdict::Completed {
         Outcome::Ok
     } else {
         Outcome::Failed

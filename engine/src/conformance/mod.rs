@@ -24,20 +24,20 @@ use drover_types::wit;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum Outcome {
     Answered,
     Declined,
     Disagreed,
     BrokeBound,
 }
 
-impl Verdict {
+impl Outcome {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Answered => "answered",
-            Verdict::Declined => "declined",
-            Verdict::Disagreed => "disagreed",
-            Verdict::BrokeBound => "broke-bound",
+            Outcome::Answered => "answered",
+            Outcome::Declined => "declined",
+            Outcome::Disagreed => "disagreed",
+            Outcome::BrokeBound => "broke-bound",
         }
     }
 }
@@ -47,14 +47,14 @@ impl Verdict {
 pub struct Finding {
     pub capability: wit::Capability,
     pub check: &'static str,
-    pub result: Verdict,
+    pub result: Outcome,
     /// How many inputs the check ran, and the first problem when there is one.
     pub detail: String,
 }
 
 impl Finding {
     pub fn failed(&self) -> bool {
-        self.result != Verdict::Answered
+        self.result != Outcome::Answered
     }
 }
 
@@ -141,7 +141,7 @@ struct Tally {
     capability: wit::Capability,
     check: &'static str,
     inputs: usize,
-    worst: Verdict,
+    worst: Outcome,
     problem: Option<String>,
     problems: usize,
 }
@@ -152,7 +152,7 @@ impl Tally {
             capability,
             check,
             inputs: 0,
-            worst: Verdict::Answered,
+            worst: Outcome::Answered,
             problem: None,
             problems: 0,
         }
@@ -162,7 +162,7 @@ impl Tally {
         self.inputs += 1;
     }
 
-    fn fail(&mut self, verdict: Verdict, what: String) {
+    fn fail(&mut self, verdict: Outcome, what: String) {
         self.inputs += 1;
         self.problems += 1;
         if rank(verdict) > rank(self.worst) {
@@ -182,11 +182,11 @@ impl Tally {
                 true
             }
             Answer::Declined(m) => {
-                self.fail(Verdict::Declined, format!("{label}: unsupported: {m}"));
+                self.fail(Outcome::Declined, format!("{label}: unsupported: {m}"));
                 false
             }
             Answer::Broke(e) => {
-                self.fail(Verdict::BrokeBound, format!("{label}: {e}"));
+                self.fail(Outcome::BrokeBound, format!("{label}: {e}"));
                 false
             }
         }
@@ -214,12 +214,12 @@ impl Tally {
     }
 }
 
-fn rank(verdict: Verdict) -> u8 {
+fn rank(verdict: Outcome) -> u8 {
     match verdict {
-        Verdict::Answered => 0,
-        Verdict::Declined => 1,
-        Verdict::Disagreed => 2,
-        Verdict::BrokeBound => 3,
+        Outcome::Answered => 0,
+        Outcome::Declined => 1,
+        Outcome::Disagreed => 2,
+        Outcome::BrokeBound => 3,
     }
 }
 
@@ -283,11 +283,11 @@ mod tests {
     fn the_worst_verdict_and_its_first_instance_make_the_finding() {
         let mut tally = Tally::new(wit::Capability::Screen, "family-panes");
         tally.pass();
-        tally.fail(Verdict::Disagreed, "a: idle vs working".into());
-        tally.fail(Verdict::BrokeBound, "b: trapped".into());
-        tally.fail(Verdict::Disagreed, "c: idle vs blocked".into());
+        tally.fail(Outcome::Disagreed, "a: idle vs working".into());
+        tally.fail(Outcome::BrokeBound, "b: trapped".into());
+        tally.fail(Outcome::Disagreed, "c: idle vs blocked".into());
         let finding = tally.finish("panes agree");
-        assert_eq!(finding.result, Verdict::BrokeBound);
+        assert_eq!(finding.result, Outcome::BrokeBound);
         assert_eq!(finding.detail, "b: trapped (and 2 more of 4)");
         let mut clean = Tally::new(wit::Capability::Screen, "family-panes");
         clean.pass();

@@ -22,7 +22,7 @@ use crate::relay::ENV_PROBE_CAPTURE;
 use crate::run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
 use crate::sandbox::Sandbox;
 use crate::session::{
-    Context, Prepared, SessionResult, SessionSpec, Status, headless, interactive,
+    Context, Prepared, SessionResult, SessionSpec, Verdict, headless, interactive,
 };
 use crate::workspace::{Kind, process};
 
@@ -294,7 +294,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
 }
 
 fn describe_result(live: &mut Live, result: &SessionResult) {
-    let severity = if result.status == Status::Completed {
+    let severity = if result.status == Verdict::Completed {
         Severity::Info
     } else {
         Severity::Warning

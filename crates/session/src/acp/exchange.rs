@@ -8,14 +8,14 @@ use agent_client_protocol_schema::v1::RequestId;
 use serde_json::{Value, json};
 
 use super::{Agent, CANCEL_GRACE, End, Exchange, Hooks, REPLY_MAX, TICK, TOOLS_MAX, ToolView};
-use crate::budget::{Budget, Verdict};
+use crate::budget::{Budget, BudgetCheck};
 use crate::clock::Deadline;
-use crate::policy::Policy;
 use crate::shared::heartbeat;
 use crate::{Context, SessionSpec};
 use drover_acp::{Event, Wait};
 use drover_run::now_ns;
 use drover_run::question::{self, Answerer, Choice, ChoiceKind, Question};
+use drover_trust::policy::Policy;
 use drover_types::wit::SeatState;
 
 /// Sends one prompt and follows it to its end.
@@ -81,7 +81,7 @@ pub(super) fn exchange(
         if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
             last_heartbeat = Some(Instant::now());
             heartbeat(ctx, spec, deadline);
-            if let Verdict::Nudge = budget.sample(ctx, spec, hooks.transcript.as_deref()) {
+            if let BudgetCheck::Nudge = budget.sample(ctx, spec, hooks.transcript.as_deref()) {
                 ctx.run.lifecycle(
                     task,
                     "budget-nudge-skipped",

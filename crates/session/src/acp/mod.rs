@@ -31,13 +31,13 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{
-    Context, Conversation, SessionResult, SessionSpec, Status, Timings, conversations, faults,
+    Context, Conversation, SessionResult, SessionSpec, Timings, Verdict, conversations, faults,
     usage::Spent,
 };
-use crate::policy::Policy;
 use drover_acp::{AcpError, AgentInfo, Client};
 use drover_run::question::{self};
 use drover_run::{EventWatcher, now_ns};
+use drover_trust::policy::Policy;
 use drover_types::wit;
 use drover_types::wit::SeatState;
 use drover_workspace::acp::{AgentLaunch, AgentProcess};
@@ -93,7 +93,7 @@ fn base(
     spec: &SessionSpec,
     started: u64,
     clock: Instant,
-    status: Status,
+    status: Verdict,
     reason: String,
 ) -> SessionResult {
     SessionResult {
@@ -143,7 +143,7 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
     let task = spec.task.as_str();
     let started = now_ns();
     let clock = Instant::now();
-    let fail = |status: Status, reason: String| {
+    let fail = |status: Verdict, reason: String| {
         Box::new(conclude(
             ctx,
             spec,
@@ -159,12 +159,12 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
         conversation: spec
             .conversation
             .to_wit()
-            .map_err(|why| fail(Status::Crashed, format!("not resuming: {why}")))?,
+            .map_err(|why| fail(Verdict::Crashed, format!("not resuming: {why}")))?,
     };
-    let command = command(ctx, &request).map_err(|e| fail(Status::Crashed, e))?;
+    let command = command(ctx, &request).map_err(|e| fail(Verdict::Crashed, e))?;
     let env = super::seat_env(ctx, spec, &command, false);
     let cleared =
-        super::guard::clear_command(ctx, &command, env).map_err(|e| fail(Status::Crashed, e))?;
+        super::guard::clear_command(ctx, &command, env).map_err(|e| fail(Verdict::Crashed, e))?;
     ctx.state(task, SeatState::Unknown, None, "launch");
     let backend: &dyn Workspace = &workspace::Acp;
     let (mut process, connection) = backend
@@ -174,7 +174,7 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
             stderr: ctx.run.stderr_log(task),
             traffic: Some(traffic_log(ctx, task)),
         })
-        .map_err(|e| fail(Status::Crashed, e.to_string()))?;
+        .map_err(|e| fail(Verdict::Crashed, e.to_string()))?;
     record_agent(ctx, task, &process, &command.argv, None, None);
     ctx.run.lifecycle(
         task,
@@ -206,9 +206,9 @@ pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResul
             process.stop((), spec.teardown_grace);
             ctx.state(task, SeatState::Unknown, None, "acp:handshake-failed");
             let status = if matches!(e, AcpError::Timeout { .. }) {
-                Status::Timeout
+                Verdict::Timeout
             } else {
-                Status::Crashed
+                Verdict::Crashed
             };
             let mut result = base(
                 ctx,
@@ -408,7 +408,7 @@ fn conclude(
     mut result: SessionResult,
     error: Option<&str>,
 ) -> SessionResult {
-    if result.status != Status::Completed && result.fault.is_none() {
+    if result.status != Verdict::Completed && result.fault.is_none() {
         let mut lines = faults::tail_lines(&ctx.run.stderr_log(&spec.task));
         if let Some(sentence) = error {
             lines.extend(faults::lines_of(sentence.as_bytes()));

@@ -9,11 +9,11 @@ use super::exchange::exchange;
 use super::{Agent, End, Hooks, base, conclude, usage_of_turn};
 use crate::budget::Budget;
 use crate::clock::Deadline;
-use crate::policy::Policy;
 use crate::result_file::ResultFile;
 use crate::shared::{NUDGE_RESULT, humanize};
-use crate::{Context, SessionResult, SessionSpec, Status, conversations, usage::Spent};
+use crate::{Context, SessionResult, SessionSpec, Verdict, conversations, usage::Spent};
 use drover_run::{EventWatcher, now_ns};
+use drover_trust::policy::Policy;
 use drover_types::wit;
 use drover_types::wit::SeatState;
 
@@ -48,7 +48,7 @@ pub fn turn(
     let mut usage: Option<Spent> = None;
     let mut reply: Option<String> = None;
     let session = agent.session.clone();
-    let finish = |status: Status,
+    let finish = |status: Verdict,
                   reason: String,
                   reply: &Option<String>,
                   usage: Option<Spent>,
@@ -70,7 +70,7 @@ pub fn turn(
         Ok(Ok(text)) => text,
         Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
             let result = finish(
-                Status::Crashed,
+                Verdict::Crashed,
                 format!("the adapter cannot render the prompt: {m}"),
                 &reply,
                 usage,
@@ -81,7 +81,7 @@ pub fn turn(
         }
         Err(e) => {
             let result = finish(
-                Status::Crashed,
+                Verdict::Crashed,
                 format!("the adapter failed rendering the prompt: {e}"),
                 &reply,
                 usage,
@@ -122,10 +122,10 @@ pub fn turn(
             turn_usage.and_then(|u| u.cost_usd),
         );
         // A turn that stops short leaves the seat in a state no hook named.
-        let stopped = |status: Status, reason: String, source: &str| {
+        let stopped = |status: Verdict, reason: String, source: &str| {
             ctx.state(task, SeatState::Unknown, None, source);
             let mut result = finish(status, reason, &reply, usage, &hooks, &budget);
-            if exchange.blocked && status != Status::Completed {
+            if exchange.blocked && status != Verdict::Completed {
                 result.blocked = Some(wit::PromptKind::Permission);
             }
             result
@@ -135,7 +135,7 @@ pub fn turn(
                 ctx.state(task, SeatState::Done, None, "acp:end_turn");
                 let Some(file) = &result_file else {
                     let mut result = finish(
-                        Status::Completed,
+                        Verdict::Completed,
                         "the turn finished (end_turn)".to_string(),
                         &reply,
                         usage,
@@ -147,7 +147,7 @@ pub fn turn(
                 };
                 if let Some(found) = file.wait(spec.result_wait, || true) {
                     let mut result = finish(
-                        Status::Completed,
+                        Verdict::Completed,
                         "the turn finished and wrote the result file".to_string(),
                         &reply,
                         usage,
@@ -165,7 +165,7 @@ pub fn turn(
                 );
                 if nudges_left == 0 {
                     let mut result = finish(
-                        Status::Stalled,
+                        Verdict::Stalled,
                         format!(
                             "the turn finished without writing {}",
                             file.path().display()
@@ -189,7 +189,7 @@ pub fn turn(
             }
             End::Stopped(reason) => (
                 stopped(
-                    Status::Stalled,
+                    Verdict::Stalled,
                     format!("the agent ended the turn with stopReason {reason}"),
                     &format!("acp:{reason}"),
                 ),
@@ -197,7 +197,7 @@ pub fn turn(
             ),
             End::Failed(message) => (
                 stopped(
-                    Status::Stalled,
+                    Verdict::Stalled,
                     format!("the turn failed: {message}"),
                     "acp:error",
                 ),
@@ -206,7 +206,7 @@ pub fn turn(
             End::Closed => {
                 let exit = wait_exit(agent);
                 let mut result = stopped(
-                    Status::Crashed,
+                    Verdict::Crashed,
                     match exit {
                         Some(code) => format!("the agent exited (code {code}) during the turn"),
                         None => "the agent closed its output during the turn".to_string(),
@@ -223,7 +223,7 @@ pub fn turn(
                     json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}),
                 );
                 let mut result = stopped(
-                    Status::Timeout,
+                    Verdict::Timeout,
                     format!(
                         "the session deadline of {} passed ({which} clock)",
                         humanize(spec.timeout)
@@ -235,7 +235,7 @@ pub fn turn(
             }
             End::Interrupted => (
                 stopped(
-                    Status::Crashed,
+                    Verdict::Crashed,
                     "interrupted: drover was asked to stop".to_string(),
                     "interrupted",
                 ),
@@ -243,7 +243,7 @@ pub fn turn(
             ),
             End::OverBudget => (
                 stopped(
-                    Status::OverBudget,
+                    Verdict::OverBudget,
                     "the token budget was exceeded and its grace ran out".to_string(),
                     "over-budget",
                 ),
@@ -251,7 +251,7 @@ pub fn turn(
             ),
             End::Stalled => (
                 stopped(
-                    Status::Stalled,
+                    Verdict::Stalled,
                     "no message from the agent for the stall window".to_string(),
                     "stall",
                 ),
@@ -259,7 +259,7 @@ pub fn turn(
             ),
             End::Unsent(e) => (
                 stopped(
-                    Status::Crashed,
+                    Verdict::Crashed,
                     format!("cannot send the prompt: {e}"),
                     "acp:send-failed",
                 ),

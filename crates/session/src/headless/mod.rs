@@ -19,7 +19,7 @@ use super::result_file::ResultFile;
 use super::shared::{NUDGE_RESULT, humanize};
 use super::usage::Spent;
 use super::{
-    Context, FaultReport, SessionResult, SessionSpec, Status, Timings, conversations, faults,
+    Context, FaultReport, SessionResult, SessionSpec, Timings, Verdict, conversations, faults,
     seat_env,
 };
 use drover_run::{EventWatcher, HookRecord, now_ns};
@@ -63,7 +63,7 @@ impl Seen {
 
 /// How a session ends, before the bookkeeping every ending shares.
 struct Ending {
-    status: Status,
+    status: Verdict,
     reason: String,
     reply: Option<String>,
     result: Option<serde_json::Value>,
@@ -74,7 +74,7 @@ struct Ending {
 }
 
 impl Ending {
-    fn new(status: Status, reason: impl Into<String>) -> Ending {
+    fn new(status: Verdict, reason: impl Into<String>) -> Ending {
         Ending {
             status,
             reason: reason.into(),
@@ -176,7 +176,7 @@ impl Session<'_> {
             turn_number += 1;
             let conversation_for_cli = match conversation.to_wit() {
                 Ok(c) => c,
-                Err(why) => return Ending::new(Status::Crashed, format!("not resuming: {why}")),
+                Err(why) => return Ending::new(Verdict::Crashed, format!("not resuming: {why}")),
             };
             let request = wit::LaunchRequest {
                 prompt: prompt.clone(),
@@ -192,12 +192,12 @@ impl Session<'_> {
                 Ok(Err(e)) => {
                     let message = adapter_message(&e);
                     return Ending::new(
-                        Status::Crashed,
+                        Verdict::Crashed,
                         format!("the adapter cannot build a headless turn: {message}"),
                     );
                 }
                 Err(e) => {
-                    return Ending::new(Status::Crashed, format!("the adapter failed: {e}"));
+                    return Ending::new(Verdict::Crashed, format!("the adapter failed: {e}"));
                 }
             };
             let command = match super::guard::clear_command(
@@ -206,7 +206,7 @@ impl Session<'_> {
                 seat_env(ctx, spec, &command, true),
             ) {
                 Ok(command) => command,
-                Err(refusal) => return Ending::new(Status::Crashed, refusal),
+                Err(refusal) => return Ending::new(Verdict::Crashed, refusal),
             };
             ctx.state(
                 task,
@@ -218,7 +218,7 @@ impl Session<'_> {
                 Ok(turn) => turn,
                 Err(reason) => {
                     ctx.state(task, SeatState::Unknown, None, "spawn-failed");
-                    return Ending::new(Status::Crashed, reason);
+                    return Ending::new(Verdict::Crashed, reason);
                 }
             };
             if let Some(ending) = self.interrupted(&turn) {
@@ -234,14 +234,14 @@ impl Session<'_> {
                     self.seen.blocked = None;
                     let Some(result_file) = &self.result_file else {
                         ctx.state(task, SeatState::Done, None, "exit");
-                        return Ending::new(Status::Completed, "the turn finished".to_string())
+                        return Ending::new(Verdict::Completed, "the turn finished".to_string())
                             .reply(outcome.reply)
                             .exit_code(turn.exit_code);
                     };
                     if let Some(found) = result_file.wait(spec.result_wait, || true) {
                         ctx.state(task, SeatState::Done, None, "result-file");
                         return Ending::new(
-                            Status::Completed,
+                            Verdict::Completed,
                             "the turn finished and wrote the result file".to_string(),
                         )
                         .reply(outcome.reply)
@@ -256,7 +256,7 @@ impl Session<'_> {
                             serde_json::json!({"path": result_file.path()}),
                         );
                         return Ending::new(
-                            Status::Stalled,
+                            Verdict::Stalled,
                             format!(
                                 "the turn finished without writing {}",
                                 result_file.path().display()
@@ -284,7 +284,7 @@ impl Session<'_> {
                     ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
                     ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
                     return Ending::new(
-                        Status::Stalled,
+                        Verdict::Stalled,
                         format!("the turn stopped at a {kind} prompt"),
                     )
                     .reply(outcome.reply)
@@ -300,7 +300,7 @@ impl Session<'_> {
                             turn.exit_code.map_or("none".to_string(), |c| c.to_string())
                         ),
                     };
-                    return Ending::new(Status::Crashed, reason)
+                    return Ending::new(Verdict::Crashed, reason)
                         .exit_code(turn.exit_code)
                         .failure(outcome.error);
                 }
@@ -318,7 +318,7 @@ impl Session<'_> {
             ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
             return Some(
                 Ending::new(
-                    Status::Timeout,
+                    Verdict::Timeout,
                     format!(
                         "the session deadline of {} passed ({which} clock)",
                         humanize(spec.timeout)
@@ -330,7 +330,7 @@ impl Session<'_> {
         if turn.cancelled {
             ctx.state(task, SeatState::Unknown, None, "interrupted");
             return Some(Ending::new(
-                Status::Crashed,
+                Verdict::Crashed,
                 "interrupted: drover was asked to stop".to_string(),
             ));
         }
@@ -338,7 +338,7 @@ impl Session<'_> {
             ctx.state(task, SeatState::Unknown, None, "over-budget");
             return Some(
                 Ending::new(
-                    Status::OverBudget,
+                    Verdict::OverBudget,
                     "the token budget was exceeded and its grace ran out".to_string(),
                 )
                 .exit_code(turn.exit_code),
@@ -348,7 +348,7 @@ impl Session<'_> {
             ctx.state(task, SeatState::Unknown, None, "stall");
             return Some(
                 Ending::new(
-                    Status::Stalled,
+                    Verdict::Stalled,
                     "no output for the stall window".to_string(),
                 )
                 .exit_code(turn.exit_code),
@@ -433,7 +433,7 @@ impl Session<'_> {
             usage: usage.map(|u| u.tokens),
             cost_usd: usage.and_then(|u| u.cost_usd),
             fault,
-            blocked: if status == Status::Completed {
+            blocked: if status == Verdict::Completed {
                 None
             } else {
                 seen.blocked
@@ -487,7 +487,7 @@ fn classify_turn(ctx: &Context, task: &str, error: Option<&str>) -> Option<Fault
 /// Classifies faults for every non-completed result that has none yet,
 /// writes `session.json`, and records the verdict.
 fn conclude(ctx: &Context, spec: &SessionSpec, mut result: SessionResult) -> SessionResult {
-    if result.status != Status::Completed && result.fault.is_none() {
+    if result.status != Verdict::Completed && result.fault.is_none() {
         result.fault = classify_turn(ctx, &spec.task, None);
     }
     super::record_verdict(ctx, &result);

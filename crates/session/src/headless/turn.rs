@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::{Seen, Session, TurnRun, adapter_message};
-use crate::budget::Verdict;
+use crate::budget::BudgetCheck;
 use crate::shared::heartbeat;
 use crate::{Context, Conversation, SessionSpec, conversations};
 use drover_gate::Cleared;
@@ -96,7 +96,7 @@ impl Session<'_> {
             if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
                 last_heartbeat = Some(Instant::now());
                 heartbeat(ctx, spec, &self.deadline);
-                if let Verdict::OverBudget =
+                if let BudgetCheck::OverBudget =
                     self.budget
                         .sample(ctx, spec, self.seen.transcript_path.as_deref())
                 {

@@ -8,11 +8,11 @@ use super::dialog;
 use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK, pane_kind};
 use crate::budget::Budget;
 use crate::clock::Deadline;
-use crate::policy::Policy;
 use crate::result_file::ResultFile;
-use crate::{Context, SessionResult, SessionSpec, Status, Timings};
+use crate::{Context, SessionResult, SessionSpec, Timings, Verdict};
 use drover_run::question::{Answerer, Question};
 use drover_run::{EventWatcher, HookRecord, now_ns};
+use drover_trust::policy::Policy;
 use drover_types::wit;
 
 /// How long a blocked screen without readable options is given to finish
@@ -74,7 +74,7 @@ impl<'a> Driver<'a> {
 
     pub(super) fn result(
         &self,
-        status: Status,
+        status: Verdict,
         reason: String,
         result: Option<serde_json::Value>,
         timeout_clock: Option<&str>,
@@ -92,7 +92,7 @@ impl<'a> Driver<'a> {
             usage: None,
             cost_usd: None,
             fault: None,
-            blocked: if status == Status::Completed {
+            blocked: if status == Verdict::Completed {
                 None
             } else {
                 self.st.blocked
@@ -115,9 +115,9 @@ impl<'a> Driver<'a> {
     pub(super) fn gone(&self, reason: &str) -> SessionResult {
         let found = self.result_file.as_ref().and_then(ResultFile::read);
         let status = if found.is_some() {
-            Status::Completed
+            Verdict::Completed
         } else {
-            Status::Crashed
+            Verdict::Crashed
         };
         self.result(status, reason.to_string(), found, None)
     }
@@ -125,7 +125,7 @@ impl<'a> Driver<'a> {
     pub(super) fn interrupted(&self) -> Option<SessionResult> {
         self.spec.cancelled().then(|| {
             self.result(
-                Status::Crashed,
+                Verdict::Crashed,
                 "interrupted: drover was asked to stop".to_string(),
                 None,
                 None,
@@ -250,7 +250,7 @@ impl<'a> Driver<'a> {
                 self.ctx.profile().ready_timeout.as_secs_f64()
             ),
         };
-        self.result(Status::Stalled, reason, None, None)
+        self.result(Verdict::Stalled, reason, None, None)
     }
 
     pub(super) fn blocked(
@@ -300,7 +300,7 @@ impl<'a> Driver<'a> {
             }
             if let Some(which) = self.deadline.expired() {
                 return Err(Box::new(self.result(
-                    Status::Timeout,
+                    Verdict::Timeout,
                     format!("the CLI's screen never read idle before the deadline ({which} clock)"),
                     None,
                     Some(which),
@@ -416,7 +416,7 @@ impl<'a> Driver<'a> {
             Ok(Ok(text)) => text,
             Ok(Err(wit::AdapterError::InvalidInput(m) | wit::AdapterError::Unsupported(m))) => {
                 return self.result(
-                    Status::Crashed,
+                    Verdict::Crashed,
                     format!("the adapter cannot render the prompt: {m}"),
                     None,
                     None,
@@ -424,7 +424,7 @@ impl<'a> Driver<'a> {
             }
             Err(e) => {
                 return self.result(
-                    Status::Crashed,
+                    Verdict::Crashed,
                     format!("the adapter failed rendering the prompt: {e}"),
                     None,
                     None,
@@ -438,7 +438,7 @@ impl<'a> Driver<'a> {
         }
         if let Err(e) = seat.ws().type_text(&seat.pane, &rendered, self.human) {
             return self.result(
-                Status::Crashed,
+                Verdict::Crashed,
                 format!("cannot type the prompt: {e}"),
                 None,
                 None,

@@ -33,11 +33,11 @@ use std::time::{Duration, Instant};
 
 use super::budget::Budget;
 use super::clock::Deadline;
-use super::policy::Policy;
 use super::result_file::ResultFile;
-use super::{Context, SessionResult, SessionSpec, Status, conversations, faults};
+use super::{Context, SessionResult, SessionSpec, Verdict, conversations, faults};
 use drover_gate::Provenance;
 use drover_run::{EventWatcher, now_ns};
+use drover_trust::policy::Policy;
 use drover_types::wit;
 use drover_types::wit::SeatState;
 use drover_workspace::{self as workspace, Kind, Pane, PaneLaunch, Workspace};
@@ -64,11 +64,6 @@ pub enum Readiness {
     /// The screen read as nothing known for the ready timeout; its last
     /// lines.
     Unread(String),
-}
-
-/// The session (tmux session, herdr workspace) a run's seats live in.
-pub fn session_name(run_id: &str) -> String {
-    format!("drover-{run_id}")
 }
 
 struct State {
@@ -223,7 +218,7 @@ fn start(
         Ok(w) => w,
         Err(e) => {
             let result = driver.result(
-                Status::Crashed,
+                Verdict::Crashed,
                 format!("cannot use {}: {e}", kind.as_str()),
                 None,
                 None,
@@ -235,12 +230,13 @@ fn start(
         Ok(p) => p,
         Err(reason) => {
             // The session made for this pane must not outlive the failure.
-            if let Ok(session) =
-                workspace::clear_session(&session_name(ctx.run.id()), Provenance::Created)
-            {
+            if let Ok(session) = workspace::clear_session(
+                &drover_workspace::tmux::session_name(ctx.run.id()),
+                Provenance::Created,
+            ) {
                 ws.close_session(&session);
             }
-            let result = driver.result(Status::Crashed, reason, None, None);
+            let result = driver.result(Verdict::Crashed, reason, None, None);
             return Err(Box::new((None, result)));
         }
     };
@@ -269,7 +265,7 @@ pub fn pane_kind(ctx: &Context) -> Kind {
 /// Creates the window running the CLI, tees its output, labels it.
 fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane, String> {
     let task = spec.task.as_str();
-    let session = session_name(ctx.run.id());
+    let session = drover_workspace::tmux::session_name(ctx.run.id());
     ws.ensure_session(&session, &spec.cwd)
         .map_err(|e| e.to_string())?;
     let request = wit::LaunchRequest {
@@ -375,7 +371,7 @@ fn conclude(
         );
     }
     match result.status {
-        Status::Completed => ctx.state(task, SeatState::Done, None, "verdict"),
+        Verdict::Completed => ctx.state(task, SeatState::Done, None, "verdict"),
         _ if result.blocked.is_some() => {}
         _ => ctx.state(task, SeatState::Unknown, None, "verdict"),
     }
@@ -396,7 +392,7 @@ fn conclude(
     if let Some(id) = &result.session_id {
         conversations::record_turn(ctx, task, id, result.usage, result.cost_usd);
     }
-    if result.status != Status::Completed {
+    if result.status != Verdict::Completed {
         result.fault = faults::classify(ctx, task, &faults::tail_lines(&ctx.run.log(task)));
     }
     super::record_verdict(ctx, &result);

@@ -5,9 +5,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{Driver, Event, SCREEN_EVERY, Seat, TICK, Watch};
-use crate::budget::Verdict;
+use crate::budget::BudgetCheck;
 use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, heartbeat, humanize};
-use crate::{SessionResult, Status};
+use crate::{SessionResult, Verdict};
 use drover_types::wit;
 
 impl Driver<'_> {
@@ -69,7 +69,7 @@ impl Driver<'_> {
         if let Some(which) = self.deadline.expired() {
             ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
             return Some(self.result(
-                Status::Timeout,
+                Verdict::Timeout,
                 format!(
                     "the session deadline of {} passed ({which} clock)",
                     humanize(spec.timeout)
@@ -88,7 +88,7 @@ impl Driver<'_> {
                 .budget
                 .sample(ctx, spec, self.st.transcript_path.as_deref())
             {
-                Verdict::Nudge => {
+                BudgetCheck::Nudge => {
                     // A working TUI queues it: the point is to reach the
                     // agent mid-turn.
                     if self.type_nudge(seat, NUDGE_BUDGET, "budget", true) {
@@ -96,23 +96,23 @@ impl Driver<'_> {
                             .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
                     }
                 }
-                Verdict::OverBudget => {
+                BudgetCheck::OverBudget => {
                     return Some(self.result(
-                        Status::OverBudget,
+                        Verdict::OverBudget,
                         "the token budget was exceeded".to_string(),
                         None,
                         None,
                     ));
                 }
-                Verdict::Fine => {}
+                BudgetCheck::Fine => {}
             }
         }
         if self.budget.expired() {
             let dead = matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
             let status = if dead {
-                Status::Crashed
+                Verdict::Crashed
             } else {
-                Status::OverBudget
+                Verdict::OverBudget
             };
             return Some(self.result(
                 status,
@@ -140,7 +140,7 @@ impl Driver<'_> {
                 ctx.state(task, wit::SeatState::Done, None, "hook:Stop");
                 let Some(result_file) = &self.result_file else {
                     return Some(self.result(
-                        Status::Completed,
+                        Verdict::Completed,
                         "the turn finished (Stop hook)".to_string(),
                         None,
                         None,
@@ -149,7 +149,7 @@ impl Driver<'_> {
                 let alive = || !matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
                 if let Some(found) = result_file.wait(spec.result_wait, alive) {
                     return Some(self.result(
-                        Status::Completed,
+                        Verdict::Completed,
                         "the turn finished and wrote the result file".to_string(),
                         Some(found),
                         None,
@@ -165,7 +165,7 @@ impl Driver<'_> {
                         "the turn finished without writing {}",
                         result_file.path().display()
                     );
-                    return Some(self.result(Status::Stalled, reason, None, None));
+                    return Some(self.result(Verdict::Stalled, reason, None, None));
                 }
                 watch.nudges_left -= 1;
                 ctx.run.lifecycle(
@@ -185,7 +185,7 @@ impl Driver<'_> {
                     || "the turn failed (StopFailure)".to_string(),
                     |r| format!("the turn failed: {r}"),
                 );
-                Some(self.result(Status::Stalled, why, None, None))
+                Some(self.result(Verdict::Stalled, why, None, None))
             }
             Event::End(reason) => {
                 let why = format!(
@@ -252,7 +252,7 @@ impl Driver<'_> {
                 }
                 // A live pane's artifact is not trusted: the work may be mid-write.
                 return Some(self.result(
-                    Status::Stalled,
+                    Verdict::Stalled,
                     format!("no activity for {}", humanize(grace)),
                     None,
                     None,

@@ -416,7 +416,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         let mut stopped_job = None;
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
             if record.ray.is_some() {
-                match crate::ray::driver::stop_job(&run, &record.nick) {
+                match crate::session::ray::driver::stop_job(&run, &record.nick) {
                     Ok(job) => stopped_job = job,
                     Err(e) => errln!("{}: cannot stop its Ray job: {e}", record.nick),
                 }

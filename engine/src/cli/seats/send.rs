@@ -13,7 +13,7 @@ use crate::cli::Outcome;
 use crate::cli::output::print_json;
 use crate::run::now_ns;
 use crate::seats::{self, SeatRecord};
-use crate::session::{Conversation, SessionSpec, Status, headless, interactive};
+use crate::session::{Conversation, SessionSpec, Verdict, headless, interactive};
 use crate::workspace::{self, Kind};
 
 pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
@@ -70,15 +70,16 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .map_or(Conversation::Fresh, Conversation::Resume);
         match record.ray.clone() {
             Some(mut seat) => {
-                let target = crate::ray::driver::Target {
+                let target = crate::session::ray::driver::Target {
                     settings: ray_settings(&project, &record.cli, &seat)?,
                     node: seat.node.clone(),
                 };
-                let result = crate::ray::driver::run(&ctx, &spec, &target);
+                let result = crate::session::ray::driver::run(&ctx, &spec, &target);
                 if seat.node.is_none()
                     && result.session_id.is_some()
-                    && let Some(job) = crate::ray::driver::read_record(&ctx.run, &record.nick)
-                        .filter(|job| job.from == crate::gate::Provenance::SealedRecord)
+                    && let Some(job) =
+                        crate::session::ray::driver::read_record(&ctx.run, &record.nick)
+                            .filter(|job| job.from == crate::gate::Provenance::SealedRecord)
                 {
                     seat.node = job.value.node_id;
                     record.ray = Some(seat);
@@ -117,7 +118,7 @@ pub(super) fn send_outcome(
 ) -> Outcome {
     if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
         Outcome::Interrupted
-    } else if result.status == Status::Completed {
+    } else if result.status == Verdict::Completed {
         Outcome::Ok
     } else {
         Outcome::Failed

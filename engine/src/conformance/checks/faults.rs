@@ -1,7 +1,7 @@
 //! Fault classification: the CLIs' sentences, prose that only talks about
 //! errors, and the profile's own patterns.
 
-use super::{Answer, Ctx, Finding, PROSE, Tally, Verdict, clean, corpus};
+use super::{Answer, Ctx, Finding, Outcome, PROSE, Tally, clean, corpus};
 use drover_types::wit;
 use wit::Capability;
 
@@ -29,7 +29,7 @@ impl Ctx<'_> {
                 && (!clean(&f.evidence) || f.evidence.chars().count() > 1000)
             {
                 tally.fail(
-                    Verdict::BrokeBound,
+                    Outcome::BrokeBound,
                     format!(
                         "{label}: evidence is not one clean line: {:?}",
                         drover_types::text::truncate_chars(&f.evidence, 80)
@@ -43,7 +43,7 @@ impl Ctx<'_> {
                 && fault.as_ref().map(|f| f.kind) != ours.as_ref().map(|f| f.kind)
             {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: {:?} vs {:?} ({family})",
                         fault.as_ref().map(|f| f.kind.as_str()),
@@ -65,10 +65,10 @@ impl Ctx<'_> {
             {
                 Ok(None) => tally.pass(),
                 Ok(Some(fault)) => tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!("{line:?} read as {} by rule {}", fault.kind, fault.rule),
                 ),
-                Err(e) => tally.fail(Verdict::BrokeBound, e.to_string()),
+                Err(e) => tally.fail(Outcome::BrokeBound, e.to_string()),
             }
         }
         tally.finish("lines that talk about errors are not faults")
@@ -84,10 +84,10 @@ impl Ctx<'_> {
         match self.subject.adapter.classify_fault(&profile, &[line]) {
             Ok(Some(_)) => tally.pass(),
             Ok(None) => tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 "a line matching the profile's env_fault_patterns is not a fault".to_string(),
             ),
-            Err(e) => tally.fail(Verdict::BrokeBound, e.to_string()),
+            Err(e) => tally.fail(Outcome::BrokeBound, e.to_string()),
         }
         tally.finish("the profile's patterns classify")
     }

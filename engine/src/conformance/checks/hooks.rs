@@ -2,7 +2,7 @@
 //! hook payloads, captured and hostile.
 
 use super::{
-    Answer, Ctx, Finding, Tally, Verdict, corpus, event_view, hostile_texts, same_answer, show_with,
+    Answer, Ctx, Finding, Outcome, Tally, corpus, event_view, hostile_texts, same_answer, show_with,
 };
 use drover_types::wit;
 use wit::Capability;
@@ -37,14 +37,14 @@ impl Ctx<'_> {
         }
         let Answer::Ok(edit) = installed else {
             tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 "install into no file was refused".to_string(),
             );
             return tally.finish("");
         };
         if !edit.changed || edit.text.is_empty() {
             tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 "install into no file changed nothing".to_string(),
             );
         }
@@ -55,7 +55,7 @@ impl Ctx<'_> {
                     || natives.iter().any(|n| !status.registered.contains(n))
                 {
                     tally.fail(
-                        Verdict::Disagreed,
+                        Outcome::Disagreed,
                         format!(
                             "after install, detect says registered {:?}, missing {:?}",
                             status.registered, status.missing
@@ -71,7 +71,7 @@ impl Ctx<'_> {
         }
         match Answer::of(adapter.install_hooks(&edit.text, &request)) {
             Answer::Ok(again) if again.changed || again.text != edit.text => tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 "a second install changed the file again (install must be idempotent)".to_string(),
             ),
             other => {
@@ -80,7 +80,7 @@ impl Ctx<'_> {
         }
         match Answer::of(adapter.remove_hooks(&edit.text, &request)) {
             Answer::Ok(removed) if !removed.text.is_empty() || !removed.changed => tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 format!(
                     "removing from a file drover created left {:?}",
                     drover_types::text::truncate_chars(&removed.text, 80)
@@ -95,7 +95,7 @@ impl Ctx<'_> {
             && ours.text != edit.text
         {
             tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 format!("install into no file writes other text than {family} does"),
             );
         }
@@ -109,7 +109,7 @@ impl Ctx<'_> {
             let label = format!("{text:?}");
             match Answer::of(self.subject.adapter.install_hooks(text, &request)) {
                 Answer::Ok(edit) if edit.changed => tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: install rewrote a file it could not read (refuse it instead)"
                     ),
@@ -144,7 +144,7 @@ impl Ctx<'_> {
                 && event.native != payload.native
             {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{}: the event says native {:?}, it fired as {:?}",
                         payload.label, event.native, payload.native
@@ -159,7 +159,7 @@ impl Ctx<'_> {
                 Answer::of(reference.parse_hook(self.profile, &payload.native, &payload.bytes));
             if !same_answer(&theirs, &ours, |a, b| event_view(a) == event_view(b)) {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{}: {} vs {} ({family})",
                         payload.label,

@@ -2,7 +2,7 @@
 //! beside the family's, and hostile ids and output it must survive.
 
 use super::{
-    Answer, Ctx, Finding, HOSTILE_IDS, Launch, Tally, Verdict, corpus, hostile_texts, same_answer,
+    Answer, Ctx, Finding, HOSTILE_IDS, Launch, Outcome, Tally, corpus, hostile_texts, same_answer,
     show, show_command, show_with, turn_view,
 };
 use crate::sandbox::Adapter;
@@ -36,7 +36,7 @@ impl Ctx<'_> {
             let ours = Answer::of(reference.render_prompt(&profile, prompt));
             if !same_answer(&theirs, &ours, |a, b| a == b) {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!("{label}: {} vs {} ({family})", show(&theirs), show(&ours)),
                 );
             }
@@ -85,16 +85,16 @@ impl Ctx<'_> {
         if tally.answered("fresh", &theirs) {
             if let Answer::Ok(command) = &theirs {
                 if command.argv.first().is_none_or(|a| a.is_empty()) {
-                    tally.fail(Verdict::Disagreed, "fresh: an empty argv".to_string());
+                    tally.fail(Outcome::Disagreed, "fresh: an empty argv".to_string());
                 } else if command.argv.iter().any(|a| a.contains('\0')) {
-                    tally.fail(Verdict::BrokeBound, "fresh: a NUL byte in argv".to_string());
+                    tally.fail(Outcome::BrokeBound, "fresh: a NUL byte in argv".to_string());
                 }
             }
             if let Some((family, reference)) = self.reference_adapter() {
                 let ours = Answer::of(reference.acp_command(self.profile, &request));
                 if !same_answer(&theirs, &ours, |a, b| a == b) {
                     tally.fail(
-                        Verdict::Disagreed,
+                        Outcome::Disagreed,
                         format!(
                             "fresh: {} vs {} ({family})",
                             show_command(&theirs),
@@ -132,7 +132,7 @@ impl Ctx<'_> {
             if let Answer::Ok(command) = &theirs {
                 if command.argv.first() != Some(&self.profile.binary) {
                     tally.fail(
-                        Verdict::Disagreed,
+                        Outcome::Disagreed,
                         format!(
                             "{label}: argv does not start with the profile's binary: {:?}",
                             command.argv
@@ -141,7 +141,7 @@ impl Ctx<'_> {
                     continue;
                 }
                 if command.argv.iter().any(|a| a.contains('\0')) {
-                    tally.fail(Verdict::BrokeBound, format!("{label}: a NUL byte in argv"));
+                    tally.fail(Outcome::BrokeBound, format!("{label}: a NUL byte in argv"));
                     continue;
                 }
             }
@@ -149,7 +149,7 @@ impl Ctx<'_> {
                 && !same_answer(&theirs, &ours, |a, b| a == b)
             {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: {} vs {} ({family})",
                         show_command(&theirs),
@@ -178,13 +178,13 @@ impl Ctx<'_> {
                 let label = format!("{conversation:?}");
                 match self.launch(headless, "hi", conversation).theirs {
                     Answer::Ok(command) if command.argv.iter().any(|a| a == id) => tally.fail(
-                        Verdict::Disagreed,
+                        Outcome::Disagreed,
                         format!(
                             "{label}: the id reached argv as its own word: {:?}",
                             command.argv
                         ),
                     ),
-                    Answer::Broke(e) => tally.fail(Verdict::BrokeBound, format!("{label}: {e}")),
+                    Answer::Broke(e) => tally.fail(Outcome::BrokeBound, format!("{label}: {e}")),
                     _ => tally.pass(),
                 }
             }
@@ -212,7 +212,7 @@ impl Ctx<'_> {
             let ours = Answer::of(reference.parse_turn(self.profile, output));
             if !same_answer(&theirs, &ours, |a, b| turn_view(a) == turn_view(b)) {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: {} vs {} ({family})",
                         show_with(&theirs, turn_view),

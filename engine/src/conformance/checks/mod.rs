@@ -3,7 +3,7 @@
 //! built-in under the same profile) and folds the answers into one finding.
 
 use super::corpus;
-use super::{Answer, Finding, Reference, Subject, Tally, Verdict};
+use super::{Answer, Finding, Outcome, Reference, Subject, Tally};
 use crate::sandbox::{Adapter, Limits, SandboxError};
 use drover_types::wit;
 
@@ -215,12 +215,12 @@ fn glob_view(globs: &[wit::TranscriptGlob]) -> Vec<(wit::GlobBase, String, Strin
 fn glob_problem(
     glob: &wit::TranscriptGlob,
     description: &wit::Description,
-) -> Option<(Verdict, String)> {
+) -> Option<(Outcome, String)> {
     let climbs = glob.pattern.split('/').any(|part| part == "..");
     let absolute = glob.pattern.starts_with('/');
     if glob.pattern.is_empty() || glob.pattern.len() > 4096 || !clean(&glob.pattern) {
         return Some((
-            Verdict::BrokeBound,
+            Outcome::BrokeBound,
             format!(
                 "unusable pattern {:?}",
                 drover_types::text::truncate_chars(&glob.pattern, 80)
@@ -229,7 +229,7 @@ fn glob_problem(
     }
     if climbs || absolute != (glob.base == wit::GlobBase::Absolute) {
         return Some((
-            Verdict::BrokeBound,
+            Outcome::BrokeBound,
             format!(
                 "{:?} with base {:?} climbs out of or ignores its base",
                 glob.pattern, glob.base
@@ -243,7 +243,7 @@ fn glob_problem(
             .any(|p| p.name == glob.parser);
     (!declared).then(|| {
         (
-            Verdict::Disagreed,
+            Outcome::Disagreed,
             format!(
                 "{:?} names parser {:?}, which describe does not list",
                 glob.pattern, glob.parser
@@ -258,14 +258,14 @@ fn tally_of(
     parser: &str,
     limits: Limits,
     files: &[(&str, &[u8])],
-) -> Result<Option<wit::UsageReport>, (Verdict, String)> {
-    let broke = |e: SandboxError| (Verdict::BrokeBound, e.to_string());
+) -> Result<Option<wit::UsageReport>, (Outcome, String)> {
+    let broke = |e: SandboxError| (Outcome::BrokeBound, e.to_string());
     let mut tally = adapter.tally(parser, limits).map_err(broke)?;
     for (name, bytes) in files {
         tally.begin_file(name).map_err(broke)?;
         for chunk in bytes.chunks(64 << 10) {
             if let Err(e) = tally.feed(chunk).map_err(broke)? {
-                return Err((Verdict::Declined, format!("{e:?}")));
+                return Err((Outcome::Declined, format!("{e:?}")));
             }
         }
     }

@@ -1,6 +1,6 @@
 //! Screen reading: recorded panes and a blank screen.
 
-use super::{Ctx, Finding, Tally, Verdict, clean, corpus, spaced};
+use super::{Ctx, Finding, Outcome, Tally, clean, corpus, spaced};
 use drover_types::wit;
 use wit::Capability;
 
@@ -18,13 +18,13 @@ impl Ctx<'_> {
             let reading = match self.subject.adapter.read_screen(self.profile, screen) {
                 Ok(reading) => reading,
                 Err(e) => {
-                    tally.fail(Verdict::BrokeBound, format!("{label}: {e}"));
+                    tally.fail(Outcome::BrokeBound, format!("{label}: {e}"));
                     continue;
                 }
             };
             if reading.rule.is_empty() || !clean(&reading.evidence) {
                 tally.fail(
-                    Verdict::BrokeBound,
+                    Outcome::BrokeBound,
                     format!("{label}: no rule, or control characters in the evidence"),
                 );
                 continue;
@@ -35,7 +35,7 @@ impl Ctx<'_> {
                 && !screen.rows.iter().any(|r| spaced(r).contains(&evidence))
             {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!("{label}: the evidence {evidence:?} is not on the screen"),
                 );
                 continue;
@@ -46,7 +46,7 @@ impl Ctx<'_> {
                 && (ours.state, ours.prompt_kind) != (reading.state, reading.prompt_kind)
             {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: {} by {} vs {} by {} ({family})",
                         reading.state, reading.rule, ours.state, ours.rule
@@ -66,11 +66,11 @@ impl Ctx<'_> {
         match self.subject.adapter.read_screen(self.profile, &blank) {
             Ok(r) if matches!(r.state, wit::SeatState::Blocked | wit::SeatState::Working) => tally
                 .fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!("a blank pane reads as {} by {}", r.state, r.rule),
                 ),
             Ok(_) => tally.pass(),
-            Err(e) => tally.fail(Verdict::BrokeBound, e.to_string()),
+            Err(e) => tally.fail(Outcome::BrokeBound, e.to_string()),
         }
         tally.finish("a blank pane is neither busy nor blocked")
     }

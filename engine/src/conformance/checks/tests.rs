@@ -32,19 +32,19 @@ fn globs_that_climb_or_name_unknown_parsers_are_caught() {
     );
     assert_eq!(
         problem(glob(wit::GlobBase::Home, "../../etc/*", "p")),
-        Some(Verdict::BrokeBound)
+        Some(Outcome::BrokeBound)
     );
     assert_eq!(
         problem(glob(wit::GlobBase::Cwd, "/etc/*", "p")),
-        Some(Verdict::BrokeBound)
+        Some(Outcome::BrokeBound)
     );
     assert_eq!(
         problem(glob(wit::GlobBase::Home, "x\u{1b}[2J", "p")),
-        Some(Verdict::BrokeBound)
+        Some(Outcome::BrokeBound)
     );
     assert_eq!(
         problem(glob(wit::GlobBase::Home, ".x/*", "q")),
-        Some(Verdict::Disagreed)
+        Some(Outcome::Disagreed)
     );
 }
 

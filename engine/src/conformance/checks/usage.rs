@@ -2,7 +2,7 @@
 //! byte splits, files without usage and unknown parsers.
 
 use super::{
-    Answer, Ctx, Finding, Reference, Tally, Verdict, corpus, glob_problem, glob_view, split_points,
+    Answer, Ctx, Finding, Outcome, Reference, Tally, corpus, glob_problem, glob_view, split_points,
     split_sample, tally_of, usage_is_zero, usage_view,
 };
 use crate::sandbox::SandboxError;
@@ -34,13 +34,13 @@ impl Ctx<'_> {
             let globs = match &theirs {
                 Answer::Ok(globs) => globs,
                 Answer::Broke(e) => {
-                    tally.fail(Verdict::BrokeBound, format!("{label}: {e}"));
+                    tally.fail(Outcome::BrokeBound, format!("{label}: {e}"));
                     continue;
                 }
                 Answer::Declined(_) | Answer::Refused(_) => continue,
             };
             if globs.is_empty() {
-                tally.fail(Verdict::Declined, format!("{label}: no globs"));
+                tally.fail(Outcome::Declined, format!("{label}: no globs"));
                 continue;
             }
             if let Some(problem) = globs.iter().find_map(|g| glob_problem(g, description)) {
@@ -53,7 +53,7 @@ impl Ctx<'_> {
                 && glob_view(&ours) != glob_view(globs)
             {
                 tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: {:?} vs {:?} ({family})",
                         glob_view(globs),
@@ -112,7 +112,7 @@ impl Ctx<'_> {
             );
             match ours {
                 Ok(ours) if usage_view(&ours) != usage_view(&theirs) => tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: {:?} vs {:?} ({})",
                         usage_view(&theirs),
@@ -156,7 +156,7 @@ impl Ctx<'_> {
             match split {
                 Ok(report) if usage_view(&report) == usage_view(&whole) => tally.pass(),
                 Ok(report) => tally.fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!(
                         "{label}: split at byte {cut} gives {:?}, fed whole {:?}",
                         usage_view(&report),
@@ -181,8 +181,8 @@ impl Ctx<'_> {
         name: &str,
         sample: &[u8],
         cut: usize,
-    ) -> Result<Option<wit::UsageReport>, (Verdict, String)> {
-        let broke = |e: SandboxError| (Verdict::BrokeBound, e.to_string());
+    ) -> Result<Option<wit::UsageReport>, (Outcome, String)> {
+        let broke = |e: SandboxError| (Outcome::BrokeBound, e.to_string());
         let mut tally = self
             .subject
             .adapter
@@ -191,7 +191,7 @@ impl Ctx<'_> {
         tally.begin_file(name).map_err(broke)?;
         for chunk in [&sample[..cut], &sample[cut..]] {
             if let Err(e) = tally.feed(chunk).map_err(broke)? {
-                return Err((Verdict::Declined, format!("{e:?}")));
+                return Err((Outcome::Declined, format!("{e:?}")));
             }
         }
         tally.finish().map_err(broke)
@@ -209,11 +209,11 @@ impl Ctx<'_> {
             Ok(None) => tally.pass(),
             Ok(Some(report)) if report.entries.iter().all(|e| usage_is_zero(&e.usage)) => tally
                 .fail(
-                    Verdict::Disagreed,
+                    Outcome::Disagreed,
                     format!("{parser}: data without usage reported zero usage; report none"),
                 ),
             Ok(Some(_)) => tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 format!("{parser}: counted usage in data that has none"),
             ),
             Err((verdict, text)) => tally.fail(verdict, format!("{parser}: {text}")),
@@ -231,11 +231,11 @@ impl Ctx<'_> {
         match outcome {
             Ok(Err(_)) => tally.pass(),
             Ok(Ok(())) => tally.fail(
-                Verdict::Disagreed,
+                Outcome::Disagreed,
                 "a tally of a parser describe does not list accepted input (answer unsupported)"
                     .to_string(),
             ),
-            Err(e) => tally.fail(Verdict::BrokeBound, e.to_string()),
+            Err(e) => tally.fail(Outcome::BrokeBound, e.to_string()),
         }
         tally.finish("an unknown parser is refused")
     }

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::ray::jobs::{JobInfo, JobStatus, Jobs};
-use crate::{Context, FaultReport, SessionResult, Status, Timings, conversations};
+use crate::{Context, FaultReport, SessionResult, Timings, Verdict, conversations};
+use drover_ray::jobs::{JobInfo, JobStatus, Jobs};
 use drover_run::now_ns;
 use drover_types::wit;
 
@@ -13,7 +13,7 @@ use super::{Copier, JobRecord, acting, read_record, write_record};
 pub(super) fn network_fault(reason: &str) -> FaultReport {
     FaultReport {
         kind: wit::FaultKind::Network,
-        evidence: drover_types::text::truncate_chars(&crate::ray::clean(reason), 500),
+        evidence: drover_types::text::truncate_chars(&drover_ray::clean(reason), 500),
         retry_after_secs: None,
         rule: "ray:unreachable".to_string(),
         hint: None,
@@ -23,24 +23,24 @@ pub(super) fn network_fault(reason: &str) -> FaultReport {
 pub(super) fn note_job(record: &mut JobRecord, info: Option<&JobInfo>) {
     if let Some(info) = info {
         record.status = Some(info.status);
-        record.message = info.message.as_deref().map(crate::ray::jobs::summarize);
+        record.message = info.message.as_deref().map(drover_ray::jobs::summarize);
         record.node_id = info.driver_node_id.clone();
         record.node_address = info.driver_agent_http_address.clone();
     }
 }
 
 /// The verdict when the node's drover left no result line.
-pub(super) fn from_job(info: Option<&JobInfo>, id: &str) -> (Status, String) {
+pub(super) fn from_job(info: Option<&JobInfo>, id: &str) -> (Verdict, String) {
     let Some(info) = info else {
         return (
-            Status::Crashed,
+            Verdict::Crashed,
             format!("Ray does not know the job {id} (was the cluster restarted?)"),
         );
     };
     let message = info
         .message
         .as_deref()
-        .map(crate::ray::jobs::summarize)
+        .map(drover_ray::jobs::summarize)
         .filter(|m| !m.is_empty());
     let reason = match info.status {
         JobStatus::Failed => format!(
@@ -56,13 +56,13 @@ pub(super) fn from_job(info: Option<&JobInfo>, id: &str) -> (Status, String) {
             info.status.as_str()
         ),
     };
-    (Status::Crashed, reason)
+    (Verdict::Crashed, reason)
 }
 
 pub(super) fn bare_result(
     ctx: &Context,
     task: &str,
-    status: Status,
+    status: Verdict,
     reason: String,
     started: u64,
 ) -> SessionResult {
@@ -144,7 +144,7 @@ pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
         let result = bare_result(
             ctx,
             task,
-            Status::Crashed,
+            Verdict::Crashed,
             "drover stopped before it submitted the Ray job (reconciled)".to_string(),
             started,
         );

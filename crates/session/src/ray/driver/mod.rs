@@ -16,13 +16,13 @@ mod ending;
 
 use serde::{Deserialize, Serialize};
 
-use super::jobs::{JobInfo, JobStatus, Jobs, RayError, Submission, Submitted};
-use super::settings::Settings;
-use super::tail::{Next, Position, Tail};
 use super::wire::{self, Line, TurnRequest};
 use crate::clock::Deadline;
-use crate::{Context, FaultReport, SessionResult, SessionSpec, Status, shared};
+use crate::{Context, FaultReport, SessionResult, SessionSpec, Verdict, shared};
 use drover_gate::{Cleared, Effect, Refused, Sourced};
+use drover_ray::jobs::{JobInfo, JobStatus, Jobs, RayError, Submission, Submitted};
+use drover_ray::settings::Settings;
+use drover_ray::tail::{Next, Position, Tail};
 use drover_run::{Origin, RunDir, now_ns, safe_segment};
 use drover_types::wit::SeatState;
 
@@ -150,11 +150,6 @@ fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
     }
 }
 
-/// Single quotes for `sh -c` (Ray runs the entrypoint with a shell).
-pub(super) fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
 /// A path under the local project, moved under the project's directory on
 /// the nodes; any other path is left as it is.
 fn on_node(path: &Path, local: &Path, node: &Path) -> PathBuf {
@@ -255,7 +250,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     let _ = std::fs::create_dir_all(&task_dir);
     let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
     let settings = &target.settings;
-    let ending = |ctx: &Context, status: Status, reason: String, fault: Option<FaultReport>| {
+    let ending = |ctx: &Context, status: Verdict, reason: String, fault: Option<FaultReport>| {
         let mut result = bare_result(ctx, task, status, reason, started);
         result.fault = fault;
         result.timings.duration_ms = clock.elapsed().as_millis() as u64;
@@ -265,7 +260,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     let (jobs, entrypoint) = match (settings.jobs(), settings.entrypoint()) {
         (Ok(jobs), Ok(entrypoint)) => (jobs, entrypoint.into_inner()),
         (Err(refused), _) | (_, Err(refused)) => {
-            let r = ending(ctx, Status::Crashed, refused.to_string(), None);
+            let r = ending(ctx, Verdict::Crashed, refused.to_string(), None);
             return conclude_without_result(ctx, task, r);
         }
     };
@@ -306,7 +301,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         Ok(_) => {
             let r = ending(
                 ctx,
-                Status::Crashed,
+                Verdict::Crashed,
                 format!(
                     "the turn is larger than a Ray job's environment can carry ({} bytes)",
                     wire::TURN_MAX
@@ -319,7 +314,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
             return conclude_without_result(
                 ctx,
                 task,
-                ending(ctx, Status::Crashed, e.to_string(), None),
+                ending(ctx, Verdict::Crashed, e.to_string(), None),
             );
         }
     };
@@ -352,7 +347,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
             _ => (format!("Ray did not take the job: {e}"), None),
         };
         ctx.state(task, SeatState::Unknown, None, "ray:submit-failed");
-        return conclude_without_result(ctx, task, ending(ctx, Status::Crashed, reason, fault));
+        return conclude_without_result(ctx, task, ending(ctx, Verdict::Crashed, reason, fault));
     }
     let mut copier = Copier::new(ctx, task, &submission_id, &log, false);
     let followed = follow(ctx, spec, &jobs, &mut copier);
@@ -363,7 +358,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     let result = match remote {
         // Ray signals the CLI as well as the node's drover, so the node may
         // report a failed turn rather than the interruption: say why.
-        Some(mut remote) if followed.cancelled && remote.status != Status::Completed => {
+        Some(mut remote) if followed.cancelled && remote.status != Verdict::Completed => {
             remote.reason = format!(
                 "interrupted: drover was asked to stop, and stopped the Ray job (on the node: {})",
                 remote.reason
@@ -374,13 +369,13 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         None => {
             let (status, reason, fault) = if let Some(reason) = &followed.unreachable {
                 (
-                    Status::Crashed,
+                    Verdict::Crashed,
                     format!("lost the Ray cluster at {}: {reason}", settings.address),
                     Some(network_fault(reason)),
                 )
             } else if let Some(which) = followed.timed_out {
                 (
-                    Status::Timeout,
+                    Verdict::Timeout,
                     format!(
                         "the session deadline of {} passed ({which} clock) and the Ray job was stopped",
                         shared::humanize(spec.timeout)
@@ -389,7 +384,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
                 )
             } else if followed.cancelled {
                 (
-                    Status::Crashed,
+                    Verdict::Crashed,
                     "interrupted: drover was asked to stop, and stopped the Ray job".to_string(),
                     None,
                 )
@@ -524,11 +519,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entrypoint_paths_are_quoted_for_the_shell() {
-        assert_eq!(shell_quote("/opt/it's here"), r"'/opt/it'\''s here'");
-    }
-
-    #[test]
     fn project_paths_move_to_the_nodes_project() {
         let (local, node) = (Path::new("/home/me/app"), Path::new("/srv/app"));
         assert_eq!(
@@ -552,7 +542,7 @@ mod tests {
             driver_exit_code: Some(1),
         };
         let (status, reason) = from_job(Some(&info), "j");
-        assert_eq!(status, Status::Crashed);
+        assert_eq!(status, Verdict::Crashed);
         assert_eq!(
             reason,
             "the Ray job failed: error: unknown CLI profile 'nope'"

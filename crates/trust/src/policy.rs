@@ -180,7 +180,7 @@ impl Default for Policy {
 
 /// What the policy decided for a question.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub struct Ruling {
     pub option: String,
     pub decision: Decision,
     /// The rule (or the default) that decided, as journaled.
@@ -204,7 +204,7 @@ impl Policy {
     /// questions go to a person. Its `reject` and `ask` decisions always
     /// apply: they can only make a run more careful.
     pub fn load(project: &Path) -> Result<Policy, PolicyError> {
-        let trust = crate::trust::Trust::load(project).ok();
+        let trust = crate::Trust::load(project).ok();
         Policy::load_trusting(project, |file, sha256| {
             trust
                 .as_ref()
@@ -410,7 +410,7 @@ impl Policy {
     /// The option the policy picks for `question`, or `None` to ask a
     /// person. A rule whose decision the question offers no option for
     /// (an `allow` where only "allow always" is offered) asks.
-    pub fn decide(&self, question: &Question) -> Option<Verdict> {
+    pub fn decide(&self, question: &Question) -> Option<Ruling> {
         let (decision, rule) = match self.rules.iter().find(|r| r.matches(question)) {
             Some(rule) => (rule.decision, rule.describe()),
             None => (
@@ -425,7 +425,7 @@ impl Policy {
                 .find(|c| c.kind == *kind)
                 .map(|c| c.id.clone())
         })?;
-        Some(Verdict {
+        Some(Ruling {
             option,
             decision,
             rule,

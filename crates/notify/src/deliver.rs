@@ -52,7 +52,7 @@ pub fn deliver(entry: &Entry, doc: &Value, project: &Path, info: &RunInfo) -> Re
         Target::Tmux => {
             let tmux =
                 drover_workspace::tmux::Tmux::for_project(project).map_err(|e| e.to_string())?;
-            let session = crate::interactive::session_name(&info.run_id);
+            let session = drover_workspace::tmux::session_name(&info.run_id);
             match tmux.display_message(&session, &text, BOUND) {
                 Ok(true) => Ok(Sent::Sent(format!("shown on tmux session {session}"))),
                 Ok(false) => Ok(Sent::Skipped(format!(

@@ -1,4 +1,5 @@
-//! Whether the user trusts a project's own settings.
+//! drover-trust: whether the user trusts a project's own settings, and
+//! the [`policy`] that answers a seat's questions with them.
 //!
 //! A checkout can carry `.drover/profiles/*.toml`, `.drover/config.toml` and
 //! components (`.drover/adapters/*.wasm`, or a `.wasm` a project profile
@@ -9,7 +10,7 @@
 //! and agreed: `drover trust` records the SHA-256 of each such file in the
 //! user's config directory (`trust.json`), and a file whose bytes differ from
 //! what was recorded needs trust again. A component needs trust only to
-//! launch (crate::launch); parsing with it needs none (it is sandboxed).
+//! launch (`drover_session::launch`); parsing with it needs none (it is sandboxed).
 //! User-level and built-in profiles and components need none (the user
 //! wrote or installed them). `DROVER_TRUST_ALL=1` trusts every
 //! project, for CI and containers that run only their own checkout.
@@ -20,6 +21,8 @@
 //! provenance once from the bytes it parsed, and each feature sets aside
 //! what an untrusted file may not decide (its workspace, CLI, `[ray]`
 //! cluster, `[[notify]]` commands and webhooks, `[policy]` allow decisions).
+
+pub mod policy;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -267,7 +270,7 @@ pub fn wants(profile: &Profile) -> Vec<String> {
     let list = |items: &[String]| {
         items
             .iter()
-            .map(|a| crate::hooks::shell_quote(a))
+            .map(|a| drover_workspace::shell_quote(a))
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -298,7 +301,7 @@ pub fn wants(profile: &Profile) -> Vec<String> {
     }
     for (table, env) in [("env", &profile.env), ("[turn] env", &profile.turn.env)] {
         for (k, v) in env {
-            out.push(format!("{table}: {k}={}", crate::hooks::shell_quote(v)));
+            out.push(format!("{table}: {k}={}", drover_workspace::shell_quote(v)));
         }
     }
     out

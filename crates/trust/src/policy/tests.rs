@@ -98,7 +98,7 @@ fn the_bytes_parsed_are_the_bytes_trusted_even_if_the_file_is_swapped() {
     let config = drover_config::project_path(dir.path());
     std::fs::create_dir_all(config.parent().expect("parent")).expect("mkdir");
     let trusted = "[policy]\ndefault = \"ask\"\n";
-    let trusted_digest = crate::trust::digest(trusted.as_bytes());
+    let trusted_digest = crate::digest(trusted.as_bytes());
     std::fs::write(&config, "[policy]\ndefault = \"allow\"\n").expect("write");
     let mut asked_about = None;
     let p = Policy::load_trusting(dir.path(), |file, sha256| {
@@ -112,7 +112,7 @@ fn the_bytes_parsed_are_the_bytes_trusted_even_if_the_file_is_swapped() {
 
     // The same bytes, trusted, allow: the check is on content, not luck.
     std::fs::write(&config, "[policy]\ndefault = \"allow\"\n").expect("write");
-    let allow_digest = crate::trust::digest(b"[policy]\ndefault = \"allow\"\n");
+    let allow_digest = crate::digest(b"[policy]\ndefault = \"allow\"\n");
     let p = Policy::load_trusting(dir.path(), |_, sha256| sha256 == allow_digest)
         .expect("valid policy");
     assert_eq!(

@@ -26,11 +26,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::policy::Policy;
-use crate::seats::SeatRecord;
-use crate::{Context, Conversation, SessionResult, SessionSpec, acp};
+use crate::SeatRecord;
 use drover_gate::{Cleared, Provenance};
 use drover_run::now_ns;
+use drover_session::{Context, Conversation, SessionResult, SessionSpec, acp};
+use drover_trust::policy::Policy;
 use drover_types::wit::SeatState;
 use drover_workspace::process::{self, Identity};
 
@@ -252,7 +252,7 @@ pub fn serve(ctx: &Context, seat: &SeatRecord, stop: &Arc<AtomicBool>) -> Result
     };
     let mut record = seat.clone();
     record.conversation = Some(agent.session.clone());
-    if let Err(e) = crate::seats::save(&ctx.project, &record) {
+    if let Err(e) = crate::save(&ctx.project, &record) {
         tracing::warn!("cannot record seat {task}'s conversation: {e}");
     }
     state.state = "ready".to_string();

@@ -114,7 +114,7 @@ pub struct Notifiers {
 
 impl Notifiers {
     pub fn load(project: &Path) -> Notifiers {
-        match crate::trust::load_config(project) {
+        match drover_trust::load_config(project) {
             Ok(config) => Notifiers::from_config(&config),
             Err(e) => Notifiers {
                 errors: vec![e.to_string()],

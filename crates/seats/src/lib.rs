@@ -5,6 +5,8 @@
 //! each message. A `human` seat is a pane for a person: drover never types
 //! into it and never waits on it.
 
+pub mod host;
+
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -32,7 +34,7 @@ pub struct SeatRecord {
     #[serde(default)]
     pub budget_usd: Option<f64>,
     #[serde(default)]
-    pub budget_mode: crate::BudgetMode,
+    pub budget_mode: drover_types::BudgetMode,
     /// What the seat's conversation has cost so far, when known.
     #[serde(default)]
     pub cost_usd: Option<f64>,

@@ -107,7 +107,7 @@ impl Settings {
         cli: &str,
         flags: &Overrides,
     ) -> Result<Settings, SettingsError> {
-        Settings::resolve_in(&crate::trust::load_config(project)?, project, cli, flags)
+        Settings::resolve_in(&drover_trust::load_config(project)?, project, cli, flags)
     }
 
     /// [`Settings::resolve`] from settings files the command already loaded.
@@ -140,8 +140,8 @@ impl Settings {
             Sourced::new(
                 format!(
                     "exec {} --project {} ray-turn",
-                    super::driver::shell_quote(&self.drover.to_string_lossy()),
-                    super::driver::shell_quote(&self.project.to_string_lossy())
+                    crate::shell_quote(&self.drover.to_string_lossy()),
+                    crate::shell_quote(&self.project.to_string_lossy())
                 ),
                 self.entrypoint_from,
             ),
