@@ -54,7 +54,7 @@ pub enum AcpError {
 }
 
 /// Who answered `initialize`.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AgentInfo {
     pub name: String,
     pub version: String,

@@ -107,6 +107,15 @@ pub fn prior_usage(project: &Path, cli: &str, conversation: &str) -> Option<Spen
     total
 }
 
+/// The prior usage of a conversation known by several ids (the one a hook
+/// reported, the one a turn resumed): the first that has any recorded.
+pub fn prior_usage_of(project: &Path, cli: &str, ids: &[Option<&str>]) -> Option<Spent> {
+    ids.iter()
+        .flatten()
+        .filter(|id| !id.is_empty())
+        .find_map(|id| prior_usage(project, cli, id))
+}
+
 /// The most recent conversation of this CLI in the project.
 pub fn last(project: &Path, cli: &str) -> Option<String> {
     entries(project)

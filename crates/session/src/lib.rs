@@ -27,10 +27,12 @@ pub use faults::tail_lines;
 pub mod headless;
 pub mod interactive;
 pub mod launch;
+pub mod records;
 pub mod recover;
 mod result_file;
 pub(crate) mod shared;
 pub mod usage;
+pub mod verdict;
 
 pub mod privileges;
 pub mod ray;

@@ -16,8 +16,9 @@ use std::time::Instant;
 use super::budget::Budget;
 use super::clock::Deadline;
 use super::result_file::ResultFile;
-use super::shared::{NUDGE_RESULT, humanize};
+use super::shared::NUDGE_RESULT;
 use super::usage::Spent;
+use super::verdict::{self, ResultState};
 use super::{
     Context, FaultReport, SessionResult, SessionSpec, Timings, Verdict, conversations, faults,
     seat_env,
@@ -115,6 +116,8 @@ impl Ending {
 #[derive(Default)]
 struct TurnRun {
     exit_code: Option<i32>,
+    /// Where the turn's output starts in the task's stdout and stderr logs.
+    offsets: (u64, u64),
     timed_out: Option<&'static str>,
     stalled: bool,
     over_budget: bool,
@@ -224,87 +227,70 @@ impl Session<'_> {
             if let Some(ending) = self.interrupted(&turn) {
                 return ending;
             }
-            let outcome = parse_outcome(ctx, spec, &self.seen, turn.exit_code);
+            let resumed = turn::resumed_id(&conversation);
+            let outcome = parse_outcome(
+                ctx,
+                task,
+                turn.offsets,
+                &[self.seen.session_id.as_deref(), resumed.as_deref()],
+                turn.exit_code,
+            );
             if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
                 self.seen.session_id = Some(id.clone());
             }
             self.account(&outcome);
-            match outcome.outcome {
-                wit::TurnOutcome::Success => {
-                    self.seen.blocked = None;
-                    let Some(result_file) = &self.result_file else {
-                        ctx.state(task, SeatState::Done, None, "exit");
-                        return Ending::new(Verdict::Completed, "the turn finished".to_string())
-                            .reply(outcome.reply)
-                            .exit_code(turn.exit_code);
-                    };
-                    if let Some(found) = result_file.wait(spec.result_wait, || true) {
-                        ctx.state(task, SeatState::Done, None, "result-file");
-                        return Ending::new(
-                            Verdict::Completed,
-                            "the turn finished and wrote the result file".to_string(),
-                        )
-                        .reply(outcome.reply)
-                        .result(Some(found))
-                        .exit_code(turn.exit_code);
-                    }
-                    let Some(id) = self.seen.session_id.clone().filter(|_| nudges_left > 0) else {
-                        ctx.state(task, SeatState::Done, None, "exit");
+            let mut found = None;
+            if outcome.outcome == wit::TurnOutcome::Success {
+                self.seen.blocked = None;
+                if let Some(result_file) = &self.result_file {
+                    found = result_file.wait(spec.result_wait, || true);
+                    if found.is_none() {
+                        if let Some(id) = self.seen.session_id.clone().filter(|_| nudges_left > 0) {
+                            nudges_left -= 1;
+                            ctx.run.lifecycle(
+                                task,
+                                "nudge",
+                                serde_json::json!({"why": "result-file", "left": nudges_left}),
+                            );
+                            conversation = super::Conversation::Resume(id);
+                            prompt = format!("{NUDGE_RESULT} ({})", result_file.path().display());
+                            continue;
+                        }
                         ctx.run.lifecycle(
                             task,
                             "resultless-stop",
                             serde_json::json!({"path": result_file.path()}),
                         );
-                        return Ending::new(
-                            Verdict::Stalled,
-                            format!(
-                                "the turn finished without writing {}",
-                                result_file.path().display()
-                            ),
-                        )
-                        .reply(outcome.reply)
-                        .exit_code(turn.exit_code);
-                    };
-                    nudges_left -= 1;
-                    ctx.run.lifecycle(
-                        task,
-                        "nudge",
-                        serde_json::json!({"why": "result-file", "left": nudges_left}),
-                    );
-                    conversation = super::Conversation::Resume(id);
-                    prompt = format!("{NUDGE_RESULT} ({})", result_file.path().display());
+                    }
                 }
-                wit::TurnOutcome::Blocked => {
-                    let kind = outcome
-                        .prompt_kind
-                        .or(self.seen.blocked)
-                        .unwrap_or(wit::PromptKind::Other);
+            }
+            let result_state = ResultState::of(spec.result_file.as_ref(), found.is_some());
+            let ruling =
+                verdict::of_turn(&outcome, turn.exit_code, self.seen.blocked, &result_state);
+            match ruling.blocked {
+                Some(kind) => {
                     self.seen.blocked = Some(kind);
                     let evidence = outcome.error.clone().or_else(|| outcome.reply.clone());
                     ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
                     ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
-                    return Ending::new(
-                        Verdict::Stalled,
-                        format!("the turn stopped at a {kind} prompt"),
-                    )
-                    .reply(outcome.reply)
-                    .exit_code(turn.exit_code);
                 }
-                wit::TurnOutcome::Failed | wit::TurnOutcome::Unknown => {
-                    ctx.state(task, SeatState::Unknown, None, "exit");
-                    let reason = match (&outcome.error, outcome.outcome) {
-                        (Some(e), _) => format!("the turn failed: {e}"),
-                        (None, wit::TurnOutcome::Failed) => "the turn failed".to_string(),
-                        (None, _) => format!(
-                            "the output does not say how the turn ended (exit code {})",
-                            turn.exit_code.map_or("none".to_string(), |c| c.to_string())
-                        ),
+                None => {
+                    let source = if found.is_some() {
+                        "result-file"
+                    } else {
+                        "exit"
                     };
-                    return Ending::new(Verdict::Crashed, reason)
-                        .exit_code(turn.exit_code)
-                        .failure(outcome.error);
+                    ctx.state(task, ruling.state, None, source);
                 }
             }
+            let ending = Ending::new(ruling.verdict, ruling.reason).exit_code(turn.exit_code);
+            return match outcome.outcome {
+                wit::TurnOutcome::Success => ending.reply(outcome.reply).result(found),
+                wit::TurnOutcome::Blocked => ending.reply(outcome.reply),
+                wit::TurnOutcome::Failed | wit::TurnOutcome::Unknown => {
+                    ending.failure(outcome.error)
+                }
+            };
         }
     }
 
@@ -313,48 +299,24 @@ impl Session<'_> {
     fn interrupted(&self, turn: &TurnRun) -> Option<Ending> {
         let (ctx, spec) = (self.ctx, self.spec);
         let task = spec.task.as_str();
-        if let Some(which) = turn.timed_out {
-            ctx.state(task, SeatState::Unknown, None, "timeout");
+        let (ruling, source) = if let Some(which) = turn.timed_out {
             ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
-            return Some(
-                Ending::new(
-                    Verdict::Timeout,
-                    format!(
-                        "the session deadline of {} passed ({which} clock)",
-                        humanize(spec.timeout)
-                    ),
-                )
-                .clock(Some(which)),
-            );
-        }
-        if turn.cancelled {
-            ctx.state(task, SeatState::Unknown, None, "interrupted");
-            return Some(Ending::new(
-                Verdict::Crashed,
-                "interrupted: drover was asked to stop".to_string(),
-            ));
-        }
-        if turn.over_budget {
-            ctx.state(task, SeatState::Unknown, None, "over-budget");
-            return Some(
-                Ending::new(
-                    Verdict::OverBudget,
-                    "the token budget was exceeded and its grace ran out".to_string(),
-                )
-                .exit_code(turn.exit_code),
-            );
-        }
-        if turn.stalled {
-            ctx.state(task, SeatState::Unknown, None, "stall");
-            return Some(
-                Ending::new(
-                    Verdict::Stalled,
-                    "no output for the stall window".to_string(),
-                )
-                .exit_code(turn.exit_code),
-            );
-        }
-        None
+            (verdict::timed_out(spec.timeout, which), "timeout")
+        } else if turn.cancelled {
+            (verdict::interrupted(), "interrupted")
+        } else if turn.over_budget {
+            (verdict::over_budget(), "over-budget")
+        } else if turn.stalled {
+            (verdict::stalled("no output for the stall window"), "stall")
+        } else {
+            return None;
+        };
+        ctx.state(task, ruling.state, None, source);
+        Some(
+            Ending::new(ruling.verdict, ruling.reason)
+                .exit_code(turn.exit_code)
+                .clock(turn.timed_out),
+        )
     }
 
     /// Adds a finished turn's usage to the session's and records it

@@ -4,10 +4,11 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::{Seen, Session, TurnRun, adapter_message};
+use super::{Session, TurnRun, adapter_message};
 use crate::budget::BudgetCheck;
+use crate::records::{ProcessRecord, Record};
 use crate::shared::heartbeat;
-use crate::{Context, Conversation, SessionSpec, conversations};
+use crate::{Context, Conversation, conversations};
 use drover_gate::Cleared;
 use drover_types::wit;
 use drover_workspace::{self as workspace, CliCommand, Workspace};
@@ -40,10 +41,19 @@ impl Session<'_> {
             .map_err(|e| e.to_string())?;
         let identity = child.identity;
         let (out_start, err_start) = (child.stdout_offset, child.stderr_offset);
-        let _ = drover_run::sealed::write_sealed(
-            &ctx.run.task_dir(task).join("process.json"),
-            &serde_json::json!({"pid": child.pid(), "identity": identity, "argv": command.argv, "launched_ns": launched, "stdout_offset": out_start, "stderr_offset": err_start}),
-        );
+        let record = ProcessRecord {
+            pid: child.pid(),
+            identity,
+            argv: command.argv.clone(),
+            launched_ns: launched,
+            stdout_offset: out_start,
+            stderr_offset: err_start,
+            conversation: resumed_id(&spec.conversation),
+        };
+        if let Err(e) = record.write(&ctx.run, task) {
+            tracing::warn!("cannot record the turn's process: {e}");
+        }
+        let offsets = (out_start, err_start);
         ctx.run.lifecycle(
             task,
             "spawned",
@@ -67,10 +77,8 @@ impl Session<'_> {
                     }
                     return Ok(TurnRun {
                         exit_code: status.code(),
-                        timed_out: None,
-                        stalled: false,
-                        over_budget: false,
-                        cancelled: false,
+                        offsets,
+                        ..TurnRun::default()
                     });
                 }
                 Ok(None) => {}
@@ -80,17 +88,16 @@ impl Session<'_> {
                 child.stop(spec.teardown_grace);
                 return Ok(TurnRun {
                     cancelled: true,
+                    offsets,
                     ..TurnRun::default()
                 });
             }
             if let Some(which) = self.deadline.expired() {
                 child.stop(spec.teardown_grace);
                 return Ok(TurnRun {
-                    exit_code: None,
                     timed_out: Some(which),
-                    stalled: false,
-                    over_budget: false,
-                    cancelled: false,
+                    offsets,
+                    ..TurnRun::default()
                 });
             }
             if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
@@ -102,22 +109,18 @@ impl Session<'_> {
                 {
                     child.stop(spec.teardown_grace);
                     return Ok(TurnRun {
-                        exit_code: None,
-                        timed_out: None,
-                        stalled: false,
                         over_budget: true,
-                        cancelled: false,
+                        offsets,
+                        ..TurnRun::default()
                     });
                 }
             }
             if self.budget.expired() {
                 child.stop(spec.teardown_grace);
                 return Ok(TurnRun {
-                    exit_code: None,
-                    timed_out: None,
-                    stalled: false,
                     over_budget: true,
-                    cancelled: false,
+                    offsets,
+                    ..TurnRun::default()
                 });
             }
             let sizes = (len_of(&out_path), len_of(&err_path));
@@ -130,11 +133,9 @@ impl Session<'_> {
             {
                 child.stop(spec.teardown_grace);
                 return Ok(TurnRun {
-                    exit_code: None,
-                    timed_out: None,
                     stalled: true,
-                    over_budget: false,
-                    cancelled: false,
+                    offsets,
+                    ..TurnRun::default()
                 });
             }
             for event in self
@@ -153,36 +154,29 @@ fn len_of(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 
-/// Reads the turn's output (from this turn's offsets) and asks the adapter.
-pub(super) fn parse_outcome(
+/// The id of the conversation a turn resumes, if it resumes one.
+pub(crate) fn resumed_id(conversation: &Conversation) -> Option<String> {
+    match conversation {
+        Conversation::Resume(id) => Some(id.clone()),
+        Conversation::Fresh | Conversation::Preset(_) => None,
+    }
+}
+
+/// Reads the turn's output from where it started in the task's logs and
+/// asks the adapter how the turn went. `conversation` is every id the
+/// conversation is known by (the one a hook reported, the one resumed):
+/// the first with recorded usage gives the prior usage the adapter takes
+/// off a running total. Live turns and recovery both read turns here.
+pub(crate) fn parse_outcome(
     ctx: &Context,
-    spec: &SessionSpec,
-    seen: &Seen,
+    task: &str,
+    offsets: (u64, u64),
+    conversation: &[Option<&str>],
     exit_code: Option<i32>,
 ) -> wit::TurnResult {
-    let task = spec.task.as_str();
-    let offsets = std::fs::read_to_string(ctx.run.task_dir(task).join("process.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
-    let offset = |key: &str| {
-        offsets
-            .as_ref()
-            .and_then(|v| v.get(key))
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0)
-    };
-    let stdout = read_from(&ctx.run.stdout_log(task), offset("stdout_offset"));
-    let stderr = read_from(&ctx.run.stderr_log(task), offset("stderr_offset"));
-    let prior = seen
-        .session_id
-        .as_ref()
-        .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile().name, id))
-        .or_else(|| match &spec.conversation {
-            Conversation::Resume(id) => {
-                conversations::prior_usage(&ctx.project, &ctx.profile().name, id)
-            }
-            _ => None,
-        });
+    let stdout = read_from(&ctx.run.stdout_log(task), offsets.0);
+    let stderr = read_from(&ctx.run.stderr_log(task), offsets.1);
+    let prior = conversations::prior_usage_of(&ctx.project, &ctx.profile().name, conversation);
     let output = wit::TurnOutput {
         stdout,
         stderr,

@@ -8,7 +8,7 @@ use drover_ray::jobs::{JobInfo, JobStatus, Jobs};
 use drover_run::now_ns;
 use drover_types::wit;
 
-use super::{Copier, JobRecord, acting, read_record, write_record};
+use super::{Copier, RayRecord, acting, read_record, write_record};
 
 pub(super) fn network_fault(reason: &str) -> FaultReport {
     FaultReport {
@@ -20,7 +20,7 @@ pub(super) fn network_fault(reason: &str) -> FaultReport {
     }
 }
 
-pub(super) fn note_job(record: &mut JobRecord, info: Option<&JobInfo>) {
+pub(super) fn note_job(record: &mut RayRecord, info: Option<&JobInfo>) {
     if let Some(info) = info {
         record.status = Some(info.status);
         record.message = info.message.as_deref().map(drover_ray::jobs::summarize);

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::wire::{self, Line, TurnRequest};
 use crate::clock::Deadline;
+use crate::records::Record;
 use crate::{Context, FaultReport, SessionResult, SessionSpec, Verdict, shared};
 use drover_gate::{Cleared, Effect, Refused, Sourced};
 use drover_ray::jobs::{JobInfo, JobStatus, Jobs, RayError, Submission, Submitted};
@@ -58,7 +59,7 @@ pub struct Target {
 
 /// `tasks/<task>/ray.json`: the task's latest job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobRecord {
+pub struct RayRecord {
     pub address: String,
     pub submission_id: String,
     pub entrypoint: String,
@@ -76,13 +77,9 @@ pub struct JobRecord {
     pub node_address: Option<String>,
 }
 
-fn record_path(run: &RunDir, task: &str) -> PathBuf {
-    run.task_dir(task).join("ray.json")
-}
-
 /// The task's job record, with where it came from.
-pub fn read_record(run: &RunDir, task: &str) -> Option<Sourced<JobRecord>> {
-    drover_run::sealed::read_sealed(&record_path(run, task)).ok()
+pub fn read_record(run: &RunDir, task: &str) -> Option<Sourced<RayRecord>> {
+    RayRecord::read_sourced(run, task)
 }
 
 /// What a job record may drive: its cluster (cleared for a connection) and
@@ -94,7 +91,7 @@ pub(super) struct Acting {
     pub log: PathBuf,
 }
 
-pub(super) fn acting(run: &RunDir, record: &Sourced<JobRecord>) -> Result<Acting, Refused> {
+pub(super) fn acting(run: &RunDir, record: &Sourced<RayRecord>) -> Result<Acting, Refused> {
     let job = &record.value;
     let own_log = run
         .root()
@@ -144,8 +141,8 @@ pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
     Ok(stopped.then_some(record.value.submission_id))
 }
 
-fn write_record(run: &RunDir, task: &str, record: &JobRecord) {
-    if let Err(e) = drover_run::sealed::write_sealed(&record_path(run, task), record) {
+fn write_record(run: &RunDir, task: &str, record: &RayRecord) {
+    if let Err(e) = record.write(run, task) {
         tracing::warn!("cannot write the task's Ray record: {e}");
     }
 }
@@ -281,7 +278,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
         .root()
         .join("logs")
         .join(format!("{submission_id}.log"));
-    let mut record = JobRecord {
+    let mut record = RayRecord {
         address: settings.address.clone(),
         submission_id: submission_id.clone(),
         entrypoint: entrypoint.clone(),
