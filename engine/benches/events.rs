@@ -78,7 +78,7 @@ fn main() {
         run_id: "bench".into(),
         created_ns: now_ns(),
         cli: "scripted".into(),
-        workspace: "tmux".into(),
+        workspace: drover::types::WorkspaceKind::Tmux,
         project: project.clone(),
         tasks: vec!["t".into()],
         driver_pid: std::process::id(),

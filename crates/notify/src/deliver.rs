@@ -31,8 +31,8 @@ pub fn deliver(entry: &Entry, doc: &Value, project: &Path, info: &RunInfo) -> Re
     let text = doc["text"].as_str().unwrap_or("drover").to_string();
     // The multiplexer notifiers show the message where the run's panes are.
     let needs = match target {
-        Target::Tmux => Some("tmux"),
-        Target::Herdr => Some("herdr"),
+        Target::Tmux => Some(drover_types::WorkspaceKind::Tmux),
+        Target::Herdr => Some(drover_types::WorkspaceKind::Herdr),
         _ => None,
     };
     if let Some(needs) = needs

@@ -275,7 +275,7 @@ mod tests {
             run_id: "seat-dev-1".into(),
             created_ns: 0,
             cli: "claude".into(),
-            workspace: "headless".into(),
+            workspace: drover_types::WorkspaceKind::Headless,
             project: project.to_path_buf(),
             tasks: vec!["dev".into()],
             driver_pid: 0,

@@ -322,7 +322,7 @@ mod tests {
             run_id: id.to_string(),
             created_ns: 0,
             cli: "claude".to_string(),
-            workspace: "headless".to_string(),
+            workspace: drover_types::WorkspaceKind::Headless,
             project: PathBuf::from("/p"),
             tasks: tasks.iter().map(|t| t.to_string()).collect(),
             driver_pid: 0,

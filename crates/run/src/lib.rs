@@ -43,7 +43,7 @@ pub struct RunInfo {
     pub run_id: String,
     pub created_ns: u64,
     pub cli: String,
-    pub workspace: String,
+    pub workspace: drover_types::WorkspaceKind,
     pub project: PathBuf,
     pub tasks: Vec<String>,
     /// The drover process that drives the run, and its start time (so a

@@ -19,7 +19,7 @@ pub struct SeatRecord {
     pub nick: String,
     pub role: String,
     pub cli: String,
-    pub workspace: String,
+    pub workspace: drover_types::WorkspaceKind,
     pub human: bool,
     pub run_id: String,
     pub cwd: PathBuf,

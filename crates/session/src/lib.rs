@@ -226,7 +226,7 @@ pub struct SessionResult {
     pub run_id: String,
     pub task: String,
     pub cli: String,
-    pub workspace: String,
+    pub workspace: drover_types::WorkspaceKind,
     /// Why, in words.
     pub reason: String,
     pub session_id: Option<String>,

@@ -13,7 +13,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Context, SessionResult, Timings, Tokens, Verdict};
+use super::records::{AgentRecord, PaneRecord, ProcessRecord, Record};
+use super::usage::Spent;
+use super::verdict::{self, ResultState};
+use super::{Context, SessionResult, Timings, Verdict, conversations};
 use drover_gate::Provenance;
 use drover_profile::Catalog;
 use drover_run::status::TaskView;
@@ -24,7 +27,7 @@ use drover_types::wit::SeatState;
 use drover_workspace::herdr::HerdrError;
 use drover_workspace::process::{self, Identity};
 use drover_workspace::tmux::MuxError;
-use drover_workspace::{self as workspace, Kind, Pane, WorkspaceError};
+use drover_workspace::{self as workspace, WorkspaceError, WorkspaceKind};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskStatus {
@@ -45,7 +48,7 @@ pub struct TaskStatus {
 pub struct RunStatus {
     pub run_id: String,
     pub cli: String,
-    pub workspace: String,
+    pub workspace: WorkspaceKind,
     pub created_ns: u64,
     pub driver_alive: bool,
     /// `run.json` was not sealed by this user's drover (a checkout may have
@@ -71,15 +74,6 @@ pub fn write_task_spec(run: &RunDir, task: &str, spec: &TaskSpec) {
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-}
-
-/// A record that names something to act on (a process, a pane), if this
-/// user's drover sealed it; anything else is as good as missing.
-fn read_sealed<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    drover_run::sealed::read_sealed::<T>(path)
-        .ok()
-        .filter(|r| r.from == Provenance::SealedRecord)
-        .map(|r| r.value)
 }
 
 pub fn driver_alive(info: &RunInfo) -> bool {
@@ -122,7 +116,7 @@ pub fn status(
                 context = load(&info.cli);
             }
             let settled = context.as_ref().and_then(|ctx| {
-                if info.workspace == "ray" {
+                if info.workspace == WorkspaceKind::Ray {
                     crate::ray::driver::settle(ctx, task)
                 } else {
                     settle(ctx, &info, task)
@@ -146,7 +140,7 @@ pub fn status(
     Ok(RunStatus {
         run_id: info.run_id.clone(),
         cli: info.cli.clone(),
-        workspace: info.workspace.clone(),
+        workspace: info.workspace,
         created_ns: info.created_ns,
         driver_alive: alive,
         foreign,
@@ -197,6 +191,8 @@ impl Settler {
 const TEARDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Settles one orphaned task, or returns `None` when its CLI still runs.
+/// The verdict comes from the same rules the live drivers use
+/// ([`crate::verdict`]), on the evidence the run left.
 fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
     let run = &ctx.run;
     let spec: Option<TaskSpec> = read_json(&run.task_dir(task).join("spec.json"));
@@ -222,19 +218,19 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
         .iter()
         .any(|e| e.kind == wit::CanonicalEvent::Stop && !e.subagent);
     let blocked = events.iter().rev().find_map(|e| e.prompt_kind);
-    let result_text = spec
+    let asked = spec.as_ref().and_then(|s| s.result_file.clone());
+    let result_text = asked
         .as_ref()
-        .and_then(|s| s.result_file.as_ref())
         .and_then(|p| std::fs::read_to_string(p).ok())
         .map(|t| serde_json::from_str(&t).unwrap_or(serde_json::Value::String(t)));
-    let needs_result = spec.as_ref().is_some_and(|s| s.result_file.is_some());
+    let result_state = ResultState::of(asked.as_ref(), result_text.is_some());
 
     let mut result = SessionResult {
         status: Verdict::Crashed,
         run_id: run.id().to_string(),
         task: task.to_string(),
         cli: info.cli.clone(),
-        workspace: info.workspace.clone(),
+        workspace: info.workspace,
         reason: String::new(),
         session_id,
         transcript_path: transcript.clone(),
@@ -256,12 +252,10 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
         logs: Vec::new(),
     };
 
-    match info.workspace.as_str() {
-        "headless" => {
-            let proc: serde_json::Value = read_sealed(&run.task_dir(task).join("process.json"))?;
-            let identity: Option<Identity> =
-                serde_json::from_value(proc.get("identity").cloned().unwrap_or_default()).ok();
-            if identity.is_some_and(process::alive) {
+    let ruling = match info.workspace {
+        WorkspaceKind::Headless => {
+            let process = ProcessRecord::read(run, task)?;
+            if process.identity.is_some_and(process::alive) {
                 ctx.state(
                     task,
                     SeatState::Working,
@@ -270,102 +264,53 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                 );
                 return None;
             }
-            let offset = |k: &str| proc.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
-            let output = wit::TurnOutput {
-                stdout: super::headless::read_from(&run.stdout_log(task), offset("stdout_offset")),
-                stderr: super::headless::read_from(&run.stderr_log(task), offset("stderr_offset")),
-                exit_code: None,
-                prior_usage: None,
-            };
             result.logs = vec![run.stdout_log(task), run.stderr_log(task)];
-            let parsed = ctx
-                .adapter()
-                .parse_turn(&ctx.profile().to_wit(), &output)
-                .ok()
-                .and_then(Result::ok);
-            match parsed {
-                Some(turn) => {
-                    result.reply = turn.reply.clone();
-                    if result.session_id.is_none() {
-                        result.session_id = turn.conversation_id.clone();
-                    }
-                    result.usage = turn.usage.as_ref().map(Tokens::of_report);
-                    match turn.outcome {
-                        wit::TurnOutcome::Success if !needs_result || result_text.is_some() => {
-                            result.status = Verdict::Completed;
-                            result.reason = "the turn finished while drover was not running (reconciled from its output)".to_string();
-                        }
-                        wit::TurnOutcome::Success => {
-                            result.status = Verdict::Stalled;
-                            result.reason =
-                                "the turn finished without the result file (reconciled)"
-                                    .to_string();
-                        }
-                        wit::TurnOutcome::Blocked => {
-                            result.status = Verdict::Stalled;
-                            result.blocked = turn.prompt_kind.or(blocked);
-                            result.reason = "the turn stopped at a prompt (reconciled)".to_string();
-                        }
-                        _ => {
-                            result.reason = format!(
-                                "the turn failed (reconciled){}",
-                                turn.error.map(|e| format!(": {e}")).unwrap_or_default()
-                            );
-                        }
-                    }
-                }
-                None => result.reason =
-                    "the CLI is gone and its output does not say how the turn ended (reconciled)"
-                        .to_string(),
+            // The conversation's earlier turns, as the live driver passes
+            // them: an output that reports a running total (Codex after a
+            // resume) has them taken off, not counted again.
+            let turn = crate::headless::parse_outcome(
+                ctx,
+                task,
+                (process.stdout_offset, process.stderr_offset),
+                &[
+                    result.session_id.as_deref(),
+                    process.conversation.as_deref(),
+                ],
+                None,
+            );
+            result.reply = turn.reply.clone();
+            if result.session_id.is_none() {
+                result.session_id = turn.conversation_id.clone();
             }
+            let spent = turn.usage.as_ref().map(Spent::of_report);
+            result.usage = spent.map(|s| s.tokens);
+            result.cost_usd = spent.and_then(|s| s.cost_usd);
+            verdict::of_turn(&turn, None, blocked, &result_state)
         }
-        "acp" => {
-            let agent: Option<serde_json::Value> =
-                read_sealed(&run.task_dir(task).join("agent.json"));
-            let identity: Option<Identity> = agent
+        WorkspaceKind::Acp => {
+            let agent = AgentRecord::read(run, task);
+            if agent
                 .as_ref()
-                .and_then(|a| serde_json::from_value(a["identity"].clone()).ok());
-            if identity.is_some_and(process::alive) {
+                .and_then(|a| a.identity)
+                .is_some_and(process::alive)
+            {
                 // Its stdin closed with its driver: it is on its way out.
                 return None;
             }
             if result.session_id.is_none() {
-                result.session_id = agent
-                    .as_ref()
-                    .and_then(|a| a["session"].as_str().map(str::to_string));
+                result.session_id = agent.and_then(|a| a.session);
             }
             let traffic = super::acp::traffic_log(ctx, task);
             result.logs = vec![run.stderr_log(task), traffic.clone()];
-            match super::acp::last_stop_reason(&traffic).as_deref() {
-                Some("end_turn") if !needs_result || result_text.is_some() => {
-                    result.status = Verdict::Completed;
-                    result.reason = "the turn ended (end_turn) while drover was not running (reconciled from the ACP traffic)".to_string();
-                }
-                Some("end_turn") => {
-                    result.status = Verdict::Stalled;
-                    result.reason =
-                        "the turn finished without the result file (reconciled)".to_string();
-                }
-                Some(other) => {
-                    result.status = Verdict::Stalled;
-                    result.reason =
-                        format!("the agent ended the turn with stopReason {other} (reconciled)");
-                }
-                None => {
-                    result.reason =
-                        "the agent is gone without finishing its turn (reconciled)".to_string();
-                }
+            match super::acp::last_stop_reason(&traffic) {
+                Some(reason) => verdict::of_stop_reason(&reason, &result_state),
+                None => verdict::gone("the agent is gone without finishing its turn"),
             }
         }
-        _ => {
+        WorkspaceKind::Tmux | WorkspaceKind::Herdr => {
             // Only a pane this user's drover recorded is asked after or closed.
-            let pane: Option<serde_json::Value> =
-                read_sealed(&run.task_dir(task).join("pane.json"));
-            let pane: Option<Pane> = pane.and_then(|v| {
-                serde_json::from_value(v.get("pane").cloned().unwrap_or_default()).ok()
-            });
-            let kind = Kind::parse(&info.workspace).unwrap_or(Kind::Tmux);
-            let ws = match workspace::open(kind, &ctx.project) {
+            let pane = PaneRecord::read(run, task).map(|r| r.pane);
+            let ws = match workspace::open(info.workspace, &ctx.project) {
                 Ok(ws) => Some(ws),
                 // No multiplexer at all: its panes went with it.
                 Err(
@@ -403,35 +348,42 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
                 );
             }
             result.logs = vec![run.log(task)];
-            if stop && (!needs_result || result_text.is_some()) {
-                result.status = Verdict::Completed;
-                result.reason =
-                    "the turn finished (Stop hook) while drover was not running (reconciled)"
-                        .to_string();
-            } else if stop {
-                result.status = Verdict::Stalled;
-                result.reason =
-                    "the turn finished without the result file (reconciled)".to_string();
-            } else {
-                result.reason =
-                    "the seat is gone without finishing its turn (reconciled)".to_string();
-                result.blocked = blocked;
-            }
             if let Some(t) = &transcript {
                 // A record names the path: it is read only where a CLI
-                // keeps files.
-                let spent = super::usage::confine(ctx, &ctx.project, &[], Path::new(t))
+                // keeps files. The transcript holds the whole conversation:
+                // the turn is what it adds to the turns recorded before.
+                let whole = super::usage::confine(ctx, &ctx.project, &[], Path::new(t))
                     .and_then(|t| {
                         super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, &t)
                     })
                     .as_ref()
-                    .map(super::usage::Spent::of_report);
+                    .map(Spent::of_report);
+                let prior = conversations::prior_usage_of(
+                    &ctx.project,
+                    &ctx.profile().name,
+                    &[result.session_id.as_deref()],
+                );
+                let spent = verdict::turn_usage(None, whole, prior);
                 result.usage = spent.map(|s| s.tokens);
                 result.cost_usd = spent.and_then(|s| s.cost_usd);
             }
+            if stop {
+                verdict::finished(Some("Stop hook"), &result_state)
+            } else {
+                result.blocked = blocked;
+                verdict::gone("the seat is gone without finishing its turn")
+            }
         }
+        // A Ray task is settled by its own driver ([`status`] sends it there).
+        WorkspaceKind::Ray => return None,
+    };
+    let ruling = ruling.reconciled();
+    result.status = ruling.verdict;
+    result.reason = ruling.reason;
+    if ruling.blocked.is_some() {
+        result.blocked = ruling.blocked;
     }
-    if needs_result {
+    if asked.is_some() {
         result.result = result_text;
     }
     ctx.state(
@@ -457,3 +409,6 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
     );
     Some(result)
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::process::{self, Identity};
-use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
+use super::{CliCommand, Pane, PaneLaunch, Workspace, WorkspaceError, WorkspaceKind};
 use drover_acp::rpc::Connection;
 use drover_gate::Cleared;
 use drover_types::wit;
@@ -110,8 +110,8 @@ impl AgentProcess {
 pub struct Acp;
 
 impl Workspace for Acp {
-    fn kind(&self) -> Kind {
-        Kind::Acp
+    fn kind(&self) -> WorkspaceKind {
+        WorkspaceKind::Acp
     }
 
     fn ensure_session(&self, _session: &str, _cwd: &Path) -> Result<(), WorkspaceError> {

@@ -9,7 +9,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::process::{self, Identity};
-use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError};
+use super::{CliCommand, Pane, PaneLaunch, Workspace, WorkspaceError, WorkspaceKind};
 use drover_gate::Cleared;
 use drover_types::wit;
 
@@ -93,8 +93,8 @@ impl TurnProcess {
 pub struct Headless;
 
 impl Workspace for Headless {
-    fn kind(&self) -> Kind {
-        Kind::Headless
+    fn kind(&self) -> WorkspaceKind {
+        WorkspaceKind::Headless
     }
 
     fn ensure_session(&self, _session: &str, _cwd: &Path) -> Result<(), WorkspaceError> {

@@ -369,8 +369,8 @@ fn appended<'a>(before: &[String], now: &'a [String]) -> &'a [String] {
 }
 
 impl Workspace for Herdr {
-    fn kind(&self) -> super::Kind {
-        super::Kind::Herdr
+    fn kind(&self) -> super::WorkspaceKind {
+        super::WorkspaceKind::Herdr
     }
 
     fn ensure_session(&self, session: &str, cwd: &Path) -> Result<(), WorkspaceError> {

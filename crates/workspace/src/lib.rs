@@ -105,11 +105,11 @@ impl Pane {
 /// in a terminal needs, `turn.run` for backends that run one process per
 /// message, and `agent.start` for backends that keep a long-lived agent
 /// process to speak a protocol with. A backend answers what it cannot do with
-/// [`WorkspaceError::Unsupported`], and [`Kind::gaps`] lists it.
+/// [`WorkspaceError::Unsupported`], and [`gaps`] lists it.
 /// (`status.wait`, `status.stream`, `prompt.kind` and `notify` are the
 /// engine's, over the run journal: [`drover_run::status`] and drover's `notify`.)
 pub trait Workspace {
-    fn kind(&self) -> Kind;
+    fn kind(&self) -> WorkspaceKind;
     /// `session.ensure`: the container seats of a run share.
     fn ensure_session(&self, session: &str, cwd: &Path) -> Result<(), WorkspaceError>;
     /// `pane.create` + `pane.run`: a pane running `argv`, its output teed to `log`.
@@ -236,15 +236,7 @@ pub fn screen_of(raw: &[u8], title: &str) -> wit::Screen {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Headless,
-    Tmux,
-    Herdr,
-    Acp,
-    Ray,
-}
+pub use drover_types::WorkspaceKind;
 
 /// An operation of the contract a backend does without, and what drover
 /// does instead.
@@ -254,115 +246,83 @@ pub struct Gap {
     pub instead: &'static str,
 }
 
-impl Kind {
-    pub const ALL: &[Kind] = &[
-        Kind::Headless,
-        Kind::Tmux,
-        Kind::Herdr,
-        Kind::Acp,
-        Kind::Ray,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Headless => "headless",
-            Kind::Tmux => "tmux",
-            Kind::Herdr => "herdr",
-            Kind::Acp => "acp",
-            Kind::Ray => "ray",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Kind> {
-        Kind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.as_str() == name.trim())
-    }
-
-    /// Whether seats of this kind live in panes (and so have a session).
-    pub fn has_panes(self) -> bool {
-        matches!(self, Kind::Tmux | Kind::Herdr)
-    }
-
-    /// The optional operations this backend lacks (docs/workspaces.md).
-    pub fn gaps(self) -> &'static [Gap] {
-        match self {
-            Kind::Headless => &[
-                Gap {
-                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
-                    instead: "one non-interactive turn per message (turn.run); there is no pane to read, label or attach to",
-                },
-                Gap {
-                    operation: "notify (workspace)",
-                    instead: "desktop, webhook and command notifiers only",
-                },
-            ],
-            Kind::Tmux => &[
-                Gap {
-                    operation: "turn.run",
-                    instead: "the CLI stays in its pane; each message is typed",
-                },
-                Gap {
-                    operation: "agent status",
-                    instead: "states come from the CLI's hooks and the adapter's screen reading only",
-                },
-            ],
-            Kind::Herdr => &[
-                Gap {
-                    operation: "turn.run",
-                    instead: "the CLI stays in its pane; each message is typed",
-                },
-                Gap {
-                    operation: "pipe-pane (byte-exact output tee)",
-                    instead: "the pane log is rebuilt from pane.read snapshots every 250 ms while drover drives the seat",
-                },
-                Gap {
-                    operation: "attach by command",
-                    instead: "drover attach focuses the pane and runs the herdr client",
-                },
-            ],
-            Kind::Acp => &[
-                Gap {
-                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
-                    instead: "a long-lived agent process spoken to in the Agent Client Protocol (agent.start); there is no pane to read, label or attach to",
-                },
-                Gap {
-                    operation: "turn.run",
-                    instead: "one session/prompt per message to the seat's agent, which a seat host holds between commands",
-                },
-                Gap {
-                    operation: "notify (workspace)",
-                    instead: "desktop, webhook and command notifiers only",
-                },
-            ],
-            Kind::Ray => &[
-                Gap {
-                    operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
-                    instead: "each message is a Ray job running one headless turn on a node; there is no pane to read, label or attach to",
-                },
-                Gap {
-                    operation: "turn.run on this machine",
-                    instead: "the turn runs on the node Ray picks (or --place pins); its journal lines come home through the job's log",
-                },
-                Gap {
-                    operation: "notify (workspace)",
-                    instead: "desktop, webhook and command notifiers, sent from this machine",
-                },
-            ],
-        }
+/// The optional operations a backend lacks (docs/workspaces.md).
+pub fn gaps(kind: WorkspaceKind) -> &'static [Gap] {
+    match kind {
+        WorkspaceKind::Headless => &[
+            Gap {
+                operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                instead: "one non-interactive turn per message (turn.run); there is no pane to read, label or attach to",
+            },
+            Gap {
+                operation: "notify (workspace)",
+                instead: "desktop, webhook and command notifiers only",
+            },
+        ],
+        WorkspaceKind::Tmux => &[
+            Gap {
+                operation: "turn.run",
+                instead: "the CLI stays in its pane; each message is typed",
+            },
+            Gap {
+                operation: "agent status",
+                instead: "states come from the CLI's hooks and the adapter's screen reading only",
+            },
+        ],
+        WorkspaceKind::Herdr => &[
+            Gap {
+                operation: "turn.run",
+                instead: "the CLI stays in its pane; each message is typed",
+            },
+            Gap {
+                operation: "pipe-pane (byte-exact output tee)",
+                instead: "the pane log is rebuilt from pane.read snapshots every 250 ms while drover drives the seat",
+            },
+            Gap {
+                operation: "attach by command",
+                instead: "drover attach focuses the pane and runs the herdr client",
+            },
+        ],
+        WorkspaceKind::Acp => &[
+            Gap {
+                operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                instead: "a long-lived agent process spoken to in the Agent Client Protocol (agent.start); there is no pane to read, label or attach to",
+            },
+            Gap {
+                operation: "turn.run",
+                instead: "one session/prompt per message to the seat's agent, which a seat host holds between commands",
+            },
+            Gap {
+                operation: "notify (workspace)",
+                instead: "desktop, webhook and command notifiers only",
+            },
+        ],
+        WorkspaceKind::Ray => &[
+            Gap {
+                operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                instead: "each message is a Ray job running one headless turn on a node; there is no pane to read, label or attach to",
+            },
+            Gap {
+                operation: "turn.run on this machine",
+                instead: "the turn runs on the node Ray picks (or --place pins); its journal lines come home through the job's log",
+            },
+            Gap {
+                operation: "notify (workspace)",
+                instead: "desktop, webhook and command notifiers, sent from this machine",
+            },
+        ],
     }
 }
 
 /// Opens the backend of `kind` for `project`.
-pub fn open(kind: Kind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceError> {
+pub fn open(kind: WorkspaceKind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceError> {
     Ok(match kind {
-        Kind::Headless => Box::new(Headless),
-        Kind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
-        Kind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
-        Kind::Acp => Box::new(Acp),
+        WorkspaceKind::Headless => Box::new(Headless),
+        WorkspaceKind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
+        WorkspaceKind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
+        WorkspaceKind::Acp => Box::new(Acp),
         // Its turns are jobs the ray driver submits, not local processes.
-        Kind::Ray => {
+        WorkspaceKind::Ray => {
             return Err(WorkspaceError::Unsupported {
                 backend: "ray",
                 what: "run a pane or a local turn (its turns are Ray jobs)",
@@ -374,7 +334,7 @@ pub fn open(kind: Kind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceE
 /// Which workspace is selected and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct Selection {
-    pub kind: Kind,
+    pub kind: WorkspaceKind,
     /// `flag`, `env`, `project`, `user` or `default`.
     pub reason: &'static str,
     /// What was set aside on the way: an untrusted project's choice.
@@ -395,7 +355,7 @@ pub enum SelectError {
 /// user's > headless. The workspace decides how and where seats' processes
 /// start (a Ray cluster, a herdr server), so a project's choice goes through
 /// the gate as one; an untrusted project's is set aside, with a note.
-pub fn select(config: &Config, flag: Option<Kind>) -> Result<Selection, SelectError> {
+pub fn select(config: &Config, flag: Option<WorkspaceKind>) -> Result<Selection, SelectError> {
     if let Some(kind) = flag {
         return Ok(Selection {
             kind,
@@ -407,7 +367,7 @@ pub fn select(config: &Config, flag: Option<Kind>) -> Result<Selection, SelectEr
         .ok()
         .filter(|v| !v.is_empty())
     {
-        return Kind::parse(&value)
+        return WorkspaceKind::parse(&value)
             .map(|kind| Selection {
                 kind,
                 reason: "env",
@@ -420,7 +380,7 @@ pub fn select(config: &Config, flag: Option<Kind>) -> Result<Selection, SelectEr
     let ignored = refused.iter().map(drover_config::set_aside).collect();
     let Some((value, file)) = found else {
         return Ok(Selection {
-            kind: Kind::Headless,
+            kind: WorkspaceKind::Headless,
             reason: "default",
             ignored,
         });
@@ -430,7 +390,7 @@ pub fn select(config: &Config, flag: Option<Kind>) -> Result<Selection, SelectEr
         at: at.clone(),
         value: value.to_string(),
     })?;
-    Kind::parse(value)
+    WorkspaceKind::parse(value)
         .map(|kind| Selection {
             kind,
             reason: match file.scope {
@@ -469,7 +429,7 @@ pub struct RayRow {
 
 /// Every backend's row.
 pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
-    Kind::ALL
+    WorkspaceKind::ALL
         .iter()
         .map(|&kind| {
             let mut row = Backend {
@@ -479,20 +439,20 @@ pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
                 selected: selection.is_some_and(|s| s.kind == kind),
                 note: String::new(),
                 socket: None,
-                lacks: kind.gaps(),
+                lacks: gaps(kind),
             };
             match kind {
-                Kind::Headless => {
+                WorkspaceKind::Headless => {
                     row.available = true;
                     row.version = Some(format!("drover {}", env!("CARGO_PKG_VERSION")));
                     row.note = "one non-interactive turn per message; knows every seat state exactly".to_string();
                 }
-                Kind::Tmux => {
+                WorkspaceKind::Tmux => {
                     row.version = tmux::Tmux::version();
                     row.available = row.version.is_some();
                     row.note = "seats in panes a human can attach to (needs hooks installed)".to_string();
                 }
-                Kind::Herdr => {
+                WorkspaceKind::Herdr => {
                     let socket = herdr::socket_path();
                     row.socket = socket.as_ref().map(|p| p.value.display().to_string());
                     let answer = socket.map(|s| {
@@ -510,7 +470,7 @@ pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
                     row.version = answer.and_then(Result::ok);
                     row.available = row.version.is_some();
                 }
-                Kind::Acp => {
+                WorkspaceKind::Acp => {
                     row.available = true;
                     row.version = Some(format!(
                         "Agent Client Protocol version {}",
@@ -518,7 +478,7 @@ pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
                     ));
                     row.note = "a CLI's ACP mode as a long-lived agent process; turn ends, tool calls and permission questions come from the protocol".to_string();
                 }
-                Kind::Ray => {
+                WorkspaceKind::Ray => {
                     row.available = ray.reachable;
                     row.version = ray.ray_version.as_ref().map(|v| format!("ray {v}"));
                     row.note = ray.summary.clone();

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::{CliCommand, Kind, Pane, PaneLaunch, Workspace, WorkspaceError, process, screen_of};
+use super::{
+    CliCommand, Pane, PaneLaunch, Workspace, WorkspaceError, WorkspaceKind, process, screen_of,
+};
 use drover_gate::{Cleared, Effect};
 use drover_types::wit;
 use sha2::{Digest, Sha256};
@@ -435,8 +437,8 @@ fn read_on_thread<R: std::io::Read + Send + 'static>(
 }
 
 impl Workspace for Tmux {
-    fn kind(&self) -> Kind {
-        Kind::Tmux
+    fn kind(&self) -> WorkspaceKind {
+        WorkspaceKind::Tmux
     }
 
     fn ensure_session(&self, session: &str, cwd: &Path) -> Result<(), WorkspaceError> {

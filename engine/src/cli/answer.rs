@@ -20,9 +20,10 @@ use crate::question::{self, AnswerFile, Answerer};
 use crate::run::{RunDir, now_ns, read_transitions};
 use crate::seats;
 use crate::session::interactive::{self, dialog};
+use crate::session::records::{AgentRecord, PaneRecord, Record};
 use crate::session::{Context, Prepared};
-use crate::workspace::process::{self, Identity};
-use crate::workspace::{self, Kind, Pane};
+use crate::workspace::process;
+use crate::workspace::{self, Pane};
 use drover_types::wit;
 
 /// How long to wait for the holder to journal the answer.
@@ -109,7 +110,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             args.json.json,
         );
     }
-    if !holder_alive(&task_dir) {
+    if !holder_alive(&run, &task) {
         bail!(
             "the drover process holding {task}'s agent is gone, so the question can no longer be answered"
         );
@@ -154,11 +155,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
 /// The pane a run's sealed `pane.json` names (never one a file merely
 /// claims).
 fn recorded_pane(run: &RunDir, task: &str) -> Option<Pane> {
-    let record =
-        drover_run::sealed::read_sealed::<serde_json::Value>(&run.task_dir(task).join("pane.json"))
-            .ok()
-            .filter(|r| r.from == Provenance::SealedRecord)?;
-    serde_json::from_value(record.value.get("pane").cloned()?).ok()
+    PaneRecord::read(run, task).map(|r| r.pane)
 }
 
 #[derive(Serialize)]
@@ -187,7 +184,7 @@ fn answer_on_pane(
     json: bool,
 ) -> anyhow::Result<Outcome> {
     let info = run.read_info()?;
-    let kind = Kind::parse(&info.workspace)
+    let kind = Some(info.workspace)
         .filter(|k| k.has_panes())
         .with_context(|| format!("{task}'s run is on {}, which has no panes", info.workspace))?;
     let prepared = Prepared::launch(project, &info.cli)?;
@@ -248,13 +245,11 @@ fn answer_on_pane(
     Ok(Outcome::Ok)
 }
 
-/// Whether the process that holds the task's agent (`agent.json`'s
-/// `driver`) is still running.
-fn holder_alive(task_dir: &Path) -> bool {
-    std::fs::read_to_string(task_dir.join("agent.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| serde_json::from_value::<Identity>(v["driver"].clone()).ok())
+/// Whether the process that holds the task's agent (the sealed
+/// `agent.json`'s `driver`) is still running.
+fn holder_alive(run: &RunDir, task: &str) -> bool {
+    AgentRecord::read(run, task)
+        .and_then(|record| record.driver)
         .is_some_and(process::alive)
 }
 

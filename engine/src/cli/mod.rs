@@ -38,12 +38,16 @@ pub enum BudgetModeArg {
 }
 
 /// `--workspace NAME`: the names the workspace crate knows, offered and
-/// checked by clap, parsed by [`crate::workspace::Kind::parse`].
-pub fn workspace_kind() -> impl clap::builder::TypedValueParser<Value = crate::workspace::Kind> {
+/// checked by clap, parsed by [`crate::workspace::WorkspaceKind::parse`].
+pub fn workspace_kind()
+-> impl clap::builder::TypedValueParser<Value = crate::workspace::WorkspaceKind> {
     use clap::builder::TypedValueParser as _;
-    let names = crate::workspace::Kind::ALL.iter().map(|kind| kind.as_str());
+    let names = crate::workspace::WorkspaceKind::ALL
+        .iter()
+        .map(|kind| kind.as_str());
     clap::builder::PossibleValuesParser::new(names).try_map(|name| {
-        crate::workspace::Kind::parse(&name).ok_or_else(|| format!("no workspace is called {name}"))
+        crate::workspace::WorkspaceKind::parse(&name)
+            .ok_or_else(|| format!("no workspace is called {name}"))
     })
 }
 

@@ -45,7 +45,7 @@ pub struct Args {
     probe: bool,
     /// Probe mode: where the turn runs (default: the selected workspace).
     #[arg(long, value_parser = super::workspace_kind(), requires = "probe")]
-    workspace: Option<crate::workspace::Kind>,
+    workspace: Option<crate::workspace::WorkspaceKind>,
     /// Probe mode: how long the turn may take, e.g. 90s.
     #[arg(long, value_parser = super::run::parse_duration, default_value = "90s")]
     timeout: Duration,
@@ -98,7 +98,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let (report, sanitizer) = if args.probe {
         let workspace =
             crate::workspace::select(&crate::trust::load_config(project)?, args.workspace)?.kind;
-        if workspace == crate::workspace::Kind::Ray {
+        if workspace == crate::workspace::WorkspaceKind::Ray {
             anyhow::bail!(
                 "probe-adapter --probe runs its turn on this machine (headless, tmux or herdr), not on a Ray cluster"
             );

@@ -66,7 +66,7 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
         run_id: turn.submission_id.clone(),
         created_ns: now_ns(),
         cli: profile.name.clone(),
-        workspace: "headless".to_string(),
+        workspace: crate::types::WorkspaceKind::Headless,
         project: project.clone(),
         tasks: vec![turn.task.clone()],
         driver_pid: std::process::id(),

@@ -18,7 +18,7 @@ use crate::session::{
     BudgetMode, Context, Conversation, Prepared, SessionResult, SessionSpec, Verdict, acp,
     conversations, headless, interactive,
 };
-use crate::workspace::{self, Kind, process};
+use crate::workspace::{self, WorkspaceKind, process};
 use drover_gate::Effect;
 
 #[derive(clap::Args, Debug)]
@@ -28,7 +28,7 @@ pub struct Args {
     cli: Option<String>,
     /// headless (default), tmux, herdr, acp or ray.
     #[arg(long, value_parser = super::workspace_kind())]
-    workspace: Option<Kind>,
+    workspace: Option<WorkspaceKind>,
     /// ray: the custom resource that picks the node (e.g. host_b).
     #[arg(long, value_name = "RESOURCE")]
     place: Option<String>,
@@ -165,7 +165,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     for note in &selection.ignored {
         errln!("note: {note}");
     }
-    let ray_target = if selection.kind == Kind::Ray {
+    let ray_target = if selection.kind == WorkspaceKind::Ray {
         let overrides = crate::ray::Overrides {
             address: args.ray_address.clone(),
             place: args.place.clone(),
@@ -204,7 +204,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             );
         }
     }
-    let policy = if selection.kind == Kind::Acp {
+    let policy = if selection.kind == WorkspaceKind::Acp {
         crate::policy::Policy::from_config(&config)?
     } else {
         crate::policy::Policy::default()
@@ -280,7 +280,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         run_id: run_id.clone(),
         created_ns: now_ns(),
         cli: profile.name.clone(),
-        workspace: selection.kind.as_str().to_string(),
+        workspace: selection.kind,
         project: project.clone(),
         tasks: vec![task.clone()],
         driver_pid: std::process::id(),
@@ -308,9 +308,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let ctx = Context::new(project.clone(), run, prepared);
     let result = match (selection.kind, &ray_target) {
-        (Kind::Ray, Some(target)) => crate::session::ray::driver::run(&ctx, &spec, target),
-        (Kind::Tmux | Kind::Herdr, _) => interactive::run(&ctx, &spec),
-        (Kind::Acp, _) => acp::run(&ctx, &spec, &policy),
+        (WorkspaceKind::Ray, Some(target)) => crate::session::ray::driver::run(&ctx, &spec, target),
+        (kind @ (WorkspaceKind::Tmux | WorkspaceKind::Herdr), _) => {
+            interactive::run(&ctx, &spec, kind)
+        }
+        (WorkspaceKind::Acp, _) => acp::run(&ctx, &spec, &policy),
         _ => headless::run(&ctx, &spec),
     };
     if args.json.json {

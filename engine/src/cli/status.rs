@@ -87,7 +87,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 rows.push(vec![
                     r.run_id.clone(),
                     r.cli.clone(),
-                    r.workspace.clone(),
+                    r.workspace.to_string(),
                     t.task.clone(),
                     state,
                     verdict,

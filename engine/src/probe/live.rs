@@ -24,14 +24,14 @@ use crate::sandbox::Sandbox;
 use crate::session::{
     Context, Prepared, SessionResult, SessionSpec, Verdict, headless, interactive,
 };
-use crate::workspace::{Kind, process};
+use crate::workspace::{WorkspaceKind, process};
 
 pub const PROMPT: &str = "Reply with exactly: OK";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(90);
 
 pub struct ProbeOptions {
     pub scan: ScanOptions,
-    pub workspace: Kind,
+    pub workspace: WorkspaceKind,
     pub timeout: Duration,
     pub model: Option<String>,
     pub keep_temp: bool,
@@ -69,8 +69,8 @@ pub fn probe(
         .binary
         .clone()
         .unwrap_or_else(|| profile.binary.clone());
-    let workspace_ok =
-        opts.workspace == Kind::Headless || crate::workspace::tmux::Tmux::version().is_some();
+    let workspace_ok = opts.workspace == WorkspaceKind::Headless
+        || crate::workspace::tmux::Tmux::version().is_some();
     if which::which(&binary).is_err() || !workspace_ok {
         let missing = if workspace_ok {
             "the CLI's binary"
@@ -229,7 +229,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
         run_id: run_id.clone(),
         created_ns: now_ns(),
         cli: profile.name.clone(),
-        workspace: opts.workspace.as_str().to_string(),
+        workspace: opts.workspace,
         project: project.clone(),
         tasks: vec!["probe".to_string()],
         driver_pid: std::process::id(),
@@ -244,12 +244,14 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     spec.cancel = Some(Arc::clone(&opts.cancel));
     let ctx = Context::new(project.clone(), run.clone(), prepared);
     let result = match opts.workspace {
-        Kind::Tmux | Kind::Herdr => interactive::run(&ctx, &spec),
-        Kind::Acp => crate::session::acp::run(&ctx, &spec, &crate::policy::Policy::default()),
+        kind @ (WorkspaceKind::Tmux | WorkspaceKind::Herdr) => interactive::run(&ctx, &spec, kind),
+        WorkspaceKind::Acp => {
+            crate::session::acp::run(&ctx, &spec, &crate::policy::Policy::default())
+        }
         // The command refuses ray before a probe starts.
-        Kind::Headless | Kind::Ray => headless::run(&ctx, &spec),
+        WorkspaceKind::Headless | WorkspaceKind::Ray => headless::run(&ctx, &spec),
     };
-    if opts.workspace == Kind::Tmux {
+    if opts.workspace == WorkspaceKind::Tmux {
         // The scratch project's private tmux server goes with it.
         if let Ok(tmux) = crate::workspace::tmux::Tmux::for_project(&project) {
             tmux.kill_server();

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::records::{AgentRecord, Record};
 use super::{
     Context, Conversation, SessionResult, SessionSpec, Timings, Verdict, conversations, faults,
     usage::Spent,
@@ -101,7 +102,7 @@ fn base(
         run_id: ctx.run.id().to_string(),
         task: spec.task.clone(),
         cli: ctx.profile().name.clone(),
-        workspace: "acp".to_string(),
+        workspace: drover_types::WorkspaceKind::Acp,
         reason,
         session_id: None,
         transcript_path: None,
@@ -260,18 +261,18 @@ fn record_agent(
     session: Option<&str>,
     info: Option<&AgentInfo>,
 ) {
-    let _ = drover_run::sealed::write_sealed(
-        &ctx.run.task_dir(task).join("agent.json"),
-        &json!({
-            "pid": process.pid(),
-            "identity": process.identity,
-            "driver": drover_workspace::process::identity(std::process::id()),
-            "argv": argv,
-            "stderr_offset": process.stderr_offset,
-            "session": session,
-            "agent": info,
-        }),
-    );
+    let record = AgentRecord {
+        pid: process.pid(),
+        identity: process.identity,
+        driver: drover_workspace::process::identity(std::process::id()),
+        argv: argv.to_vec(),
+        stderr_offset: process.stderr_offset,
+        session: session.map(str::to_string),
+        agent: info.cloned(),
+    };
+    if let Err(e) = record.write(&ctx.run, task) {
+        tracing::warn!("cannot record the agent: {e}");
+    }
 }
 
 /// Ends the agent: its stdin is closed, then its process tree is stopped.

@@ -27,7 +27,7 @@ use drover_run::{EventWatcher, HookRecord, now_ns};
 use drover_types::wit;
 use drover_types::wit::SeatState;
 
-use turn::parse_outcome;
+pub(crate) use turn::parse_outcome;
 pub use turn::read_from;
 
 /// What the session learned from hooks so far.
@@ -387,7 +387,7 @@ impl Session<'_> {
             run_id: ctx.run.id().to_string(),
             task: task.to_string(),
             cli: ctx.profile().name.clone(),
-            workspace: "headless".to_string(),
+            workspace: drover_types::WorkspaceKind::Headless,
             reason: ending.reason,
             session_id: seen.session_id.clone(),
             transcript_path: seen.transcript_path.clone(),

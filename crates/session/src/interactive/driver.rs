@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::dialog;
-use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK, pane_kind};
+use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK};
 use crate::budget::Budget;
 use crate::clock::Deadline;
 use crate::result_file::ResultFile;
@@ -13,6 +13,7 @@ use crate::{Context, SessionResult, SessionSpec, Timings, Verdict};
 use drover_run::question::{Answerer, Question};
 use drover_run::{EventWatcher, HookRecord, now_ns};
 use drover_trust::policy::Policy;
+use drover_types::WorkspaceKind;
 use drover_types::wit;
 
 /// How long a blocked screen without readable options is given to finish
@@ -27,6 +28,7 @@ impl<'a> Driver<'a> {
         spec: &'a SessionSpec,
         since: u64,
         human: bool,
+        workspace: WorkspaceKind,
     ) -> Driver<'a> {
         Driver {
             ctx,
@@ -53,7 +55,7 @@ impl<'a> Driver<'a> {
             ),
             since,
             profile: ctx.profile().to_wit(),
-            workspace: pane_kind(ctx).as_str(),
+            workspace,
             human,
             // Only the project's file counts; a broken one asks a person.
             policy: Policy::load(&ctx.project).unwrap_or_else(|e| {
@@ -84,7 +86,7 @@ impl<'a> Driver<'a> {
             run_id: self.ctx.run.id().to_string(),
             task: self.task().to_string(),
             cli: self.ctx.profile().name.clone(),
-            workspace: self.workspace.to_string(),
+            workspace: self.workspace,
             reason,
             session_id: self.st.session_id.clone(),
             transcript_path: self.st.transcript_path.clone(),

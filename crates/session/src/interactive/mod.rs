@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use super::budget::Budget;
 use super::clock::Deadline;
+use super::records::{PaneRecord, Record};
 use super::result_file::ResultFile;
 use super::{Context, SessionResult, SessionSpec, Verdict, conversations, faults};
 use drover_gate::Provenance;
@@ -40,7 +41,7 @@ use drover_run::{EventWatcher, now_ns};
 use drover_trust::policy::Policy;
 use drover_types::wit;
 use drover_types::wit::SeatState;
-use drover_workspace::{self as workspace, Kind, Pane, PaneLaunch, Workspace};
+use drover_workspace::{self as workspace, Pane, PaneLaunch, Workspace, WorkspaceKind};
 
 const TICK: Duration = Duration::from_millis(250);
 const SCREEN_EVERY: Duration = Duration::from_millis(750);
@@ -121,7 +122,7 @@ struct Driver<'a> {
     /// Events older than this are a previous turn's.
     since: u64,
     profile: wit::Profile,
-    workspace: &'static str,
+    workspace: WorkspaceKind,
     /// A person's seat: never typed into, its dialogs never answered.
     human: bool,
     policy: Policy,
@@ -130,11 +131,11 @@ struct Driver<'a> {
 }
 
 /// One session: launch, wait until ready, type the prompt, decide, tear down.
-pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
+pub fn run(ctx: &Context, spec: &SessionSpec, kind: WorkspaceKind) -> SessionResult {
     prepare(ctx, spec);
     // The event floor is taken before the CLI starts: its first hooks
     // (SessionStart) can land before the pane is even labelled.
-    let mut driver = Driver::new(ctx, spec, now_ns(), false);
+    let mut driver = Driver::new(ctx, spec, now_ns(), false, kind);
     // A run's own process holds the seat: a dialog before the first turn
     // waits for its answer (`drover answer --run`) within the deadline.
     let seat = match start(ctx, spec, &mut driver, true) {
@@ -161,9 +162,10 @@ pub fn up(
     ctx: &Context,
     spec: &SessionSpec,
     human: bool,
+    kind: WorkspaceKind,
 ) -> Result<(Seat, Readiness), Box<SessionResult>> {
     prepare(ctx, spec);
-    let mut driver = Driver::new(ctx, spec, now_ns(), human);
+    let mut driver = Driver::new(ctx, spec, now_ns(), human, kind);
     match start(ctx, spec, &mut driver, false) {
         Ok(up) => Ok(up),
         Err(failure) => {
@@ -184,7 +186,7 @@ pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> Sess
         format!("{}\n", spec.prompt).as_bytes(),
     );
     seat.ws().watch_output(&seat.pane, &ctx.run.log(&spec.task));
-    let mut driver = Driver::new(ctx, spec, now_ns(), human);
+    let mut driver = Driver::new(ctx, spec, now_ns(), human, seat.ws().kind());
     let result = driver.turn(seat);
     conclude(ctx, spec, Some(seat), result)
 }
@@ -213,7 +215,7 @@ fn start(
     driver: &mut Driver<'_>,
     until_answered: bool,
 ) -> Result<(Seat, Readiness), StartFailure> {
-    let kind = pane_kind(ctx);
+    let kind = driver.workspace;
     let ws = match workspace::open(kind, &ctx.project) {
         Ok(w) => w,
         Err(e) => {
@@ -250,16 +252,6 @@ fn start(
         Ok(readiness) => Ok((seat, readiness)),
         Err(result) => Err(Box::new((Some(seat), *result))),
     }
-}
-
-/// The pane backend a run uses (its `run.json` says; tmux when unreadable).
-pub fn pane_kind(ctx: &Context) -> Kind {
-    ctx.run
-        .read_info()
-        .ok()
-        .and_then(|info| Kind::parse(&info.workspace))
-        .filter(|k| k.has_panes())
-        .unwrap_or(Kind::Tmux)
 }
 
 /// Creates the window running the CLI, tees its output, labels it.
@@ -305,10 +297,11 @@ fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane,
         .map_err(|e| e.to_string())?;
     // Sealed: `drover status` closes the pane a sealed record names, and
     // only that.
-    if let Err(e) = drover_run::sealed::write_sealed(
-        &ctx.run.task_dir(task).join("pane.json"),
-        &serde_json::json!({"workspace": ws.kind().as_str(), "pane": pane}),
-    ) {
+    let record = PaneRecord {
+        workspace: ws.kind(),
+        pane: pane.clone(),
+    };
+    if let Err(e) = record.write(&ctx.run, task) {
         tracing::warn!("cannot record the pane: {e}");
     }
     let _ = ws.label_pane(&pane, &format!("{} · {task}", ctx.profile().name));

@@ -11,7 +11,7 @@ use crate::cli::output::{print_json, table};
 use crate::gate::Provenance;
 use crate::seat_host;
 use crate::seats::{self, SeatRecord};
-use crate::workspace::{self, Kind};
+use crate::workspace::{self, WorkspaceKind};
 
 /// A task's state as `seats` and `status` print it.
 pub fn state_label(
@@ -74,12 +74,12 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 &record.nick,
                 &crate::run::read_transitions(&journal),
             );
-            let alive = if record.workspace == Kind::Acp.as_str() {
+            let alive = if record.workspace == WorkspaceKind::Acp {
                 Some(seat_host::alive(&seat_dir(project, &record)).is_some())
             } else {
                 record.pane.as_ref().map(|p| {
-                    Kind::parse(&record.workspace)
-                        .and_then(|k| workspace::open(k, project).ok())
+                    workspace::open(record.workspace, project)
+                        .ok()
                         .and_then(|ws| ws.pane_alive(p).ok())
                         .unwrap_or(false)
                 })
@@ -106,7 +106,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                     s.record.nick.clone(),
                     s.record.role.clone(),
                     s.record.cli.clone(),
-                    s.record.workspace.clone(),
+                    s.record.workspace.to_string(),
                     if s.record.human {
                         "yes".into()
                     } else {
@@ -117,7 +117,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                         s.prompt_kind.as_deref(),
                         s.evidence.as_deref(),
                     ),
-                    match (s.alive, s.record.workspace == Kind::Acp.as_str()) {
+                    match (s.alive, s.record.workspace == WorkspaceKind::Acp) {
                         _ if s.foreign => seats::FOREIGN.into(),
                         (Some(true), true) => "agent up".into(),
                         (Some(false), true) => "agent stopped (send resumes it)".into(),

@@ -18,7 +18,7 @@ use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::seat_host;
 use crate::seats::{self, RaySeat, SeatRecord};
 use crate::session::{Context, Prepared, SessionSpec, interactive};
-use crate::workspace::{self, Kind, process};
+use crate::workspace::{self, WorkspaceKind, process};
 use drover_types::wit::SeatState;
 
 pub use host::host;
@@ -36,7 +36,7 @@ pub struct UpArgs {
     #[arg(long, default_value = "agent")]
     role: String,
     #[arg(long, value_parser = crate::cli::workspace_kind())]
-    workspace: Option<Kind>,
+    workspace: Option<WorkspaceKind>,
     /// A seat for a person: drover never types into it or waits on it.
     #[arg(long)]
     human: bool,
@@ -153,7 +153,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     if args.human && !kind.has_panes() {
         bail!("a human seat is a pane a person works in: use --workspace tmux or herdr");
     }
-    let ray = if kind == Kind::Ray {
+    let ray = if kind == WorkspaceKind::Ray {
         let seat = RaySeat {
             address: args.ray_address.clone(),
             place: args.place.clone(),
@@ -193,7 +193,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         run_id: run_id.clone(),
         created_ns: now_ns(),
         cli: profile.name.clone(),
-        workspace: kind.as_str().to_string(),
+        workspace: kind,
         project: project.clone(),
         tasks: vec![args.nick.clone()],
         driver_pid: std::process::id(),
@@ -203,7 +203,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         nick: args.nick.clone(),
         role: args.role.clone(),
         cli: profile.name.clone(),
-        workspace: kind.as_str().to_string(),
+        workspace: kind,
         human: args.human,
         run_id,
         cwd: cwd.clone(),
@@ -227,7 +227,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         },
         ray,
     };
-    if kind == Kind::Acp {
+    if kind == WorkspaceKind::Acp {
         return up_acp(&project, &record, args.json.json);
     }
     let mut blocked = None;
@@ -241,7 +241,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         spec.timeout = args.timeout;
         spec.keep = true;
         spec.cancel = Some(super::interrupt_flag()?);
-        let (seat, readiness) = match interactive::up(&ctx, &spec, args.human) {
+        let (seat, readiness) = match interactive::up(&ctx, &spec, args.human, kind) {
             Ok(up) => up,
             Err(result) => bail!(
                 "seat {} did not come up: {} ({})",
@@ -341,8 +341,8 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
             record.run_id
         );
     };
-    let argv = match Kind::parse(&record.workspace) {
-        Some(Kind::Herdr) => {
+    let argv = match record.workspace {
+        WorkspaceKind::Herdr => {
             let herdr = workspace::herdr::Herdr::connect(workspace::herdr::CALL_TIMEOUT)?;
             herdr.call("pane.focus", serde_json::json!({"pane_id": pane.id()}))?;
             vec!["herdr".to_string()]
@@ -395,8 +395,8 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         let record = target.value;
         let mut forced = Vec::new();
         if let Some(pane) = &record.pane
-            && let Some(kind) = Kind::parse(&record.workspace)
-            && let Ok(ws) = workspace::open(kind, &project)
+            && record.workspace.has_panes()
+            && let Ok(ws) = workspace::open(record.workspace, &project)
         {
             let from = Provenance::SealedRecord;
             if let (Ok(pane), Ok(session)) = (

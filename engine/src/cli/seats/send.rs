@@ -14,7 +14,7 @@ use crate::cli::output::print_json;
 use crate::run::now_ns;
 use crate::seats::{self, SeatRecord};
 use crate::session::{Conversation, SessionSpec, Verdict, headless, interactive};
-use crate::workspace::{self, Kind};
+use crate::workspace::{self, WorkspaceKind};
 
 pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     let project = project
@@ -34,7 +34,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     if args.no_wait {
         return send_in_background(&project, &record, &args);
     }
-    if record.workspace == Kind::Acp.as_str() {
+    if record.workspace == WorkspaceKind::Acp {
         return send_acp(&project, &record, &args);
     }
     let ctx = context(&project, &record)?;
@@ -47,7 +47,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.budget_mode = record.budget_mode;
     let interrupted = crate::cli::interrupt_flag()?;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
-    let kind = Kind::parse(&record.workspace).unwrap_or(Kind::Headless);
+    let kind = record.workspace;
     let result = if kind.has_panes() {
         let pane = record.pane.clone().context("the seat record has no pane")?;
         let seat = interactive::Seat {
@@ -98,7 +98,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     if let Some(cost) = result.cost_usd {
         // A pane's transcript holds the whole conversation; a headless
         // message reports its own turns.
-        record.cost_usd = Some(if record.workspace == Kind::Tmux.as_str() {
+        record.cost_usd = Some(if record.workspace.has_panes() {
             cost
         } else {
             record.cost_usd.unwrap_or(0.0) + cost

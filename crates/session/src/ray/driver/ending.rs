@@ -72,7 +72,7 @@ pub(super) fn bare_result(
         run_id: ctx.run.id().to_string(),
         task: task.to_string(),
         cli: ctx.profile().name.clone(),
-        workspace: "ray".to_string(),
+        workspace: drover_types::WorkspaceKind::Ray,
         reason,
         session_id: None,
         transcript_path: None,
@@ -99,7 +99,7 @@ pub(super) fn bare_result(
 /// this machine's copy of the log.
 pub(super) fn from_remote(ctx: &Context, mut remote: SessionResult, log: &Path) -> SessionResult {
     remote.run_id = ctx.run.id().to_string();
-    remote.workspace = "ray".to_string();
+    remote.workspace = drover_types::WorkspaceKind::Ray;
     remote.logs = vec![log.to_path_buf()];
     remote
 }
