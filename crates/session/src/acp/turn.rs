@@ -10,7 +10,8 @@ use super::{Agent, End, Hooks, base, conclude, usage_of_turn};
 use crate::budget::Budget;
 use crate::clock::Deadline;
 use crate::result_file::ResultFile;
-use crate::shared::{NUDGE_RESULT, humanize};
+use crate::shared::NUDGE_RESULT;
+use crate::verdict::{self, ResultState};
 use crate::{Context, SessionResult, SessionSpec, Verdict, conversations, usage::Spent};
 use drover_run::{EventWatcher, now_ns};
 use drover_trust::policy::Policy;
@@ -122,99 +123,80 @@ pub fn turn(
             turn_usage.and_then(|u| u.cost_usd),
         );
         // A turn that stops short leaves the seat in a state no hook named.
-        let stopped = |status: Verdict, reason: String, source: &str| {
-            ctx.state(task, SeatState::Unknown, None, source);
-            let mut result = finish(status, reason, &reply, usage, &hooks, &budget);
-            if exchange.blocked && status != Verdict::Completed {
+        let stopped = |ruling: verdict::Ruling, source: &str| {
+            ctx.state(task, ruling.state, None, source);
+            let mut result = finish(
+                ruling.verdict,
+                ruling.reason,
+                &reply,
+                usage,
+                &hooks,
+                &budget,
+            );
+            if exchange.blocked && ruling.verdict != Verdict::Completed {
                 result.blocked = Some(wit::PromptKind::Permission);
             }
             result
         };
-        let (result, error) = match exchange.end {
+        let (ruling, source, error) = match exchange.end {
             End::Stopped(reason) if reason == "end_turn" => {
                 ctx.state(task, SeatState::Done, None, "acp:end_turn");
-                let Some(file) = &result_file else {
-                    let mut result = finish(
-                        Verdict::Completed,
-                        "the turn finished (end_turn)".to_string(),
-                        &reply,
-                        usage,
-                        &hooks,
-                        &budget,
+                let found = result_file
+                    .as_ref()
+                    .and_then(|file| file.wait(spec.result_wait, || true));
+                let state = ResultState::of(spec.result_file.as_ref(), found.is_some());
+                if let (Some(file), ResultState::Missing(_)) = (&result_file, &state) {
+                    ctx.run.lifecycle(
+                        task,
+                        "resultless-stop",
+                        json!({"path": file.path(), "nudges_left": nudges_left}),
                     );
-                    result.stop_seen = true;
-                    return conclude(ctx, spec, result, None);
-                };
-                if let Some(found) = file.wait(spec.result_wait, || true) {
-                    let mut result = finish(
-                        Verdict::Completed,
-                        "the turn finished and wrote the result file".to_string(),
-                        &reply,
-                        usage,
-                        &hooks,
-                        &budget,
-                    );
-                    result.stop_seen = true;
-                    result.result = Some(found);
-                    return conclude(ctx, spec, result, None);
+                    if nudges_left > 0 {
+                        nudges_left -= 1;
+                        ctx.run.lifecycle(
+                            task,
+                            "nudge",
+                            json!({"why": "result-file", "left": nudges_left}),
+                        );
+                        text = format!("{NUDGE_RESULT} ({})", file.path().display());
+                        continue;
+                    }
                 }
-                ctx.run.lifecycle(
-                    task,
-                    "resultless-stop",
-                    json!({"path": file.path(), "nudges_left": nudges_left}),
+                let ruling = verdict::of_stop_reason(&reason, &state);
+                let mut result = finish(
+                    ruling.verdict,
+                    ruling.reason,
+                    &reply,
+                    usage,
+                    &hooks,
+                    &budget,
                 );
-                if nudges_left == 0 {
-                    let mut result = finish(
-                        Verdict::Stalled,
-                        format!(
-                            "the turn finished without writing {}",
-                            file.path().display()
-                        ),
-                        &reply,
-                        usage,
-                        &hooks,
-                        &budget,
-                    );
-                    result.stop_seen = true;
-                    return conclude(ctx, spec, result, None);
-                }
-                nudges_left -= 1;
-                ctx.run.lifecycle(
-                    task,
-                    "nudge",
-                    json!({"why": "result-file", "left": nudges_left}),
-                );
-                text = format!("{NUDGE_RESULT} ({})", file.path().display());
-                continue;
+                result.stop_seen = true;
+                result.result = found;
+                return conclude(ctx, spec, result, None);
             }
-            End::Stopped(reason) => (
-                stopped(
-                    Verdict::Stalled,
-                    format!("the agent ended the turn with stopReason {reason}"),
-                    &format!("acp:{reason}"),
-                ),
-                None,
-            ),
+            End::Stopped(reason) => {
+                let source = format!("acp:{reason}");
+                (
+                    verdict::of_stop_reason(&reason, &ResultState::NotAsked),
+                    source,
+                    None,
+                )
+            }
             End::Failed(message) => (
-                stopped(
-                    Verdict::Stalled,
-                    format!("the turn failed: {message}"),
-                    "acp:error",
-                ),
+                verdict::stalled(&format!("the turn failed: {message}")),
+                "acp:error".to_string(),
                 Some(message),
             ),
             End::Closed => {
                 let exit = wait_exit(agent);
-                let mut result = stopped(
-                    Verdict::Crashed,
-                    match exit {
-                        Some(code) => format!("the agent exited (code {code}) during the turn"),
-                        None => "the agent closed its output during the turn".to_string(),
-                    },
-                    "acp:closed",
-                );
+                let what = match exit {
+                    Some(code) => format!("the agent exited (code {code}) during the turn"),
+                    None => "the agent closed its output during the turn".to_string(),
+                };
+                let mut result = stopped(verdict::gone(&what), "acp:closed");
                 result.exit_code = exit;
-                (result, None)
+                return conclude(ctx, spec, result, None);
             }
             End::Timeout(which) => {
                 ctx.run.lifecycle(
@@ -222,50 +204,24 @@ pub fn turn(
                     "timeout-fired",
                     json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}),
                 );
-                let mut result = stopped(
-                    Verdict::Timeout,
-                    format!(
-                        "the session deadline of {} passed ({which} clock)",
-                        humanize(spec.timeout)
-                    ),
-                    "timeout",
-                );
+                let mut result = stopped(verdict::timed_out(spec.timeout, which), "timeout");
                 result.timings.timeout_clock = Some(which.to_string());
-                (result, None)
+                return conclude(ctx, spec, result, None);
             }
-            End::Interrupted => (
-                stopped(
-                    Verdict::Crashed,
-                    "interrupted: drover was asked to stop".to_string(),
-                    "interrupted",
-                ),
-                None,
-            ),
-            End::OverBudget => (
-                stopped(
-                    Verdict::OverBudget,
-                    "the token budget was exceeded and its grace ran out".to_string(),
-                    "over-budget",
-                ),
-                None,
-            ),
+            End::Interrupted => (verdict::interrupted(), "interrupted".to_string(), None),
+            End::OverBudget => (verdict::over_budget(), "over-budget".to_string(), None),
             End::Stalled => (
-                stopped(
-                    Verdict::Stalled,
-                    "no message from the agent for the stall window".to_string(),
-                    "stall",
-                ),
+                verdict::stalled("no message from the agent for the stall window"),
+                "stall".to_string(),
                 None,
             ),
             End::Unsent(e) => (
-                stopped(
-                    Verdict::Crashed,
-                    format!("cannot send the prompt: {e}"),
-                    "acp:send-failed",
-                ),
+                verdict::gone(&format!("cannot send the prompt: {e}")),
+                "acp:send-failed".to_string(),
                 None,
             ),
         };
+        let result = stopped(ruling, &source);
         return conclude(ctx, spec, result, error.as_deref());
     }
 }

@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::{Driver, Event, SCREEN_EVERY, Seat, TICK, Watch};
 use crate::budget::BudgetCheck;
 use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, heartbeat, humanize};
+use crate::verdict::{self, ResultState};
 use crate::{SessionResult, Verdict};
 use drover_types::wit;
 
@@ -68,15 +69,8 @@ impl Driver<'_> {
         }
         if let Some(which) = self.deadline.expired() {
             ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
-            return Some(self.result(
-                Verdict::Timeout,
-                format!(
-                    "the session deadline of {} passed ({which} clock)",
-                    humanize(spec.timeout)
-                ),
-                None,
-                Some(which),
-            ));
+            let ruling = verdict::timed_out(spec.timeout, which);
+            return Some(self.result(ruling.verdict, ruling.reason, None, Some(which)));
         }
         if watch
             .last_heartbeat
@@ -138,34 +132,25 @@ impl Driver<'_> {
                 self.st.stop_seen = true;
                 self.st.blocked = None;
                 ctx.state(task, wit::SeatState::Done, None, "hook:Stop");
-                let Some(result_file) = &self.result_file else {
-                    return Some(self.result(
-                        Verdict::Completed,
-                        "the turn finished (Stop hook)".to_string(),
-                        None,
-                        None,
-                    ));
-                };
                 let alive = || !matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
-                if let Some(found) = result_file.wait(spec.result_wait, alive) {
-                    return Some(self.result(
-                        Verdict::Completed,
-                        "the turn finished and wrote the result file".to_string(),
-                        Some(found),
-                        None,
-                    ));
-                }
+                let found = self
+                    .result_file
+                    .as_ref()
+                    .and_then(|file| file.wait(spec.result_wait, alive));
+                let state = ResultState::of(spec.result_file.as_ref(), found.is_some());
+                let (Some(result_file), ResultState::Missing(_)) = (&self.result_file, &state)
+                else {
+                    let ruling = verdict::finished(Some("Stop hook"), &state);
+                    return Some(self.result(ruling.verdict, ruling.reason, found, None));
+                };
                 ctx.run.lifecycle(
                     task,
                     "resultless-stop",
                     serde_json::json!({"path": result_file.path(), "nudges_left": watch.nudges_left}),
                 );
                 if watch.nudges_left == 0 {
-                    let reason = format!(
-                        "the turn finished without writing {}",
-                        result_file.path().display()
-                    );
-                    return Some(self.result(Verdict::Stalled, reason, None, None));
+                    let ruling = verdict::finished(Some("Stop hook"), &state);
+                    return Some(self.result(ruling.verdict, ruling.reason, None, None));
                 }
                 watch.nudges_left -= 1;
                 ctx.run.lifecycle(
