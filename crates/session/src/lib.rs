@@ -33,6 +33,7 @@ mod result_file;
 pub(crate) mod shared;
 pub mod usage;
 pub mod verdict;
+pub mod watchdog;
 
 pub mod privileges;
 pub mod ray;

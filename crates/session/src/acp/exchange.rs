@@ -8,9 +8,7 @@ use agent_client_protocol_schema::v1::RequestId;
 use serde_json::{Value, json};
 
 use super::{Agent, CANCEL_GRACE, End, Exchange, Hooks, REPLY_MAX, TICK, TOOLS_MAX, ToolView};
-use crate::budget::{Budget, BudgetCheck};
-use crate::clock::Deadline;
-use crate::shared::heartbeat;
+use crate::watchdog::{Activity, Alarm, Watchdog};
 use crate::{Context, SessionSpec};
 use drover_acp::{Event, Wait};
 use drover_run::now_ns;
@@ -26,9 +24,8 @@ pub(super) fn exchange(
     agent: &mut Agent,
     policy: &Policy,
     text: &str,
-    deadline: &Deadline,
     hooks: &mut Hooks,
-    budget: &mut Budget,
+    watchdog: &mut Watchdog,
 ) -> Exchange {
     let task = spec.task.as_str();
     let task_dir = ctx.run.task_dir(task);
@@ -44,24 +41,24 @@ pub(super) fn exchange(
     ctx.state(task, SeatState::Working, None, "acp:session/prompt");
     let mut waiting: VecDeque<(RequestId, Question)> = VecDeque::new();
     let mut cancelling: Option<(End, Instant)> = None;
-    let mut last_heartbeat: Option<Instant> = None;
-    let mut last_message = Instant::now();
+    let mut activity = Activity::new(());
     loop {
+        let alarm = watchdog.check(ctx, spec, hooks.transcript.as_deref());
+        if alarm == Some(Alarm::BudgetNudge) {
+            ctx.run.lifecycle(
+                task,
+                "budget-nudge-skipped",
+                json!({"why": "a prompt is in flight; the grace runs, then the turn is cancelled"}),
+            );
+        }
         if cancelling.is_none() {
-            let stop = if spec.cancelled() {
-                Some(End::Interrupted)
-            } else if let Some(which) = deadline.expired() {
-                Some(End::Timeout(which))
-            } else if budget.expired() {
-                Some(End::OverBudget)
-            } else if waiting.is_empty()
-                && spec
-                    .stall_grace
-                    .is_some_and(|g| last_message.elapsed() >= g)
-            {
-                Some(End::Stalled)
-            } else {
-                None
+            let stop = match alarm {
+                Some(Alarm::Cancelled) => Some(End::Interrupted),
+                Some(Alarm::Timeout(which)) => Some(End::Timeout(which)),
+                Some(Alarm::OverBudget) => Some(End::OverBudget),
+                Some(Alarm::BudgetNudge) | None => (waiting.is_empty()
+                    && activity.stalled(spec.stall_grace))
+                .then_some(End::Stalled),
             };
             if let Some(end) = stop {
                 for (id, _) in waiting.drain(..) {
@@ -77,17 +74,6 @@ pub(super) fn exchange(
         {
             out.end = cancelling.map_or(End::Closed, |(end, _)| end);
             return out;
-        }
-        if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
-            last_heartbeat = Some(Instant::now());
-            heartbeat(ctx, spec, deadline);
-            if let BudgetCheck::Nudge = budget.sample(ctx, spec, hooks.transcript.as_deref()) {
-                ctx.run.lifecycle(
-                    task,
-                    "budget-nudge-skipped",
-                    json!({"why": "a prompt is in flight; the grace runs, then the turn is cancelled"}),
-                );
-            }
         }
         hooks.poll(task);
         if let Some((id, q)) = waiting.front()
@@ -111,7 +97,7 @@ pub(super) fn exchange(
         }
         let event = match agent
             .client
-            .next_event(TICK.min(deadline.remaining().max(TICK)))
+            .next_event(TICK.min(watchdog.deadline.remaining().max(TICK)))
         {
             Wait::Idle => continue,
             Wait::Closed => {
@@ -120,7 +106,7 @@ pub(super) fn exchange(
             }
             Wait::Event(event) => event,
         };
-        last_message = Instant::now();
+        activity.touch();
         match event {
             Event::Update(params) => absorb(ctx, task, agent, &params, &mut out),
             Event::Permission { id, params } => {

@@ -7,11 +7,11 @@ use serde_json::json;
 
 use super::exchange::exchange;
 use super::{Agent, End, Hooks, base, conclude, usage_of_turn};
-use crate::budget::Budget;
 use crate::clock::Deadline;
 use crate::result_file::ResultFile;
 use crate::shared::NUDGE_RESULT;
 use crate::verdict::{self, ResultState};
+use crate::watchdog::Watchdog;
 use crate::{Context, SessionResult, SessionSpec, Verdict, conversations, usage::Spent};
 use drover_run::{EventWatcher, now_ns};
 use drover_trust::policy::Policy;
@@ -31,7 +31,7 @@ pub fn turn(
     let task_dir = ctx.run.task_dir(task);
     let _ = std::fs::create_dir_all(&task_dir);
     let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
-    let deadline = Deadline::after(spec.timeout);
+    let mut watchdog = Watchdog::new(Deadline::after(spec.timeout));
     let result_file = spec
         .result_file
         .as_ref()
@@ -44,7 +44,6 @@ pub fn turn(
         since: agent.launched,
         transcript: agent.transcript.clone(),
     };
-    let mut budget = Budget::new();
     let mut nudges_left = spec.stop_nudges;
     let mut usage: Option<Spent> = None;
     let mut reply: Option<String> = None;
@@ -54,14 +53,14 @@ pub fn turn(
                   reply: &Option<String>,
                   usage: Option<Spent>,
                   hooks: &Hooks,
-                  budget: &Budget| {
+                  watchdog: &Watchdog| {
         let mut result = base(ctx, spec, started, clock, status, reason);
         result.session_id = Some(session.clone());
         result.transcript_path = hooks.transcript.clone();
         result.reply = reply.clone();
         result.usage = usage.map(|u| u.tokens);
         result.cost_usd = usage.and_then(|u| u.cost_usd);
-        result.budget_weighted = budget.weighted;
+        result.budget_weighted = watchdog.budget.weighted;
         result
     };
     let mut text = match ctx
@@ -76,7 +75,7 @@ pub fn turn(
                 &reply,
                 usage,
                 &hooks,
-                &budget,
+                &watchdog,
             );
             return conclude(ctx, spec, result, None);
         }
@@ -87,22 +86,13 @@ pub fn turn(
                 &reply,
                 usage,
                 &hooks,
-                &budget,
+                &watchdog,
             );
             return conclude(ctx, spec, result, None);
         }
     };
     loop {
-        let exchange = exchange(
-            ctx,
-            spec,
-            agent,
-            policy,
-            &text,
-            &deadline,
-            &mut hooks,
-            &mut budget,
-        );
+        let exchange = exchange(ctx, spec, agent, policy, &text, &mut hooks, &mut watchdog);
         hooks.poll(task);
         agent.transcript = hooks.transcript.clone();
         if !exchange.reply.is_empty() {
@@ -131,7 +121,7 @@ pub fn turn(
                 &reply,
                 usage,
                 &hooks,
-                &budget,
+                &watchdog,
             );
             if exchange.blocked && ruling.verdict != Verdict::Completed {
                 result.blocked = Some(wit::PromptKind::Permission);
@@ -169,7 +159,7 @@ pub fn turn(
                     &reply,
                     usage,
                     &hooks,
-                    &budget,
+                    &watchdog,
                 );
                 result.stop_seen = true;
                 result.result = found;

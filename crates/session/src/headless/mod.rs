@@ -13,12 +13,12 @@ mod turn;
 use std::path::Path;
 use std::time::Instant;
 
-use super::budget::Budget;
 use super::clock::Deadline;
 use super::result_file::ResultFile;
 use super::shared::NUDGE_RESULT;
 use super::usage::Spent;
 use super::verdict::{self, ResultState};
+use super::watchdog::Watchdog;
 use super::{
     Context, FaultReport, SessionResult, SessionSpec, Timings, Verdict, conversations, faults,
     seat_env,
@@ -128,10 +128,9 @@ struct TurnRun {
 struct Session<'a> {
     ctx: &'a Context,
     spec: &'a SessionSpec,
-    deadline: Deadline,
+    watchdog: Watchdog,
     watcher: EventWatcher,
     seen: Seen,
-    budget: Budget,
     result_file: Option<ResultFile>,
     total_usage: Option<Spent>,
 }
@@ -147,13 +146,12 @@ pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
     let mut session = Session {
         ctx,
         spec,
-        deadline: Deadline::after(spec.timeout),
+        watchdog: Watchdog::new(Deadline::after(spec.timeout)),
         watcher: EventWatcher::new(
             ctx.run.events_dir(),
             crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
         ),
         seen: Seen::default(),
-        budget: Budget::new(),
         result_file: spec
             .result_file
             .as_ref()
@@ -403,7 +401,7 @@ impl Session<'_> {
             stop_seen: seen.stop,
             result: ending.result,
             exit_code: ending.exit_code,
-            budget_weighted: self.budget.weighted,
+            budget_weighted: self.watchdog.budget.weighted,
             timings: Timings {
                 started_ns: started,
                 ended_ns: now_ns(),

@@ -2,12 +2,11 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{Session, TurnRun, adapter_message};
-use crate::budget::BudgetCheck;
 use crate::records::{ProcessRecord, Record};
-use crate::shared::heartbeat;
+use crate::watchdog::{Activity, Alarm};
 use crate::{Context, Conversation, conversations};
 use drover_gate::Cleared;
 use drover_types::wit;
@@ -60,9 +59,7 @@ impl Session<'_> {
             serde_json::json!({"pid": child.pid(), "argv0": program}),
         );
 
-        let mut last_heartbeat: Option<Instant> = None;
-        let mut activity = (out_start, err_start);
-        let mut last_activity = Instant::now();
+        let mut activity = Activity::new(offsets);
         loop {
             match child.try_wait() {
                 Ok(Some(status)) => {
@@ -84,63 +81,39 @@ impl Session<'_> {
                 Ok(None) => {}
                 Err(e) => return Err(format!("cannot wait for {program}: {e}")),
             }
-            if spec.cancelled() {
-                child.stop(spec.teardown_grace);
-                return Ok(TurnRun {
+            activity.observe((len_of(&out_path), len_of(&err_path)));
+            let alarm = self
+                .watchdog
+                .check(ctx, spec, self.seen.transcript_path.as_deref());
+            let stopped = match alarm {
+                Some(Alarm::Cancelled) => Some(TurnRun {
                     cancelled: true,
-                    offsets,
                     ..TurnRun::default()
-                });
-            }
-            if let Some(which) = self.deadline.expired() {
-                child.stop(spec.teardown_grace);
-                return Ok(TurnRun {
+                }),
+                Some(Alarm::Timeout(which)) => Some(TurnRun {
                     timed_out: Some(which),
-                    offsets,
                     ..TurnRun::default()
-                });
-            }
-            if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
-                last_heartbeat = Some(Instant::now());
-                heartbeat(ctx, spec, &self.deadline);
-                if let BudgetCheck::OverBudget =
-                    self.budget
-                        .sample(ctx, spec, self.seen.transcript_path.as_deref())
-                {
-                    child.stop(spec.teardown_grace);
-                    return Ok(TurnRun {
-                        over_budget: true,
-                        offsets,
-                        ..TurnRun::default()
-                    });
-                }
-            }
-            if self.budget.expired() {
-                child.stop(spec.teardown_grace);
-                return Ok(TurnRun {
+                }),
+                Some(Alarm::OverBudget) => Some(TurnRun {
                     over_budget: true,
-                    offsets,
                     ..TurnRun::default()
-                });
-            }
-            let sizes = (len_of(&out_path), len_of(&err_path));
-            if sizes != activity {
-                activity = sizes;
-                last_activity = Instant::now();
-            } else if spec
-                .stall_grace
-                .is_some_and(|g| last_activity.elapsed() >= g)
-            {
+                }),
+                // A headless turn cannot be told anything mid-turn: the
+                // grace runs, then the turn is stopped.
+                Some(Alarm::BudgetNudge) | None => {
+                    activity.stalled(spec.stall_grace).then(|| TurnRun {
+                        stalled: true,
+                        ..TurnRun::default()
+                    })
+                }
+            };
+            if let Some(stopped) = stopped {
                 child.stop(spec.teardown_grace);
-                return Ok(TurnRun {
-                    stalled: true,
-                    offsets,
-                    ..TurnRun::default()
-                });
+                return Ok(TurnRun { offsets, ..stopped });
             }
             for event in self
                 .watcher
-                .wait(TICK.min(self.deadline.remaining()))
+                .wait(TICK.min(self.watchdog.deadline.remaining()))
                 .into_iter()
                 .filter(|e| e.task == task && e.ts >= launched)
             {

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use super::dialog;
 use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK};
-use crate::budget::Budget;
 use crate::clock::Deadline;
 use crate::result_file::ResultFile;
+use crate::watchdog::Watchdog;
 use crate::{Context, SessionResult, SessionSpec, Timings, Verdict};
 use drover_run::question::{Answerer, Question};
 use drover_run::{EventWatcher, HookRecord, now_ns};
@@ -35,7 +35,7 @@ impl<'a> Driver<'a> {
             spec,
             started: now_ns(),
             clock: Instant::now(),
-            deadline: Deadline::after(spec.timeout),
+            watchdog: Watchdog::new(Deadline::after(spec.timeout)),
             log: ctx.run.log(&spec.task),
             st: State {
                 session_id: None,
@@ -44,7 +44,6 @@ impl<'a> Driver<'a> {
                 stop_seen: false,
                 reply: None,
             },
-            budget: Budget::new(),
             result_file: spec
                 .result_file
                 .as_ref()
@@ -102,7 +101,7 @@ impl<'a> Driver<'a> {
             stop_seen: self.st.stop_seen,
             result,
             exit_code: None,
-            budget_weighted: self.budget.weighted,
+            budget_weighted: self.watchdog.budget.weighted,
             timings: Timings {
                 started_ns: self.started,
                 ended_ns: now_ns(),
@@ -300,7 +299,7 @@ impl<'a> Driver<'a> {
             if let Some(r) = self.interrupted() {
                 return Err(Box::new(r));
             }
-            if let Some(which) = self.deadline.expired() {
+            if let Some(which) = self.watchdog.deadline.expired() {
                 return Err(Box::new(self.result(
                     Verdict::Timeout,
                     format!("the CLI's screen never read idle before the deadline ({which} clock)"),

@@ -31,10 +31,9 @@ mod verdict;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::budget::Budget;
-use super::clock::Deadline;
 use super::records::{PaneRecord, Record};
 use super::result_file::ResultFile;
+use super::watchdog::{Activity, Watchdog};
 use super::{Context, SessionResult, SessionSpec, Verdict, conversations, faults};
 use drover_gate::Provenance;
 use drover_run::{EventWatcher, now_ns};
@@ -101,10 +100,8 @@ impl Seat {
 struct Watch {
     nudges_left: u32,
     stall_nudges_left: u32,
-    last_heartbeat: Option<Instant>,
     last_screen: Instant,
-    activity: Option<(u64, std::time::SystemTime)>,
-    last_activity: Instant,
+    activity: Activity<Option<(u64, std::time::SystemTime)>>,
 }
 
 /// One session's (or one turn's) bookkeeping on a seat.
@@ -113,10 +110,9 @@ struct Driver<'a> {
     spec: &'a SessionSpec,
     started: u64,
     clock: Instant,
-    deadline: Deadline,
+    watchdog: Watchdog,
     log: PathBuf,
     st: State,
-    budget: Budget,
     result_file: Option<ResultFile>,
     watcher: EventWatcher,
     /// Events older than this are a previous turn's.

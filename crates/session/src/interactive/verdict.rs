@@ -5,9 +5,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{Driver, Event, SCREEN_EVERY, Seat, TICK, Watch};
-use crate::budget::BudgetCheck;
-use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, heartbeat, humanize};
+use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, humanize};
 use crate::verdict::{self, ResultState};
+use crate::watchdog::{Activity, Alarm};
 use crate::{SessionResult, Verdict};
 use drover_types::wit;
 
@@ -17,17 +17,15 @@ impl Driver<'_> {
         let mut watch = Watch {
             nudges_left: self.spec.stop_nudges,
             stall_nudges_left: self.spec.stall_nudges,
-            last_heartbeat: None,
             last_screen: Instant::now(),
-            activity: log_key(&self.log),
-            last_activity: Instant::now(),
+            activity: Activity::new(log_key(&self.log)),
         };
         loop {
-            if let Some(r) = self.clock_and_budget(seat, &mut watch) {
+            if let Some(r) = self.clock_and_budget(seat) {
                 return r;
             }
             let mut outcome = Event::Nothing;
-            for event in self.events(TICK.min(self.deadline.remaining())) {
+            for event in self.events(TICK.min(self.watchdog.deadline.remaining())) {
                 let kind = self.absorb(&event);
                 if !matches!(kind, Event::Nothing) {
                     outcome = kind;
@@ -57,65 +55,38 @@ impl Driver<'_> {
         }
     }
 
-    /// The deadline, the cancel, the heartbeat and the token budget.
-    pub(super) fn clock_and_budget(
-        &mut self,
-        seat: &Seat,
-        watch: &mut Watch,
-    ) -> Option<SessionResult> {
+    /// The watchdog: the cancel, the deadline, the heartbeat and the token
+    /// budget.
+    pub(super) fn clock_and_budget(&mut self, seat: &Seat) -> Option<SessionResult> {
         let (ctx, spec, task) = (self.ctx, self.spec, self.task());
-        if let Some(r) = self.interrupted() {
-            return Some(r);
-        }
-        if let Some(which) = self.deadline.expired() {
-            ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
-            let ruling = verdict::timed_out(spec.timeout, which);
-            return Some(self.result(ruling.verdict, ruling.reason, None, Some(which)));
-        }
-        if watch
-            .last_heartbeat
-            .is_none_or(|t| t.elapsed() >= spec.heartbeat)
-        {
-            watch.last_heartbeat = Some(Instant::now());
-            heartbeat(ctx, spec, &self.deadline);
-            match self
-                .budget
-                .sample(ctx, spec, self.st.transcript_path.as_deref())
-            {
-                BudgetCheck::Nudge => {
-                    // A working TUI queues it: the point is to reach the
-                    // agent mid-turn.
-                    if self.type_nudge(seat, NUDGE_BUDGET, "budget", true) {
-                        ctx.run
-                            .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
-                    }
-                }
-                BudgetCheck::OverBudget => {
-                    return Some(self.result(
-                        Verdict::OverBudget,
-                        "the token budget was exceeded".to_string(),
-                        None,
-                        None,
-                    ));
-                }
-                BudgetCheck::Fine => {}
+        let alarm = self
+            .watchdog
+            .check(ctx, spec, self.st.transcript_path.as_deref())?;
+        let ruling = match alarm {
+            Alarm::Cancelled => verdict::interrupted(),
+            Alarm::Timeout(which) => {
+                ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
+                let ruling = verdict::timed_out(spec.timeout, which);
+                return Some(self.result(ruling.verdict, ruling.reason, None, Some(which)));
             }
-        }
-        if self.budget.expired() {
-            let dead = matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
-            let status = if dead {
-                Verdict::Crashed
-            } else {
-                Verdict::OverBudget
-            };
-            return Some(self.result(
-                status,
-                "the token budget was exceeded and its grace ran out".to_string(),
-                None,
-                None,
-            ));
-        }
-        None
+            Alarm::BudgetNudge => {
+                // A working TUI queues it: the point is to reach the agent
+                // mid-turn.
+                if self.type_nudge(seat, NUDGE_BUDGET, "budget", true) {
+                    ctx.run
+                        .lifecycle(task, "nudge", serde_json::json!({"why": "budget"}));
+                }
+                return None;
+            }
+            // A pane that died meanwhile crashed; it did not run over.
+            Alarm::OverBudget if matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) => {
+                verdict::gone(
+                    "the CLI's pane is gone (it exited) after the token budget was exceeded",
+                )
+            }
+            Alarm::OverBudget => verdict::over_budget(),
+        };
+        Some(self.result(ruling.verdict, ruling.reason, None, None))
     }
 
     /// What a turn-ending hook decides: the turn's result, or a nudge and
@@ -214,12 +185,9 @@ impl Driver<'_> {
     /// stalled.
     pub(super) fn on_silence(&mut self, seat: &Seat, watch: &mut Watch) -> Option<SessionResult> {
         let (ctx, task) = (self.ctx, self.task());
-        let key = log_key(&self.log);
-        if key != watch.activity {
-            watch.activity = key;
-            watch.last_activity = Instant::now();
-        } else if let Some(grace) = self.spec.stall_grace
-            && watch.last_activity.elapsed() >= grace
+        watch.activity.observe(log_key(&self.log));
+        if let Some(grace) = self.spec.stall_grace
+            && watch.activity.stalled(Some(grace))
             && self.st.blocked.is_none()
         {
             if watch.stall_nudges_left > 0 {
@@ -230,18 +198,14 @@ impl Driver<'_> {
                     serde_json::json!({"why": "stall", "left": watch.stall_nudges_left}),
                 );
                 self.type_nudge(seat, NUDGE_STALL, "stall", false);
-                watch.last_activity = Instant::now();
+                watch.activity.touch();
             } else {
                 if matches!(seat.ws().pane_alive(&seat.pane), Ok(false)) {
                     return Some(self.gone("the CLI's pane is gone (it exited)"));
                 }
                 // A live pane's artifact is not trusted: the work may be mid-write.
-                return Some(self.result(
-                    Verdict::Stalled,
-                    format!("no activity for {}", humanize(grace)),
-                    None,
-                    None,
-                ));
+                let ruling = verdict::stalled(&format!("no activity for {}", humanize(grace)));
+                return Some(self.result(ruling.verdict, ruling.reason, None, None));
             }
         }
         None

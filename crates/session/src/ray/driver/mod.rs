@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::wire::{self, Line, TurnRequest};
 use crate::clock::Deadline;
 use crate::records::Record;
+use crate::watchdog::{Alarm, Watchdog};
 use crate::{Context, FaultReport, SessionResult, SessionSpec, Verdict, shared};
 use drover_gate::{Cleared, Effect, Refused, Sourced};
 use drover_ray::jobs::{JobInfo, JobStatus, Jobs, RayError, Submission, Submitted};
@@ -414,24 +415,26 @@ fn submit(jobs: &Jobs, submission: &Submission, spec: &SessionSpec) -> Result<Su
 fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_>) -> Followed {
     let task = spec.task.as_str();
     let job = copier.job.to_string();
-    let deadline = Deadline::after(spec.timeout + LOCAL_MARGIN);
+    let mut watchdog = Watchdog::new(Deadline::after(spec.timeout + LOCAL_MARGIN));
     let url = jobs.tail_url(&job);
     let mut followed = Followed::default();
     let mut tail: Option<Tail> = None;
     let mut last_contact = Instant::now();
     let mut last_check = Instant::now();
-    let mut last_heartbeat: Option<Instant> = None;
     let mut stop_sent: Option<Instant> = None;
     loop {
         if stop_sent.is_none() {
-            let why = if spec.cancelled() {
-                followed.cancelled = true;
-                Some("interrupted")
-            } else if let Some(which) = deadline.expired() {
-                followed.timed_out = Some(which);
-                Some("timeout")
-            } else {
-                None
+            // No transcript here: the node holds the budget and samples it.
+            let why = match watchdog.check(ctx, spec, None) {
+                Some(Alarm::Cancelled) => {
+                    followed.cancelled = true;
+                    Some("interrupted")
+                }
+                Some(Alarm::Timeout(which)) => {
+                    followed.timed_out = Some(which);
+                    Some("timeout")
+                }
+                Some(Alarm::BudgetNudge | Alarm::OverBudget) | None => None,
             };
             if let Some(why) = why {
                 let stopped = jobs.stop(&job);
@@ -447,10 +450,6 @@ fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_
             copier.catch_up(jobs);
             followed.info = jobs.info(&job).ok().flatten();
             return followed;
-        }
-        if last_heartbeat.is_none_or(|t| t.elapsed() >= spec.heartbeat) {
-            last_heartbeat = Some(Instant::now());
-            shared::heartbeat(ctx, spec, &deadline);
         }
         let mut check_now = false;
         match &mut tail {
