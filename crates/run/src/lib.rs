@@ -2,18 +2,8 @@
 //! `<project>/.drover/runs/<run-id>/`, so nothing depends on a live drover
 //! process.
 //!
-//! ```text
-//! run.json                  what was asked (cli, workspace, prompt, pid)
-//! events/                   hook relay drops, one file per hook call
-//! events.jsonl              one line per seat/session state transition
-//! logs/<task>.log           pane tee (tmux) or combined output (headless)
-//! logs/<task>.out|.err      a headless turn's stdout and stderr
-//! tasks/<task>/prompt.txt   the canonical prompt
-//! tasks/<task>/heartbeat.json
-//! tasks/<task>/lifecycle.jsonl
-//! tasks/<task>/session.json the verdict, once there is one
-//! notify/                   what each notification did (drover's notify)
-//! ```
+//! docs/run-directory.md lists every file: who writes it, who reads it,
+//! which records are sealed and which files are append-only.
 
 pub mod follow;
 mod hook_record;
