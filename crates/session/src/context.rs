@@ -10,9 +10,9 @@ use std::sync::Mutex;
 use drover_gate::Provenance;
 use drover_profile::Profile;
 use drover_run::{Journal, Origin, RunDir, Transition};
-use drover_sandbox::Adapter;
 use drover_types::wit::SeatState;
 
+use crate::component::Component;
 use crate::launch::Prepared;
 
 pub struct Context {
@@ -21,7 +21,7 @@ pub struct Context {
     // Private, so no one swaps the profile or component a launch was
     // prepared (and trust-checked) with.
     profile: Profile,
-    adapter: Adapter,
+    adapter: Box<dyn Component>,
     pub journal: Mutex<Journal>,
     /// Whether lines this process appends kick `[[notify]]` entries. Off
     /// on a Ray node: the drover that submitted the turn notifies when it
@@ -38,10 +38,31 @@ impl Context {
             project,
             run,
             profile: prepared.profile,
-            adapter: prepared.adapter,
+            adapter: Box::new(prepared.adapter),
             journal: Mutex::new(journal),
             notifies: true,
             launch_from: prepared.from,
+        }
+    }
+
+    /// A context over a component double, for the drivers' own tests: the
+    /// profile counts as built in, as a prepared built-in launch would.
+    #[cfg(test)]
+    pub(crate) fn with_component(
+        project: PathBuf,
+        run: RunDir,
+        profile: Profile,
+        component: Box<dyn Component>,
+    ) -> Context {
+        let journal = Journal::open(run.journal_path());
+        Context {
+            project,
+            run,
+            profile,
+            adapter: component,
+            journal: Mutex::new(journal),
+            notifies: false,
+            launch_from: Provenance::Builtin,
         }
     }
 
@@ -49,8 +70,8 @@ impl Context {
         &self.profile
     }
 
-    pub fn adapter(&self) -> &Adapter {
-        &self.adapter
+    pub fn adapter(&self) -> &dyn Component {
+        self.adapter.as_ref()
     }
 
     /// Where the profile and component that launch this session came from.

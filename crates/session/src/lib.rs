@@ -19,6 +19,7 @@
 pub mod acp;
 mod budget;
 pub mod clock;
+pub mod component;
 mod context;
 pub mod conversations;
 mod faults;

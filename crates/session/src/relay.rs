@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 
 use drover_relay::HookDrop;
 
+use crate::component::Component;
 use drover_profile::registry;
 use drover_profile::{Catalog, Profile};
 use drover_run::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX, ReadDrop};
-use drover_sandbox::{Adapter, CompileCache, Sandbox};
+use drover_sandbox::{CompileCache, Sandbox};
 use drover_types::text::truncate_chars;
 use drover_types::wit;
 
@@ -48,7 +49,7 @@ pub struct DropParser {
     project: Option<PathBuf>,
     cache: Option<CompileCache>,
     sandbox: Option<Sandbox>,
-    loaded: HashMap<String, Result<(Profile, Adapter), String>>,
+    loaded: HashMap<String, Result<(Profile, Box<dyn Component>), String>>,
 }
 
 impl DropParser {
@@ -63,7 +64,7 @@ impl DropParser {
     }
 
     /// Starts with the seat's own component, which a session already has.
-    pub fn for_seat(run_dir: &Path, profile: &Profile, adapter: &Adapter) -> DropParser {
+    pub fn for_seat(run_dir: &Path, profile: &Profile, adapter: &dyn Component) -> DropParser {
         let mut parser = DropParser::for_run(run_dir);
         parser
             .loaded
@@ -78,7 +79,7 @@ impl DropParser {
         self
     }
 
-    fn component(&mut self, cli: &str) -> Result<&(Profile, Adapter), String> {
+    fn component(&mut self, cli: &str) -> Result<&(Profile, Box<dyn Component>), String> {
         if !self.loaded.contains_key(cli) {
             let loaded = self.load(cli);
             self.loaded.insert(cli.to_string(), loaded);
@@ -90,7 +91,7 @@ impl DropParser {
         }
     }
 
-    fn load(&mut self, cli: &str) -> Result<(Profile, Adapter), String> {
+    fn load(&mut self, cli: &str) -> Result<(Profile, Box<dyn Component>), String> {
         let project = self
             .project
             .clone()
@@ -107,7 +108,7 @@ impl DropParser {
             return Err("no sandbox".to_string());
         };
         let adapter = registry::bind_in(sandbox, &profile, &project).map_err(|e| e.to_string())?;
-        Ok((profile, adapter))
+        Ok((profile, Box::new(adapter)))
     }
 
     fn parse(&mut self, drop: &HookDrop) -> Result<HookRecord, String> {

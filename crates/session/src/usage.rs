@@ -3,16 +3,15 @@
 //! conversation's transcript where the adapter says its CLI keeps them, when
 //! no hook named it.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::Tokens;
-use drover_gate::read::{Roots, TRANSCRIPT_MAX, open_for_component, secret_stores};
+use crate::component::Component;
+use drover_gate::read::{Roots, secret_stores};
 use drover_gate::{Cleared, Provenance, Sourced};
 use drover_profile::Profile;
-use drover_sandbox::{Adapter, Limits};
 use drover_types::wit;
 use drover_usage::discover::Area;
 use drover_usage::glob::{self, Budget, Scope};
@@ -84,51 +83,23 @@ pub fn cost_of(report: &wit::UsageReport) -> Option<f64> {
     })
 }
 
-const CHUNK: usize = 1 << 20;
-
 /// Usage of one transcript, or `None` when the parser finds none (or the
 /// profile has no parser). Errors are logged and read as `None`.
 pub fn read(
-    adapter: &Adapter,
+    adapter: &dyn Component,
     parser: &str,
     transcript: &Cleared<PathBuf>,
 ) -> Option<wit::UsageReport> {
     if parser == "none" {
         return None;
     }
-    let limits = Limits {
-        memory_bytes: 256 << 20,
-        ..adapter.limits()
-    };
-    let mut tally = adapter.tally(parser, limits).ok()?;
-    // Confined to the CLI's directories ([`confine`]); a regular file only
-    // (not a FIFO, a device or a link), and never past the cap.
-    let mut file = match open_for_component(transcript, TRANSCRIPT_MAX) {
-        Ok((file, _)) => file.take(TRANSCRIPT_MAX),
-        Err(e) => {
-            tracing::warn!("transcript not read: {e}");
-            return None;
-        }
-    };
-    tally.begin_file(&transcript.get().to_string_lossy()).ok()?;
-    let mut buf = vec![0u8; CHUNK];
-    loop {
-        let n = file.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        if let Err(e) = tally.feed(&buf[..n]) {
-            tracing::warn!(path = %transcript.get().display(), "usage tally failed: {e}");
-            return None;
-        }
-    }
-    tally.finish().ok().flatten()
+    adapter.tally_file(parser, transcript)
 }
 
 /// Polls [`read`] until it reports usage or `grace` passes (CLIs that flush
 /// totals late, like Copilot). A zero grace reads exactly once.
 pub fn read_with_grace(
-    adapter: &Adapter,
+    adapter: &dyn Component,
     parser: &str,
     transcript: &Cleared<PathBuf>,
     grace: Duration,
@@ -180,7 +151,7 @@ pub fn of_conversation(ctx: &super::Context, conversation: &str) -> Option<Spent
 /// a variable in the CLI's environment (HOME and the component's
 /// `location-env`).
 pub fn transcript_of(
-    adapter: &Adapter,
+    adapter: &dyn Component,
     profile: &Profile,
     cwd: &Path,
     env: &dyn Fn(&str) -> Option<String>,
@@ -281,7 +252,7 @@ pub fn confine(
 /// What the adapter answers for where its CLI keeps transcripts, with the
 /// area those answers are confined to.
 fn locations(
-    adapter: &Adapter,
+    adapter: &dyn Component,
     profile: &Profile,
     cwd: &Path,
     env: &dyn Fn(&str) -> Option<String>,

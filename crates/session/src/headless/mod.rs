@@ -453,3 +453,6 @@ fn conclude(ctx: &Context, spec: &SessionSpec, mut result: SessionResult) -> Ses
     super::record_verdict(ctx, &result);
     result
 }
+
+#[cfg(test)]
+mod tests;
