@@ -43,13 +43,16 @@ fn project_of(run_dir: &Path) -> Option<PathBuf> {
         .then(|| drover.parent().map(Path::to_path_buf))?
 }
 
+/// A CLI's profile and its loaded component.
+type Loaded = (Profile, Box<dyn Component>);
+
 /// Reads a run's drops, each with the component of the CLI named in it,
 /// loaded once and kept.
 pub struct DropParser {
     project: Option<PathBuf>,
     cache: Option<CompileCache>,
     sandbox: Option<Sandbox>,
-    loaded: HashMap<String, Result<(Profile, Box<dyn Component>), String>>,
+    loaded: HashMap<String, Result<Loaded, String>>,
 }
 
 impl DropParser {
@@ -79,7 +82,7 @@ impl DropParser {
         self
     }
 
-    fn component(&mut self, cli: &str) -> Result<&(Profile, Box<dyn Component>), String> {
+    fn component(&mut self, cli: &str) -> Result<&Loaded, String> {
         if !self.loaded.contains_key(cli) {
             let loaded = self.load(cli);
             self.loaded.insert(cli.to_string(), loaded);
@@ -91,7 +94,7 @@ impl DropParser {
         }
     }
 
-    fn load(&mut self, cli: &str) -> Result<(Profile, Box<dyn Component>), String> {
+    fn load(&mut self, cli: &str) -> Result<Loaded, String> {
         let project = self
             .project
             .clone()
