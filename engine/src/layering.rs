@@ -24,7 +24,7 @@ const LAYERS: &[(&str, &str)] = &[
     ("drover-trust", "crates/trust"),
     ("drover-notify", "crates/notify"),
     ("drover-ray", "crates/ray"),
-    ("drover-session", "crates/session"),
+    ("drover-drive", "crates/drive"),
     ("drover-seats", "crates/seats"),
     ("drover", "engine"),
 ];
@@ -99,7 +99,7 @@ const RUNS_COMPONENTS: &[&str] = &[
     "drover-usage",
     "drover-hooks",
     "drover-trust",
-    "drover-session",
+    "drover-drive",
     "drover-seats",
     "drover",
 ];

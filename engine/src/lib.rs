@@ -15,6 +15,10 @@ pub mod probe;
 pub use drover_acp as acp;
 /// The settings files, `config.toml` (`drover-config`).
 pub use drover_config as config;
+/// Runs and what drives them: the four drivers, relay drops, privileges,
+/// recovery (`drover-drive`).
+pub use drover_drive as drive;
+pub use drover_drive::{privileges, relay};
 /// Provenance, the effect table and record seals (`drover-gate`).
 pub use drover_gate as gate;
 /// Installing the hook relay into a CLI's config (`drover-hooks`).
@@ -35,10 +39,6 @@ pub use drover_sandbox as sandbox;
 /// Long-lived seats and the seat host (`drover-seats`).
 pub use drover_seats as seats;
 pub use drover_seats::host as seat_host;
-/// Runs and what drives them: the four drivers, relay drops, privileges,
-/// recovery (`drover-session`).
-pub use drover_session as session;
-pub use drover_session::{privileges, relay};
 /// `.drover/` confined to its project (`drover-state`).
 pub use drover_state as state;
 /// Trust in a project's settings, and the question policy (`drover-trust`).

@@ -10,7 +10,7 @@
 //! sandbox gives a component nothing to abuse (docs/sandbox.md). Launching
 //! does: a component chooses the CLI's arguments, so a project component
 //! ([`is_project_component`]) launches only once the user trusted its bytes
-//! (drover-session's `launch`, docs/trust.md). User components and built-ins
+//! (drover-drive's `launch`, docs/trust.md). User components and built-ins
 //! are the user's own choice.
 
 use std::borrow::Cow;

@@ -6,9 +6,9 @@
 //! one headless turn on the node Ray picks (`drover ray-turn`, in the
 //! command line crate), so the CLI's component, hooks, verdict and fault
 //! classification happen exactly as they do locally. The node prints its journal and result in the job's
-//! log (`drover_session::ray::wire`); the local driver follows that log
+//! log (`drover_drive::ray::wire`); the local driver follows that log
 //! ([`tail`]) and copies each journal line once into the run's
-//! `events.jsonl` (`drover_session::ray::driver`).
+//! `events.jsonl` (`drover_drive::ray::driver`).
 //! Where the cluster is, and what a turn asks of it: [`settings`].
 
 pub mod jobs;

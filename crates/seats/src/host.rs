@@ -11,7 +11,7 @@
 //! host.json              the host's identity and state: starting, ready, stopped, failed
 //! inbox/<id>.json        a message to send (`drover send` writes it)
 //! inbox/<id>.cancel      `drover send` was interrupted: cancel that turn
-//! results/<id>.json      the turn's SessionResult (the host writes it)
+//! results/<id>.json      the turn's TurnReport (the host writes it)
 //! answers/<question>.json  a person's answer (`drover answer`)
 //! ```
 //!
@@ -27,9 +27,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::SeatRecord;
+use drover_drive::{Context, Conversation, TurnReport, TurnSpec, acp};
 use drover_gate::{Cleared, Provenance};
 use drover_run::now_ns;
-use drover_session::{Context, Conversation, SessionResult, SessionSpec, acp};
 use drover_trust::policy::Policy;
 use drover_types::wit::SeatState;
 use drover_workspace::process::{self, Identity};
@@ -173,7 +173,7 @@ pub fn cancel(task_dir: &Path, id: &str) {
 }
 
 /// The result of message `id`, once the host wrote it.
-pub fn result(task_dir: &Path, id: &str) -> Option<SessionResult> {
+pub fn result(task_dir: &Path, id: &str) -> Option<TurnReport> {
     serde_json::from_str(&std::fs::read_to_string(result_path(task_dir, id)).ok()?).ok()
 }
 
@@ -231,7 +231,7 @@ pub fn serve(ctx: &Context, seat: &SeatRecord, stop: &Arc<AtomicBool>) -> Result
         ts: now_ns(),
     };
     write_state(&task_dir, &state);
-    let mut spec = SessionSpec::new(task, "", seat.cwd.clone());
+    let mut spec = TurnSpec::new(task, "", seat.cwd.clone());
     spec.model = seat.model.clone();
     spec.extra_args = seat.extra_args.clone();
     spec.timeout = READY_TIMEOUT;
@@ -275,7 +275,7 @@ pub fn serve(ctx: &Context, seat: &SeatRecord, stop: &Arc<AtomicBool>) -> Result
         };
         let turn_cancel = Arc::new(AtomicBool::new(false));
         let watcher = watch_cancel(&task_dir, &message.id, stop, &turn_cancel);
-        let mut spec = SessionSpec::new(task, &message.prompt, seat.cwd.clone());
+        let mut spec = TurnSpec::new(task, &message.prompt, seat.cwd.clone());
         spec.model = seat.model.clone();
         spec.timeout = Duration::from_secs_f64(message.timeout_s.max(0.0));
         spec.keep = true;

@@ -10,7 +10,7 @@
 //! and agreed: `drover trust` records the SHA-256 of each such file in the
 //! user's config directory (`trust.json`), and a file whose bytes differ from
 //! what was recorded needs trust again. A component needs trust only to
-//! launch (`drover_session::launch`); parsing with it needs none (it is sandboxed).
+//! launch (`drover_drive::launch`); parsing with it needs none (it is sandboxed).
 //! User-level and built-in profiles and components need none (the user
 //! wrote or installed them). `DROVER_TRUST_ALL=1` trusts every
 //! project, for CI and containers that run only their own checkout.

@@ -15,13 +15,13 @@ use serde::Serialize;
 
 use super::Outcome;
 use super::output::{Json, outln, print_json};
+use crate::drive::interactive::{self, dialog};
+use crate::drive::records::{AgentRecord, PaneRecord, Record};
+use crate::drive::{Context, Prepared};
 use crate::gate::Provenance;
 use crate::question::{self, AnswerFile, Answerer};
 use crate::run::{RunDir, now_ns, read_transitions};
 use crate::seats;
-use crate::session::interactive::{self, dialog};
-use crate::session::records::{AgentRecord, PaneRecord, Record};
-use crate::session::{Context, Prepared};
 use crate::workspace::process;
 use crate::workspace::{self, Pane};
 use drover_types::wit;

@@ -12,8 +12,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::Outcome;
 use super::output::{Json, errln, outln, stdout_json};
+use crate::drive::recover::{Settler, driver_alive, is_seat_run};
 use crate::run::{Follower, RunDir, RunEvent};
-use crate::session::recover::{Settler, driver_alive, is_seat_run};
 
 /// How often a follower looks for runs whose drover died.
 pub const SETTLE_EVERY: Duration = Duration::from_secs(2);

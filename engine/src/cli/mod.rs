@@ -29,7 +29,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// `--budget-mode` as the command line parses it (the session crate, which
-/// owns [`crate::session::BudgetMode`], does not depend on clap).
+/// owns [`crate::drive::BudgetMode`], does not depend on clap).
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum BudgetModeArg {
     Off,
@@ -51,7 +51,7 @@ pub fn workspace_kind()
     })
 }
 
-impl From<BudgetModeArg> for crate::session::BudgetMode {
+impl From<BudgetModeArg> for crate::drive::BudgetMode {
     fn from(arg: BudgetModeArg) -> Self {
         match arg {
             BudgetModeArg::Off => Self::Off,

@@ -77,7 +77,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     {
         if args.probe {
             let sandbox = crate::sandbox::Sandbox::with_default_cache()?;
-            crate::session::Prepared::launch_profile(project, profile.clone(), &sandbox)?;
+            crate::drive::Prepared::launch_profile(project, profile.clone(), &sandbox)?;
         } else if args.binary.is_none() {
             crate::trust::Trust::load(project)?.require_profile(profile)?;
         }

@@ -2,7 +2,7 @@
 //! entrypoint of every job the ray workspace submits. It runs one headless
 //! session exactly as `drover run` would (the CLI's component, hooks,
 //! verdict and fault classification), and prints its journal and result in
-//! the job's log as [`crate::session::ray::wire`] lines for the submitting drover to read.
+//! the job's log as [`crate::drive::ray::wire`] lines for the submitting drover to read.
 //!
 //! Its files live on the node, in a drover state directory of their own,
 //! `<project>/.drover/ray` (run directories under `.drover/runs/`, the
@@ -18,9 +18,9 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::output::stdout_json;
+use crate::drive::ray::wire::{self, TurnRequest};
+use crate::drive::{Context, Prepared, headless};
 use crate::run::{RunDir, RunInfo, now_ns};
-use crate::session::ray::wire::{self, TurnRequest};
-use crate::session::{Context, Prepared, headless};
 
 /// How often the journal is looked at for new lines.
 const FOLLOW_EVERY: Duration = Duration::from_millis(50);

@@ -11,13 +11,13 @@ use anyhow::{Context as _, bail};
 use super::Outcome;
 use super::output::{Json, print_json};
 use crate::config::Config;
+use crate::drive::recover::{TaskSpec, write_task_spec};
+use crate::drive::{
+    BudgetMode, Context, Conversation, Prepared, TurnReport, TurnSpec, Verdict, acp, conversations,
+    headless, interactive,
+};
 use crate::hooks;
 use crate::run::{RunDir, RunInfo, new_run_id, now_ns, safe_segment};
-use crate::session::recover::{TaskSpec, write_task_spec};
-use crate::session::{
-    BudgetMode, Context, Conversation, Prepared, SessionResult, SessionSpec, Verdict, acp,
-    conversations, headless, interactive,
-};
 use crate::workspace::{self, WorkspaceKind, process};
 use drover_gate::Effect;
 
@@ -175,7 +175,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         for note in &settings.ignored {
             errln!("note: {note}");
         }
-        Some(crate::session::ray::driver::Target {
+        Some(crate::drive::ray::driver::Target {
             settings,
             node: None,
         })
@@ -217,7 +217,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     };
     let conversation = if let Some(id) = &args.resume {
         Conversation::Resume(
-            crate::session::plain_id(id).map_err(|e| anyhow::anyhow!("--resume: {e}"))?,
+            crate::drive::plain_id(id).map_err(|e| anyhow::anyhow!("--resume: {e}"))?,
         )
     } else if args.continue_last {
         match conversations::last(&project, &profile.name) {
@@ -229,13 +229,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         }
     } else if let Some(id) = &args.session_id {
         Conversation::Preset(
-            crate::session::plain_id(id).map_err(|e| anyhow::anyhow!("--session-id: {e}"))?,
+            crate::drive::plain_id(id).map_err(|e| anyhow::anyhow!("--session-id: {e}"))?,
         )
     } else {
         Conversation::Fresh
     };
     let task = safe_segment(args.task.as_deref().unwrap_or(&profile.name));
-    let mut spec = SessionSpec::new(&task, &prompt, cwd);
+    let mut spec = TurnSpec::new(&task, &prompt, cwd);
     spec.model = args.model.clone().unwrap_or_default();
     spec.conversation = conversation;
     spec.extra_args = if args.no_bypass {
@@ -308,7 +308,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let ctx = Context::new(project.clone(), run, prepared);
     let result = match (selection.kind, &ray_target) {
-        (WorkspaceKind::Ray, Some(target)) => crate::session::ray::driver::run(&ctx, &spec, target),
+        (WorkspaceKind::Ray, Some(target)) => crate::drive::ray::driver::run(&ctx, &spec, target),
         (kind @ (WorkspaceKind::Tmux | WorkspaceKind::Herdr), _) => {
             interactive::run(&ctx, &spec, kind)
         }
@@ -329,7 +329,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     })
 }
 
-fn print_summary(r: &SessionResult) {
+fn print_summary(r: &TurnReport) {
     outln!(
         "{}: {} ({})",
         r.task,

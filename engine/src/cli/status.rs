@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::Outcome;
 use super::output::{Json, print_json, table};
+use crate::drive::recover::{RunStatus, Settler};
 use crate::run::{RunDir, runs_root};
-use crate::session::recover::{RunStatus, Settler};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -11,9 +11,9 @@ use serde::Serialize;
 
 use super::Outcome;
 use super::output::{Json, errln, outln, print_json};
+use crate::drive::recover::{Settler, driver_alive, is_seat_run};
 use crate::run::status::TaskView;
 use crate::run::{Follower, RunDir, RunEvent};
-use crate::session::recover::{Settler, driver_alive, is_seat_run};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -17,13 +17,11 @@ use std::time::Duration;
 use super::report::{Finding, Mode, Report, Severity};
 use super::sanitize::{Clean, Identity, Sanitizer, clean};
 use super::scan::{ScanError, ScanOptions, scan};
+use crate::drive::{Context, Prepared, TurnReport, TurnSpec, Verdict, headless, interactive};
 use crate::profile::Catalog;
 use crate::relay::ENV_PROBE_CAPTURE;
 use crate::run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
 use crate::sandbox::Sandbox;
-use crate::session::{
-    Context, Prepared, SessionResult, SessionSpec, Verdict, headless, interactive,
-};
 use crate::workspace::{WorkspaceKind, process};
 
 pub const PROMPT: &str = "Reply with exactly: OK";
@@ -235,7 +233,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
         driver_pid: std::process::id(),
         driver_start: process::identity(std::process::id()).map(|i| i.start),
     });
-    let mut spec = SessionSpec::new("probe", PROMPT, project.clone());
+    let mut spec = TurnSpec::new("probe", PROMPT, project.clone());
     spec.timeout = opts.timeout;
     spec.model = opts.model.clone().unwrap_or_default();
     spec.env = vec![(ENV_PROBE_CAPTURE.to_string(), "1".to_string())];
@@ -246,7 +244,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     let result = match opts.workspace {
         kind @ (WorkspaceKind::Tmux | WorkspaceKind::Herdr) => interactive::run(&ctx, &spec, kind),
         WorkspaceKind::Acp => {
-            crate::session::acp::run(&ctx, &spec, &crate::policy::Policy::default())
+            crate::drive::acp::run(&ctx, &spec, &crate::policy::Policy::default())
         }
         // The command refuses ray before a probe starts.
         WorkspaceKind::Headless | WorkspaceKind::Ray => headless::run(&ctx, &spec),
@@ -287,7 +285,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
         let logs: Vec<String> = result
             .logs
             .iter()
-            .flat_map(|l| crate::session::tail_lines(l))
+            .flat_map(|l| crate::drive::tail_lines(l))
             .collect();
         let start = logs.len().saturating_sub(20);
         live.log_tail = Some(logs[start..].join("\n"));
@@ -295,7 +293,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     live
 }
 
-fn describe_result(live: &mut Live, result: &SessionResult) {
+fn describe_result(live: &mut Live, result: &TurnReport) {
     let severity = if result.status == Verdict::Completed {
         Severity::Info
     } else {

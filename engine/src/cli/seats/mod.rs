@@ -12,12 +12,12 @@ use anyhow::{Context as _, bail};
 
 use super::Outcome;
 use super::output::{Json, print_json};
+use crate::drive::{Context, Prepared, TurnSpec, interactive};
 use crate::gate::{Provenance, Sourced};
 use crate::hooks;
 use crate::run::{Journal, RunDir, RunInfo, now_ns, safe_segment};
 use crate::seat_host;
 use crate::seats::{self, RaySeat, SeatRecord};
-use crate::session::{Context, Prepared, SessionSpec, interactive};
 use crate::workspace::{self, WorkspaceKind, process};
 use drover_types::wit::SeatState;
 
@@ -215,7 +215,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         budget_mode: if args.budget_usd.is_some() {
             args.budget_mode.into()
         } else {
-            crate::session::BudgetMode::Off
+            crate::drive::BudgetMode::Off
         },
         cost_usd: None,
         extra_args: if args.no_bypass {
@@ -235,7 +235,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     let mut unread = None;
     if kind.has_panes() {
         let ctx = Context::new(project.clone(), run, prepared);
-        let mut spec = SessionSpec::new(&args.nick, "", cwd);
+        let mut spec = TurnSpec::new(&args.nick, "", cwd);
         spec.model = record.model.clone();
         spec.extra_args = record.extra_args.clone();
         spec.timeout = args.timeout;
@@ -416,7 +416,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         let mut stopped_job = None;
         if let Ok(run) = RunDir::open(&project, &record.run_id) {
             if record.ray.is_some() {
-                match crate::session::ray::driver::stop_job(&run, &record.nick) {
+                match crate::drive::ray::driver::stop_job(&run, &record.nick) {
                     Ok(job) => stopped_job = job,
                     Err(e) => errln!("{}: cannot stop its Ray job: {e}", record.nick),
                 }

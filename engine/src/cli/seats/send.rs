@@ -11,9 +11,9 @@ use super::host::send_acp;
 use super::{SendArgs, context, ray_settings};
 use crate::cli::Outcome;
 use crate::cli::output::print_json;
+use crate::drive::{Conversation, TurnSpec, Verdict, headless, interactive};
 use crate::run::now_ns;
 use crate::seats::{self, SeatRecord};
-use crate::session::{Conversation, SessionSpec, Verdict, headless, interactive};
 use crate::workspace::{self, WorkspaceKind};
 
 pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
@@ -38,7 +38,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         return send_acp(&project, &record, &args);
     }
     let ctx = context(&project, &record)?;
-    let mut spec = SessionSpec::new(&record.nick, &args.prompt, record.cwd.clone());
+    let mut spec = TurnSpec::new(&record.nick, &args.prompt, record.cwd.clone());
     spec.model = record.model.clone();
     spec.extra_args = record.extra_args.clone();
     spec.timeout = args.timeout;
@@ -70,15 +70,15 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .map_or(Conversation::Fresh, Conversation::Resume);
         match record.ray.clone() {
             Some(mut seat) => {
-                let target = crate::session::ray::driver::Target {
+                let target = crate::drive::ray::driver::Target {
                     settings: ray_settings(&project, &record.cli, &seat)?,
                     node: seat.node.clone(),
                 };
-                let result = crate::session::ray::driver::run(&ctx, &spec, &target);
+                let result = crate::drive::ray::driver::run(&ctx, &spec, &target);
                 if seat.node.is_none()
                     && result.session_id.is_some()
                     && let Some(job) =
-                        crate::session::ray::driver::read_record(&ctx.run, &record.nick)
+                        crate::drive::ray::driver::read_record(&ctx.run, &record.nick)
                             .filter(|job| job.from == crate::gate::Provenance::SealedRecord)
                 {
                     seat.node = job.value.node_id;
@@ -114,7 +114,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
 
 pub(super) fn send_outcome(
     interrupted: &std::sync::atomic::AtomicBool,
-    result: &crate::session::SessionResult,
+    result: &crate::drive::TurnReport,
 ) -> Outcome {
     if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
         Outcome::Interrupted
@@ -127,7 +127,7 @@ pub(super) fn send_outcome(
 
 pub(super) fn report_send(
     record: &SeatRecord,
-    result: &crate::session::SessionResult,
+    result: &crate::drive::TurnReport,
     json: bool,
 ) -> anyhow::Result<()> {
     if json {

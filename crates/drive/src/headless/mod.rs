@@ -20,8 +20,7 @@ use super::usage::Spent;
 use super::verdict::{self, ResultState};
 use super::watchdog::Watchdog;
 use super::{
-    Context, FaultReport, SessionResult, SessionSpec, Timings, Verdict, conversations, faults,
-    seat_env,
+    Context, FaultReport, Timings, TurnReport, TurnSpec, Verdict, conversations, faults, seat_env,
 };
 use drover_run::{EventWatcher, HookRecord, now_ns};
 use drover_types::wit;
@@ -127,7 +126,7 @@ struct TurnRun {
 /// One headless session's state across its turns.
 struct Session<'a> {
     ctx: &'a Context,
-    spec: &'a SessionSpec,
+    spec: &'a TurnSpec,
     watchdog: Watchdog,
     watcher: EventWatcher,
     seen: Seen,
@@ -135,7 +134,7 @@ struct Session<'a> {
     total_usage: Option<Spent>,
 }
 
-pub fn run(ctx: &Context, spec: &SessionSpec) -> SessionResult {
+pub fn run(ctx: &Context, spec: &TurnSpec) -> TurnReport {
     let started = now_ns();
     let clock = Instant::now();
     let task_dir = ctx.run.task_dir(&spec.task);
@@ -372,7 +371,7 @@ impl Session<'_> {
     }
 
     /// The session's result from how it ended and what it saw.
-    fn finish(&self, ending: Ending, started: u64, clock: Instant) -> SessionResult {
+    fn finish(&self, ending: Ending, started: u64, clock: Instant) -> TurnReport {
         let (ctx, task) = (self.ctx, self.spec.task.as_str());
         let (seen, usage) = (&self.seen, self.total_usage);
         // A failed turn's fault is classified from the CLI's own sentence.
@@ -380,7 +379,7 @@ impl Session<'_> {
             .failure
             .and_then(|error| classify_turn(ctx, task, error.as_deref()));
         let status = ending.status;
-        SessionResult {
+        TurnReport {
             status,
             run_id: ctx.run.id().to_string(),
             task: task.to_string(),
@@ -415,7 +414,7 @@ impl Session<'_> {
 
 /// A variable of the CLI's environment: the seat's, else the profile's,
 /// else drover's own (which the CLI inherits).
-fn cli_env(ctx: &Context, spec: &SessionSpec, name: &str) -> Option<String> {
+fn cli_env(ctx: &Context, spec: &TurnSpec, name: &str) -> Option<String> {
     let seat = spec
         .env
         .iter()
@@ -446,7 +445,7 @@ fn classify_turn(ctx: &Context, task: &str, error: Option<&str>) -> Option<Fault
 
 /// Classifies faults for every non-completed result that has none yet,
 /// writes `session.json`, and records the verdict.
-fn conclude(ctx: &Context, spec: &SessionSpec, mut result: SessionResult) -> SessionResult {
+fn conclude(ctx: &Context, spec: &TurnSpec, mut result: TurnReport) -> TurnReport {
     if result.status != Verdict::Completed && result.fault.is_none() {
         result.fault = classify_turn(ctx, &spec.task, None);
     }

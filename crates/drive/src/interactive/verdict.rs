@@ -8,12 +8,12 @@ use super::{Driver, Event, SCREEN_EVERY, Seat, TICK, Watch};
 use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, humanize};
 use crate::verdict::{self, ResultState};
 use crate::watchdog::{Activity, Alarm};
-use crate::{SessionResult, Verdict};
+use crate::{TurnReport, Verdict};
 use drover_types::wit;
 
 impl Driver<'_> {
     /// The verdict machine, from a typed prompt to the turn's end.
-    pub(super) fn wait_turn(&mut self, seat: &Seat) -> SessionResult {
+    pub(super) fn wait_turn(&mut self, seat: &Seat) -> TurnReport {
         let mut watch = Watch {
             nudges_left: self.spec.stop_nudges,
             stall_nudges_left: self.spec.stall_nudges,
@@ -57,7 +57,7 @@ impl Driver<'_> {
 
     /// The watchdog: the cancel, the deadline, the heartbeat and the token
     /// budget.
-    pub(super) fn clock_and_budget(&mut self, seat: &Seat) -> Option<SessionResult> {
+    pub(super) fn clock_and_budget(&mut self, seat: &Seat) -> Option<TurnReport> {
         let (ctx, spec, task) = (self.ctx, self.spec, self.task());
         let alarm = self
             .watchdog
@@ -96,7 +96,7 @@ impl Driver<'_> {
         seat: &Seat,
         outcome: Event,
         watch: &mut Watch,
-    ) -> Option<SessionResult> {
+    ) -> Option<TurnReport> {
         let (ctx, spec, task) = (self.ctx, self.spec, self.task());
         match outcome {
             Event::Stop => {
@@ -183,7 +183,7 @@ impl Driver<'_> {
 
     /// Silence past the stall window: a nudge while any are left, then
     /// stalled.
-    pub(super) fn on_silence(&mut self, seat: &Seat, watch: &mut Watch) -> Option<SessionResult> {
+    pub(super) fn on_silence(&mut self, seat: &Seat, watch: &mut Watch) -> Option<TurnReport> {
         let (ctx, task) = (self.ctx, self.task());
         watch.activity.observe(log_key(&self.log));
         if let Some(grace) = self.spec.stall_grace

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::{Context, FaultReport, SessionResult, Timings, Verdict, conversations};
+use crate::{Context, FaultReport, Timings, TurnReport, Verdict, conversations};
 use drover_ray::jobs::{JobInfo, JobStatus, Jobs};
 use drover_run::now_ns;
 use drover_types::wit;
@@ -65,9 +65,9 @@ pub(super) fn bare_result(
     status: Verdict,
     reason: String,
     started: u64,
-) -> SessionResult {
+) -> TurnReport {
     let ended = now_ns();
-    SessionResult {
+    TurnReport {
         status,
         run_id: ctx.run.id().to_string(),
         task: task.to_string(),
@@ -97,18 +97,14 @@ pub(super) fn bare_result(
 
 /// The node's result, told from this machine: this run, this workspace,
 /// this machine's copy of the log.
-pub(super) fn from_remote(ctx: &Context, mut remote: SessionResult, log: &Path) -> SessionResult {
+pub(super) fn from_remote(ctx: &Context, mut remote: TurnReport, log: &Path) -> TurnReport {
     remote.run_id = ctx.run.id().to_string();
     remote.workspace = drover_types::WorkspaceKind::Ray;
     remote.logs = vec![log.to_path_buf()];
     remote
 }
 
-pub(super) fn conclude_without_result(
-    ctx: &Context,
-    task: &str,
-    result: SessionResult,
-) -> SessionResult {
+pub(super) fn conclude_without_result(ctx: &Context, task: &str, result: TurnReport) -> TurnReport {
     finish(ctx, task, result, false)
 }
 
@@ -117,9 +113,9 @@ pub(super) fn conclude_without_result(
 pub(super) fn finish(
     ctx: &Context,
     task: &str,
-    result: SessionResult,
+    result: TurnReport,
     verdict_copied: bool,
-) -> SessionResult {
+) -> TurnReport {
     if !verdict_copied {
         ctx.state(
             task,
@@ -138,7 +134,7 @@ pub(super) fn finish(
 /// Settles a task whose driver died, from Ray: copies the journal lines the
 /// job printed since, and concludes once the job has ended. `None` while
 /// the job runs or the cluster cannot be asked (the task stays open).
-pub fn settle(ctx: &Context, task: &str) -> Option<SessionResult> {
+pub fn settle(ctx: &Context, task: &str) -> Option<TurnReport> {
     let Some(sourced) = read_record(&ctx.run, task) else {
         let started = now_ns();
         let result = bare_result(

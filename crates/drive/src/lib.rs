@@ -1,20 +1,22 @@
-//! drover-session: driving seats. A session is one run of a CLI on a
-//! prompt: [`SessionSpec`] in, [`SessionResult`] out, with the verdict
-//! decided from hooks, process exit and parsed output, the clock, and
-//! (optionally) a result file the work must write.
+//! drover-drive: driving turns. A turn is one prompt to a seat's CLI and
+//! everything until its verdict (nudges included): [`TurnSpec`] in,
+//! [`TurnReport`] out. A `drover run` is one turn; a seat (`drover up`)
+//! takes one per `drover send`.
 //!
-//! Three drivers share the rules: [`headless`] runs one non-interactive turn
-//! per message; [`interactive`] drives a CLI in a tmux pane; [`acp`] speaks
-//! the Agent Client Protocol to a long-lived agent process; [`ray`] runs
-//! each turn as a Ray job.
+//! Four drivers: [`headless`] runs one non-interactive process per turn;
+//! [`interactive`] drives a CLI in a pane (tmux, herdr); [`acp`] speaks the
+//! Agent Client Protocol to a long-lived agent process; [`ray`] runs each
+//! turn as a Ray job. They share one [`watchdog`] (cancel, deadline,
+//! heartbeat, budget, stall), one set of [`verdict`] rules (which
+//! [`recover`] uses too, to settle a run whose drover died), the typed
+//! [`records`] of what a task started, and the [`component`] trait through
+//! which they ask the seat's adapter.
 //!
-//! Around them, what a running session needs: [`relay`] parses the hook
-//! relay's drops with the seat's component, [`hooks`] installs that relay
-//! into a CLI's hook config, [`seats`] and [`seat_host`] keep long-lived
-//! seats, [`policy`] answers blocked questions, [`trust`] decides what a
-//! checkout may make drover run, [`launch`] is the one way to a session
-//! (profile and component, trust-checked), [`privileges`] what a seat may do,
-//! [`notify`] tells people when a seat settles.
+//! Around them: [`launch`] is the one way to a [`Context`] (profile and
+//! component, trust-checked), [`guard`] the spawn gate every CLI start
+//! passes, [`relay`] parses the hook relay's drops with the seat's
+//! component, [`privileges`] says what a seat may do, [`conversations`]
+//! keeps each conversation's turns and usage.
 
 pub mod acp;
 mod budget;
@@ -110,7 +112,7 @@ pub fn plain_id(id: &str) -> Result<String, String> {
 }
 
 #[derive(Debug, Clone)]
-pub struct SessionSpec {
+pub struct TurnSpec {
     pub task: String,
     /// The canonical prompt (`/skill args` or plain text).
     pub prompt: String,
@@ -150,7 +152,7 @@ pub struct SessionSpec {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
-impl SessionSpec {
+impl TurnSpec {
     pub fn cancelled(&self) -> bool {
         self.cancel
             .as_ref()
@@ -158,8 +160,8 @@ impl SessionSpec {
     }
 
     /// A spec with drover's defaults (bmad-loop's constants where it has one).
-    pub fn new(task: &str, prompt: &str, cwd: PathBuf) -> SessionSpec {
-        SessionSpec {
+    pub fn new(task: &str, prompt: &str, cwd: PathBuf) -> TurnSpec {
+        TurnSpec {
             task: task.to_string(),
             prompt: prompt.to_string(),
             cwd,
@@ -210,7 +212,7 @@ pub struct Timings {
     pub timeout_clock: Option<String>,
 }
 
-impl SessionResult {
+impl TurnReport {
     /// The seat state a verdict leaves: done when it completed, blocked when
     /// it ended on a prompt, else unknown.
     pub fn seat_state(&self) -> wit::SeatState {
@@ -223,7 +225,7 @@ impl SessionResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SessionResult {
+pub struct TurnReport {
     pub status: Verdict,
     pub run_id: String,
     pub task: String,
@@ -257,7 +259,7 @@ pub struct SessionResult {
 /// session's, and drover's own variables for the hook relay and the work.
 pub fn seat_env(
     ctx: &Context,
-    spec: &SessionSpec,
+    spec: &TurnSpec,
     command: &wit::Command,
     headless: bool,
 ) -> Vec<(String, String)> {
@@ -308,7 +310,7 @@ fn hook_evidence(event: &drover_run::HookRecord) -> Option<String> {
 }
 
 /// Writes `tasks/<task>/session.json` and the journal's verdict line.
-pub fn record_verdict(ctx: &Context, result: &SessionResult) {
+pub fn record_verdict(ctx: &Context, result: &TurnReport) {
     let path = ctx.run.task_dir(&result.task).join("session.json");
     if let Err(e) = drover_run::write_json_atomic(&path, result) {
         tracing::warn!(path = %path.display(), "cannot write the session result: {e}");

@@ -20,7 +20,7 @@ use super::wire::{self, Line, TurnRequest};
 use crate::clock::Deadline;
 use crate::records::Record;
 use crate::watchdog::{Alarm, Watchdog};
-use crate::{Context, FaultReport, SessionResult, SessionSpec, Verdict, shared};
+use crate::{Context, FaultReport, TurnReport, TurnSpec, Verdict, shared};
 use drover_gate::{Cleared, Effect, Refused, Sourced};
 use drover_ray::jobs::{JobInfo, JobStatus, Jobs, RayError, Submission, Submitted};
 use drover_ray::settings::Settings;
@@ -174,7 +174,7 @@ struct Copier<'a> {
     job: &'a str,
     log: Option<std::fs::File>,
     position: Position,
-    result: Option<SessionResult>,
+    result: Option<TurnReport>,
     verdict_seen: bool,
 }
 
@@ -240,7 +240,7 @@ impl<'a> Copier<'a> {
 }
 
 /// Runs one turn as a Ray job and waits for its verdict.
-pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult {
+pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
     let started = now_ns();
     let clock = Instant::now();
     let task = spec.task.as_str();
@@ -398,7 +398,7 @@ pub fn run(ctx: &Context, spec: &SessionSpec, target: &Target) -> SessionResult 
     finish(ctx, task, result, verdict_seen)
 }
 
-fn submit(jobs: &Jobs, submission: &Submission, spec: &SessionSpec) -> Result<Submitted, RayError> {
+fn submit(jobs: &Jobs, submission: &Submission, spec: &TurnSpec) -> Result<Submitted, RayError> {
     let since = Instant::now();
     loop {
         match jobs.submit(submission) {
@@ -412,7 +412,7 @@ fn submit(jobs: &Jobs, submission: &Submission, spec: &SessionSpec) -> Result<Su
     }
 }
 
-fn follow(ctx: &Context, spec: &SessionSpec, jobs: &Jobs, copier: &mut Copier<'_>) -> Followed {
+fn follow(ctx: &Context, spec: &TurnSpec, jobs: &Jobs, copier: &mut Copier<'_>) -> Followed {
     let task = spec.task.as_str();
     let job = copier.job.to_string();
     let mut watchdog = Watchdog::new(Deadline::after(spec.timeout + LOCAL_MARGIN));

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! drover-ray/1 event <seq> <events.jsonl line>   one per journal line, seq from 0
-//! drover-ray/1 result <SessionResult JSON>       the turn's result, last
+//! drover-ray/1 result <TurnReport JSON>       the turn's result, last
 //! ```
 //!
 //! `seq` is the line's position in the node's journal, so a line read twice
@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BudgetMode, Conversation, SessionResult, SessionSpec};
+use crate::{BudgetMode, Conversation, TurnReport, TurnSpec};
 use drover_run::Transition;
 
 /// The environment variable holding the turn on the node.
@@ -68,12 +68,7 @@ fn ms(d: Duration) -> u64 {
 
 impl TurnRequest {
     /// The turn `spec` describes, with paths already mapped to the node.
-    pub fn of_spec(
-        spec: &SessionSpec,
-        submission_id: &str,
-        run_id: &str,
-        cli: &str,
-    ) -> TurnRequest {
+    pub fn of_spec(spec: &TurnSpec, submission_id: &str, run_id: &str, cli: &str) -> TurnRequest {
         let (resume, preset) = match &spec.conversation {
             Conversation::Fresh => (None, None),
             Conversation::Resume(id) => (Some(id.clone()), None),
@@ -106,8 +101,8 @@ impl TurnRequest {
     }
 
     /// The session spec the node runs.
-    pub fn to_spec(&self) -> SessionSpec {
-        let mut spec = SessionSpec::new(&self.task, &self.prompt, self.cwd.clone());
+    pub fn to_spec(&self) -> TurnSpec {
+        let mut spec = TurnSpec::new(&self.task, &self.prompt, self.cwd.clone());
         spec.model = self.model.clone();
         spec.conversation = match (&self.resume, &self.preset) {
             (Some(id), _) => Conversation::Resume(id.clone()),
@@ -166,14 +161,14 @@ pub enum Line {
         seq: u64,
         transition: Box<Transition>,
     },
-    Result(Box<SessionResult>),
+    Result(Box<TurnReport>),
 }
 
 pub fn event_line(seq: u64, journal_line: &str) -> String {
     format!("{PREFIX}event {seq} {journal_line}")
 }
 
-pub fn result_line(result: &SessionResult) -> Result<String, serde_json::Error> {
+pub fn result_line(result: &TurnReport) -> Result<String, serde_json::Error> {
     Ok(format!("{PREFIX}result {}", serde_json::to_string(result)?))
 }
 
@@ -202,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_turn_survives_the_trip() {
-        let mut spec = SessionSpec::new("t", "Reply with exactly: X", PathBuf::from("/w"));
+        let mut spec = TurnSpec::new("t", "Reply with exactly: X", PathBuf::from("/w"));
         spec.conversation = Conversation::Resume("c1".to_string());
         spec.stall_grace = Some(Duration::from_secs(9));
         spec.token_budget = Some(100);
@@ -220,7 +215,7 @@ mod tests {
 
     #[test]
     fn hostile_turns_are_refused() {
-        let spec = SessionSpec::new("t", "p", PathBuf::from("/w"));
+        let spec = TurnSpec::new("t", "p", PathBuf::from("/w"));
         let mut turn = TurnRequest::of_spec(&spec, "id", "r", "claude");
         turn.task = "../../x".to_string();
         let e =

@@ -12,19 +12,14 @@ use crate::result_file::ResultFile;
 use crate::shared::NUDGE_RESULT;
 use crate::verdict::{self, ResultState};
 use crate::watchdog::Watchdog;
-use crate::{Context, SessionResult, SessionSpec, Verdict, conversations, usage::Spent};
+use crate::{Context, TurnReport, TurnSpec, Verdict, conversations, usage::Spent};
 use drover_run::{EventWatcher, now_ns};
 use drover_trust::policy::Policy;
 use drover_types::wit;
 use drover_types::wit::SeatState;
 
 /// One message to a seat's live agent, with the result-file nudges.
-pub fn turn(
-    ctx: &Context,
-    spec: &SessionSpec,
-    agent: &mut Agent,
-    policy: &Policy,
-) -> SessionResult {
+pub fn turn(ctx: &Context, spec: &TurnSpec, agent: &mut Agent, policy: &Policy) -> TurnReport {
     let task = spec.task.as_str();
     let started = now_ns();
     let clock = Instant::now();

@@ -9,7 +9,7 @@ use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, T
 use crate::clock::Deadline;
 use crate::result_file::ResultFile;
 use crate::watchdog::Watchdog;
-use crate::{Context, SessionResult, SessionSpec, Timings, Verdict};
+use crate::{Context, Timings, TurnReport, TurnSpec, Verdict};
 use drover_run::question::{Answerer, Question};
 use drover_run::{EventWatcher, HookRecord, now_ns};
 use drover_trust::policy::Policy;
@@ -25,7 +25,7 @@ const NUDGE_READY: Duration = Duration::from_secs(5);
 impl<'a> Driver<'a> {
     pub(super) fn new(
         ctx: &'a Context,
-        spec: &'a SessionSpec,
+        spec: &'a TurnSpec,
         since: u64,
         human: bool,
         workspace: WorkspaceKind,
@@ -79,8 +79,8 @@ impl<'a> Driver<'a> {
         reason: String,
         result: Option<serde_json::Value>,
         timeout_clock: Option<&str>,
-    ) -> SessionResult {
-        SessionResult {
+    ) -> TurnReport {
+        TurnReport {
             status,
             run_id: self.ctx.run.id().to_string(),
             task: self.task().to_string(),
@@ -113,7 +113,7 @@ impl<'a> Driver<'a> {
     }
 
     /// The pane is gone: completed if the result file is there, else crashed.
-    pub(super) fn gone(&self, reason: &str) -> SessionResult {
+    pub(super) fn gone(&self, reason: &str) -> TurnReport {
         let found = self.result_file.as_ref().and_then(ResultFile::read);
         let status = if found.is_some() {
             Verdict::Completed
@@ -123,7 +123,7 @@ impl<'a> Driver<'a> {
         self.result(status, reason.to_string(), found, None)
     }
 
-    pub(super) fn interrupted(&self) -> Option<SessionResult> {
+    pub(super) fn interrupted(&self) -> Option<TurnReport> {
         self.spec.cancelled().then(|| {
             self.result(
                 Verdict::Crashed,
@@ -229,7 +229,7 @@ impl<'a> Driver<'a> {
 
     /// The result of a message that was not typed because the screen did
     /// not read idle.
-    pub(super) fn not_typed(&self, readiness: &Readiness) -> SessionResult {
+    pub(super) fn not_typed(&self, readiness: &Readiness) -> TurnReport {
         let task = self.task();
         let reason = match readiness {
             Readiness::Idle => "the screen reads idle".to_string(),
@@ -289,7 +289,7 @@ impl<'a> Driver<'a> {
         seat: &Seat,
         until_answered: bool,
         hold: Duration,
-    ) -> Result<Readiness, Box<SessionResult>> {
+    ) -> Result<Readiness, Box<TurnReport>> {
         let task = self.task();
         let before_first_turn = self.st.session_id.is_none();
         let mut unread_since = Instant::now();
@@ -407,7 +407,7 @@ impl<'a> Driver<'a> {
     /// Renders the prompt, types it once the screen reads idle, then waits
     /// for the turn's verdict. Nothing is typed into a screen that asks a
     /// question or cannot be read.
-    pub(super) fn turn(&mut self, seat: &Seat) -> SessionResult {
+    pub(super) fn turn(&mut self, seat: &Seat) -> TurnReport {
         let task = self.task();
         let rendered = match self
             .ctx

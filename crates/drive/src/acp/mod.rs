@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 
 use super::records::{AgentRecord, Record};
 use super::{
-    Context, Conversation, SessionResult, SessionSpec, Timings, Verdict, conversations, faults,
+    Context, Conversation, Timings, TurnReport, TurnSpec, Verdict, conversations, faults,
     usage::Spent,
 };
 use drover_acp::{AcpError, AgentInfo, Client};
@@ -91,13 +91,13 @@ pub fn traffic_log(ctx: &Context, task: &str) -> PathBuf {
 /// A result with drover's bookkeeping filled in.
 fn base(
     ctx: &Context,
-    spec: &SessionSpec,
+    spec: &TurnSpec,
     started: u64,
     clock: Instant,
     status: Verdict,
     reason: String,
-) -> SessionResult {
-    SessionResult {
+) -> TurnReport {
+    TurnReport {
         status,
         run_id: ctx.run.id().to_string(),
         task: spec.task.clone(),
@@ -140,7 +140,7 @@ fn command(ctx: &Context, request: &wit::LaunchRequest) -> Result<wit::Command, 
 }
 
 /// Starts the agent and opens the conversation `spec` names.
-pub fn open(ctx: &Context, spec: &SessionSpec) -> Result<Agent, Box<SessionResult>> {
+pub fn open(ctx: &Context, spec: &TurnSpec) -> Result<Agent, Box<TurnReport>> {
     let task = spec.task.as_str();
     let started = now_ns();
     let clock = Instant::now();
@@ -287,7 +287,7 @@ pub fn close(ctx: &Context, task: &str, agent: Agent, grace: Duration) {
 }
 
 /// One session on a fresh agent: open, one turn (with its nudges), close.
-pub fn run(ctx: &Context, spec: &SessionSpec, policy: &Policy) -> SessionResult {
+pub fn run(ctx: &Context, spec: &TurnSpec, policy: &Policy) -> TurnReport {
     let mut agent = match open(ctx, spec) {
         Ok(agent) => agent,
         Err(result) => return *result,
@@ -353,7 +353,7 @@ struct ToolView {
 /// id), minus what drover recorded for its earlier turns.
 fn usage_of_turn(
     ctx: &Context,
-    spec: &SessionSpec,
+    spec: &TurnSpec,
     conversation: &str,
     transcript: Option<&str>,
 ) -> Option<Spent> {
@@ -405,10 +405,10 @@ pub fn last_stop_reason(traffic: &std::path::Path) -> Option<String> {
 /// verdict.
 fn conclude(
     ctx: &Context,
-    spec: &SessionSpec,
-    mut result: SessionResult,
+    spec: &TurnSpec,
+    mut result: TurnReport,
     error: Option<&str>,
-) -> SessionResult {
+) -> TurnReport {
     if result.status != Verdict::Completed && result.fault.is_none() {
         let mut lines = faults::tail_lines(&ctx.run.stderr_log(&spec.task));
         if let Some(sentence) = error {

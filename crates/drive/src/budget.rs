@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
-use super::{BudgetMode, Context, SessionSpec, Tokens};
+use super::{BudgetMode, Context, Tokens, TurnSpec};
 use drover_gate::Cleared;
 
 pub enum BudgetCheck {
@@ -47,7 +47,7 @@ impl Budget {
     pub fn sample(
         &mut self,
         ctx: &Context,
-        spec: &SessionSpec,
+        spec: &TurnSpec,
         transcript: Option<&str>,
     ) -> BudgetCheck {
         if spec.token_budget.is_none() && spec.cost_budget.is_none() {

@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::records::{AgentRecord, PaneRecord, ProcessRecord, Record};
 use super::usage::Spent;
 use super::verdict::{self, ResultState};
-use super::{Context, SessionResult, Timings, Verdict, conversations};
+use super::{Context, Timings, TurnReport, Verdict, conversations};
 use drover_gate::Provenance;
 use drover_profile::Catalog;
 use drover_run::status::TaskView;
@@ -99,7 +99,7 @@ pub fn status(
     let mut context: Option<Context> = None;
     for task in &info.tasks {
         let view = TaskView::of(task, &read_transitions(&run.journal_path()));
-        let recorded = read_json::<SessionResult>(&run.task_dir(task).join("session.json"));
+        let recorded = read_json::<TurnReport>(&run.task_dir(task).join("session.json"));
         let mut status = TaskStatus {
             task: task.clone(),
             state: view.state,
@@ -193,7 +193,7 @@ const TEARDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 /// Settles one orphaned task, or returns `None` when its CLI still runs.
 /// The verdict comes from the same rules the live drivers use
 /// ([`crate::verdict`]), on the evidence the run left.
-fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
+fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
     let run = &ctx.run;
     let spec: Option<TaskSpec> = read_json(&run.task_dir(task).join("spec.json"));
     let launched = spec.as_ref().map_or(0, |s| s.launched_ns);
@@ -225,7 +225,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<SessionResult> {
         .map(|t| serde_json::from_str(&t).unwrap_or(serde_json::Value::String(t)));
     let result_state = ResultState::of(asked.as_ref(), result_text.is_some());
 
-    let mut result = SessionResult {
+    let mut result = TurnReport {
         status: Verdict::Crashed,
         run_id: run.id().to_string(),
         task: task.to_string(),

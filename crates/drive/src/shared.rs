@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use super::clock::Deadline;
-use super::{Context, SessionSpec};
+use super::{Context, TurnSpec};
 use drover_run::now_ns;
 
 pub const NUDGE_RESULT: &str = "Your turn ended, but the result file this task must write is missing. Finish the task, write the result file, then end your turn.";
 pub const NUDGE_STALL: &str = "drover: this session has shown no activity for a while. If you are waiting on something, say what; otherwise continue the task and end your turn when it is done.";
 pub const NUDGE_BUDGET: &str = "drover: this session has exceeded its token budget. Wrap up now: finish the current step, write any result the task needs, and end your turn.";
 
-pub fn heartbeat(ctx: &Context, spec: &SessionSpec, deadline: &Deadline) {
+pub fn heartbeat(ctx: &Context, spec: &TurnSpec, deadline: &Deadline) {
     let _ = drover_run::write_json_atomic(
         &ctx.run.task_dir(&spec.task).join("heartbeat.json"),
         &serde_json::json!({"ts": now_ns(), "remaining_s": deadline.remaining().as_secs_f64(), "pid": std::process::id()}),

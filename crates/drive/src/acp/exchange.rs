@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{Agent, CANCEL_GRACE, End, Exchange, Hooks, REPLY_MAX, TICK, TOOLS_MAX, ToolView};
 use crate::watchdog::{Activity, Alarm, Watchdog};
-use crate::{Context, SessionSpec};
+use crate::{Context, TurnSpec};
 use drover_acp::{Event, Wait};
 use drover_run::now_ns;
 use drover_run::question::{self, Answerer, Choice, ChoiceKind, Question};
@@ -20,7 +20,7 @@ use drover_types::wit::SeatState;
 #[allow(clippy::too_many_arguments)]
 pub(super) fn exchange(
     ctx: &Context,
-    spec: &SessionSpec,
+    spec: &TurnSpec,
     agent: &mut Agent,
     policy: &Policy,
     text: &str,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::budget::{Budget, BudgetCheck};
 use crate::clock::Deadline;
 use crate::shared::heartbeat;
-use crate::{Context, SessionSpec};
+use crate::{Context, TurnSpec};
 
 /// What the watchdog saw, in the order it looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +46,7 @@ impl Watchdog {
     pub fn check(
         &mut self,
         ctx: &Context,
-        spec: &SessionSpec,
+        spec: &TurnSpec,
         transcript: Option<&str>,
     ) -> Option<Alarm> {
         if spec.cancelled() {

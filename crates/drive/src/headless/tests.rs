@@ -137,7 +137,7 @@ fn a_turn_its_adapter_reads_as_a_success_completes_with_the_reply() {
     let project = tempfile::tempdir().expect("project");
     let double = Double::reading(wit::TurnOutcome::Success);
     let ctx = context(project.path(), &double);
-    let spec = SessionSpec::new("t", "hello", project.path().to_path_buf());
+    let spec = TurnSpec::new("t", "hello", project.path().to_path_buf());
 
     let result = run(&ctx, &spec);
 
@@ -157,7 +157,7 @@ fn a_turn_that_stopped_at_a_prompt_stalls_naming_it() {
     let mut double = Double::reading(wit::TurnOutcome::Blocked);
     double.outcome.prompt_kind = Some(wit::PromptKind::Permission);
     let ctx = context(project.path(), &double);
-    let spec = SessionSpec::new("t", "hello", project.path().to_path_buf());
+    let spec = TurnSpec::new("t", "hello", project.path().to_path_buf());
 
     let result = run(&ctx, &spec);
 
@@ -191,7 +191,7 @@ fn a_resumed_turn_hands_its_adapter_the_conversations_earlier_usage() {
     );
     let double = Double::reading(wit::TurnOutcome::Success);
     let ctx = context(project.path(), &double);
-    let mut spec = SessionSpec::new("t", "again", project.path().to_path_buf());
+    let mut spec = TurnSpec::new("t", "again", project.path().to_path_buf());
     spec.conversation = Conversation::Resume("c1".to_string());
 
     let result = run(&ctx, &spec);

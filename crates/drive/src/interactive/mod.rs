@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use super::records::{PaneRecord, Record};
 use super::result_file::ResultFile;
 use super::watchdog::{Activity, Watchdog};
-use super::{Context, SessionResult, SessionSpec, Verdict, conversations, faults};
+use super::{Context, TurnReport, TurnSpec, Verdict, conversations, faults};
 use drover_gate::Provenance;
 use drover_run::{EventWatcher, now_ns};
 use drover_trust::policy::Policy;
@@ -107,7 +107,7 @@ struct Watch {
 /// One session's (or one turn's) bookkeeping on a seat.
 struct Driver<'a> {
     ctx: &'a Context,
-    spec: &'a SessionSpec,
+    spec: &'a TurnSpec,
     started: u64,
     clock: Instant,
     watchdog: Watchdog,
@@ -127,7 +127,7 @@ struct Driver<'a> {
 }
 
 /// One session: launch, wait until ready, type the prompt, decide, tear down.
-pub fn run(ctx: &Context, spec: &SessionSpec, kind: WorkspaceKind) -> SessionResult {
+pub fn run(ctx: &Context, spec: &TurnSpec, kind: WorkspaceKind) -> TurnReport {
     prepare(ctx, spec);
     // The event floor is taken before the CLI starts: its first hooks
     // (SessionStart) can land before the pane is even labelled.
@@ -156,10 +156,10 @@ pub fn run(ctx: &Context, spec: &SessionSpec, kind: WorkspaceKind) -> SessionRes
 /// behind.
 pub fn up(
     ctx: &Context,
-    spec: &SessionSpec,
+    spec: &TurnSpec,
     human: bool,
     kind: WorkspaceKind,
-) -> Result<(Seat, Readiness), Box<SessionResult>> {
+) -> Result<(Seat, Readiness), Box<TurnReport>> {
     prepare(ctx, spec);
     let mut driver = Driver::new(ctx, spec, now_ns(), human, kind);
     match start(ctx, spec, &mut driver, false) {
@@ -176,7 +176,7 @@ pub fn up(
 /// `drover send`: one turn on a running seat, typed only once its screen
 /// reads idle. A human seat is never typed into. The seat keeps running
 /// afterwards unless `spec.keep` is false.
-pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> SessionResult {
+pub fn send(ctx: &Context, spec: &TurnSpec, seat: &Seat, human: bool) -> TurnReport {
     let _ = drover_state::write_atomic(
         &ctx.run.task_dir(&spec.task).join("prompt.txt"),
         format!("{}\n", spec.prompt).as_bytes(),
@@ -187,7 +187,7 @@ pub fn send(ctx: &Context, spec: &SessionSpec, seat: &Seat, human: bool) -> Sess
     conclude(ctx, spec, Some(seat), result)
 }
 
-fn prepare(ctx: &Context, spec: &SessionSpec) {
+fn prepare(ctx: &Context, spec: &TurnSpec) {
     let task_dir = ctx.run.task_dir(&spec.task);
     let _ = drover_state::write_atomic(
         &task_dir.join("prompt.txt"),
@@ -201,13 +201,13 @@ fn prepare(ctx: &Context, spec: &SessionSpec) {
 }
 
 /// A launch that failed: the seat, if its pane was made, and the result.
-type StartFailure = Box<(Option<Seat>, SessionResult)>;
+type StartFailure = Box<(Option<Seat>, TurnReport)>;
 
 /// Launches the CLI and waits for its screen to read idle; with
 /// `until_answered`, a question it asks first is waited out too.
 fn start(
     ctx: &Context,
-    spec: &SessionSpec,
+    spec: &TurnSpec,
     driver: &mut Driver<'_>,
     until_answered: bool,
 ) -> Result<(Seat, Readiness), StartFailure> {
@@ -251,7 +251,7 @@ fn start(
 }
 
 /// Creates the window running the CLI, tees its output, labels it.
-fn launch(ctx: &Context, spec: &SessionSpec, ws: &dyn Workspace) -> Result<Pane, String> {
+fn launch(ctx: &Context, spec: &TurnSpec, ws: &dyn Workspace) -> Result<Pane, String> {
     let task = spec.task.as_str();
     let session = drover_workspace::tmux::session_name(ctx.run.id());
     ws.ensure_session(&session, &spec.cwd)
@@ -339,10 +339,10 @@ pub fn teardown(
 
 fn conclude(
     ctx: &Context,
-    spec: &SessionSpec,
+    spec: &TurnSpec,
     seat: Option<&Seat>,
-    mut result: SessionResult,
-) -> SessionResult {
+    mut result: TurnReport,
+) -> TurnReport {
     let task = spec.task.as_str();
     if let Some(seat) = seat {
         seat.ws().flush_output(&seat.pane);
