@@ -200,7 +200,9 @@ impl EventWatcher {
             };
             let ts = stamp(stem);
             let passed = self.cursor.as_ref().is_some_and(|c| c.covers(ts, stem));
-            if ts < self.since || (passed && !self.unreadable.contains_key(&name)) {
+            // The emptiness test spares hashing each name of a long history.
+            let retried = !self.unreadable.is_empty() && self.unreadable.contains_key(&name);
+            if ts < self.since || (passed && !retried) {
                 continue;
             }
             let stem = stem.to_string();
