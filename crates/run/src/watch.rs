@@ -11,6 +11,20 @@
 //! [`ReadDrop`] (the session's warm component) turns each into a record,
 //! which replaces the drop on disk as `*.json`, so whoever reads the run
 //! later (recovery, `probe-adapter`, a test) finds parsed records.
+//!
+//! A seat lives for many sends and `events/` keeps all their records, so a
+//! watcher need not read them all: a record's name (its stem, without
+//! `.drop` or `.json`: a drop and the record replacing it are one record)
+//! starts with the relay's timestamp, in ns and not zero-padded, so names
+//! are ordered by that number, then by the whole stem. A watcher keeps a
+//! cursor, below which every record was consumed; a later watcher resumes
+//! after it ([`EventWatcher::resume_after`]) or after a time
+//! ([`EventWatcher::since`]) and lists the older files but never opens them.
+//! The relay stamps a drop before writing it, so a drop can land after a
+//! later-stamped one: the cursor stays [`LATE`] behind the clock, a drop
+//! landing within that is read, and one later than that (its relay stalled
+//! for a minute) is skipped. The same margin keeps records stamped in the
+//! future (the CLI can write here) from ever moving the cursor.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -27,6 +41,11 @@ use super::HookRecord;
 /// Largest record file read; parsed records are a few KB.
 const EVENT_FILE_MAX: u64 = 1 << 20;
 
+/// How far behind its own timestamp a drop may land and still be read: the
+/// relay stamps it just before writing it, so a minute means a stalled
+/// relay. The cursor never passes a record younger than this.
+const LATE: Duration = Duration::from_secs(60);
+
 /// Turns a relay's drop into a record (parsing the payload with the
 /// adapter component of the CLI that fired the hook).
 pub trait ReadDrop: Send {
@@ -35,11 +54,72 @@ pub trait ReadDrop: Send {
 
 pub struct EventWatcher {
     dir: PathBuf,
-    consumed: HashSet<OsString>,
+    /// Every record named at or before it was consumed (or skipped).
+    cursor: Option<Position>,
+    /// Files named before this ns are skipped unopened.
+    since: u64,
+    /// Stems consumed after the cursor; the cursor's advance empties it.
+    consumed: HashSet<String>,
     unreadable: HashMap<OsString, u32>,
     reader: Box<dyn ReadDrop>,
     wakeups: Option<Receiver<()>>,
     _watcher: Option<notify::RecommendedWatcher>,
+}
+
+/// A record's place in name order.
+struct Position {
+    ts: u64,
+    stem: String,
+}
+
+impl Position {
+    fn new(stem: &str) -> Position {
+        Position {
+            ts: stamp(stem),
+            stem: stem.to_string(),
+        }
+    }
+
+    fn covers(&self, ts: u64, stem: &str) -> bool {
+        (ts, stem) <= (self.ts, self.stem.as_str())
+    }
+}
+
+/// The timestamp a stem starts with: 0 without one, `u64::MAX` past it.
+fn stamp(stem: &str) -> u64 {
+    let digits = stem.bytes().take_while(u8::is_ascii_digit).count();
+    match digits {
+        0 => 0,
+        _ => stem[..digits].parse().unwrap_or(u64::MAX),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Drop,
+    Record,
+}
+
+/// A file of this listing past the cursor (or retried below it).
+struct Listed {
+    ts: u64,
+    stem: String,
+    name: OsString,
+    kind: Kind,
+}
+
+/// The stem and kind of an event file's name; `None` for anything else
+/// (temporaries are hidden, and the relay names drops in ASCII).
+fn event_file(name: &std::ffi::OsStr) -> Option<(&str, Kind)> {
+    let name = name.to_str().filter(|n| !n.starts_with('.'))?;
+    if let Some(stem) = name
+        .strip_suffix(DROP_EXTENSION)
+        .and_then(|n| n.strip_suffix('.'))
+    {
+        Some((stem, Kind::Drop))
+    } else {
+        name.strip_suffix(".json").map(|stem| (stem, Kind::Record))
+    }
 }
 
 impl EventWatcher {
@@ -57,27 +137,54 @@ impl EventWatcher {
             }
         })
         .and_then(|mut w| w.watch(&dir, RecursiveMode::NonRecursive).map(|()| w));
-        match watcher {
-            Ok(w) => EventWatcher {
-                dir,
-                consumed: HashSet::new(),
-                unreadable: HashMap::new(),
-                reader,
-                wakeups: Some(rx),
-                _watcher: Some(w),
-            },
+        let (wakeups, watcher) = match watcher {
+            Ok(w) => (Some(rx), Some(w)),
             Err(e) => {
                 tracing::debug!("filesystem notifications unavailable, polling: {e}");
-                EventWatcher {
-                    dir,
-                    consumed: HashSet::new(),
-                    unreadable: HashMap::new(),
-                    reader,
-                    wakeups: None,
-                    _watcher: None,
-                }
+                (None, None)
             }
+        };
+        EventWatcher {
+            dir,
+            cursor: None,
+            since: 0,
+            consumed: HashSet::new(),
+            unreadable: HashMap::new(),
+            reader,
+            wakeups,
+            _watcher: watcher,
         }
+    }
+
+    /// Skips, unopened, every file whose name's timestamp is before `ns`
+    /// (a driver's launch: it has no use for older records).
+    pub fn since(mut self, ns: u64) -> EventWatcher {
+        self.since = ns;
+        self
+    }
+
+    /// Resumes after `cursor`, what [`EventWatcher::cursor`] gave an earlier
+    /// watcher of this directory: files named at or before it are never
+    /// opened. Any string is taken (it comes back from disk); one behind
+    /// this watcher's own cursor changes nothing.
+    pub fn resume_after(mut self, cursor: &str) -> EventWatcher {
+        let at = Position::new(cursor);
+        if self
+            .cursor
+            .as_ref()
+            .is_none_or(|c| !c.covers(at.ts, &at.stem))
+        {
+            self.consumed.retain(|stem| !at.covers(stamp(stem), stem));
+            self.cursor = Some(at);
+        }
+        self
+    }
+
+    /// The stem of the last record passed: every file named at or before
+    /// it was consumed, and a drop still to land before it would be over a
+    /// minute late. Persist it to resume the next watcher after it.
+    pub fn cursor(&self) -> Option<&str> {
+        self.cursor.as_ref().map(|c| c.stem.as_str())
     }
 
     /// New events, oldest first.
@@ -85,41 +192,102 @@ impl EventWatcher {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
         };
-        let mut fresh = Vec::new();
+        let mut listed = Vec::new();
         for entry in entries.filter_map(Result::ok) {
             let name = entry.file_name();
-            let text_name = name.to_string_lossy().into_owned();
-            if text_name.starts_with('.') || self.consumed.contains(&name) {
+            let Some((stem, kind)) = event_file(&name) else {
+                continue;
+            };
+            let ts = stamp(stem);
+            let passed = self.cursor.as_ref().is_some_and(|c| c.covers(ts, stem));
+            // The emptiness test spares hashing each name of a long history.
+            let retried = !self.unreadable.is_empty() && self.unreadable.contains_key(&name);
+            if ts < self.since || (passed && !retried) {
                 continue;
             }
-            let record = if let Some(stem) = text_name.strip_suffix(&format!(".{DROP_EXTENSION}")) {
-                self.read_drop(&entry.path(), stem)
-            } else if text_name.ends_with(".json") {
-                read_record(&entry.path())
-            } else {
+            let stem = stem.to_string();
+            listed.push(Listed {
+                ts,
+                stem,
+                name,
+                kind,
+            });
+        }
+        listed.sort_by(|a, b| (a.ts, &a.stem).cmp(&(b.ts, &b.stem)));
+        let mut fresh = Vec::new();
+        for file in &listed {
+            if self.consumed.contains(&file.stem) {
                 continue;
+            }
+            let path = self.dir.join(&file.name);
+            let record = match file.kind {
+                Kind::Drop => self.read_drop(&path, &file.stem),
+                Kind::Record => read_record(&path),
             };
             match record {
                 Some(record) => {
-                    self.unreadable.remove(&name);
-                    self.consumed.insert(name);
+                    self.unreadable.remove(&file.name);
+                    let passed = self
+                        .cursor
+                        .as_ref()
+                        .is_some_and(|c| c.covers(file.ts, &file.stem));
+                    if !passed {
+                        self.consumed.insert(file.stem.clone());
+                    }
                     fresh.push(record);
                 }
                 None => {
-                    let tries = self.unreadable.entry(name).or_insert(0);
+                    let tries = self.unreadable.entry(file.name.clone()).or_insert(0);
                     *tries += 1;
                     if *tries == 3 {
-                        tracing::warn!(file = %entry.path().display(), "an event file does not parse; it will keep being retried");
+                        tracing::warn!(file = %path.display(), "an event file does not parse; it will keep being retried");
                     }
                 }
             }
         }
+        if !self.unreadable.is_empty() {
+            // A file gone from the directory has nothing left to retry.
+            let present: HashSet<&OsString> = listed.iter().map(|f| &f.name).collect();
+            self.unreadable.retain(|name, _| present.contains(name));
+        }
+        self.advance(&listed);
         fresh.sort_by_key(|r| r.ts);
         fresh
     }
 
+    /// Moves the cursor over this listing's settled records, in name order,
+    /// up to the first one not consumed yet.
+    fn advance(&mut self, listed: &[Listed]) {
+        let late = u64::try_from(LATE.as_nanos()).unwrap_or(u64::MAX);
+        let settled = drover_relay::now_ns().saturating_sub(late);
+        for file in listed {
+            if file.ts >= settled {
+                break;
+            }
+            if self
+                .cursor
+                .as_ref()
+                .is_some_and(|c| c.covers(file.ts, &file.stem))
+            {
+                // Retried below the cursor, or a drop beside its record.
+                continue;
+            }
+            if !self.consumed.remove(&file.stem) {
+                if !self.unreadable.contains_key(&file.name) {
+                    break;
+                }
+                // Blocking here would grow `consumed` for good and make every
+                // later watcher re-read all that follows; this watcher still
+                // retries it.
+                tracing::warn!(file = %self.dir.join(&file.name).display(), "the cursor passes an event file that does not parse; a watcher resumed after it will not read it");
+            }
+            self.cursor = Some(Position::new(&file.stem));
+        }
+    }
+
     /// A drop as a record; the record then replaces the drop on disk
-    /// (best effort: when that fails the drop stays for a later reader).
+    /// (best effort: when that fails the drop stays for a later reader, and
+    /// the stem, consumed, keeps this watcher from reading either again).
     fn read_drop(&mut self, path: &std::path::Path, stem: &str) -> Option<HookRecord> {
         use std::io::Read;
         let parsed = format!("{stem}.json");
@@ -143,11 +311,8 @@ impl EventWatcher {
                 drover_relay::write_event_file(&events, &parsed, &json)?;
                 events.remove_file(path.file_name().unwrap_or_default())
             });
-        match replaced {
-            Ok(()) => {
-                self.consumed.insert(OsString::from(parsed));
-            }
-            Err(e) => tracing::debug!(file = %path.display(), "a drop stays unreplaced: {e}"),
+        if let Err(e) = replaced {
+            tracing::debug!(file = %path.display(), "a drop stays unreplaced: {e}");
         }
         Some(record)
     }
@@ -200,6 +365,7 @@ fn open_event_file(path: &std::path::Path) -> Option<std::fs::File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use drover_relay::now_ns;
     use drover_types::wit::CanonicalEvent;
 
     fn record(ts: u64, task: &str) -> HookRecord {
@@ -311,6 +477,9 @@ mod tests {
         let got = w.poll();
         assert_eq!(got.iter().map(|r| r.ts).collect::<Vec<_>>(), [10, 20]);
         assert!(w.poll().is_empty());
+        // Names without a timestamp are old: the cursor passes the broken
+        // file, and this watcher still retries it.
+        assert_eq!(w.cursor(), Some("broken"));
         // The broken file was not consumed: once it is whole, it arrives.
         std::fs::write(
             events.join("broken.json"),
@@ -318,6 +487,121 @@ mod tests {
         )
         .expect("write");
         assert_eq!(w.poll().iter().map(|r| r.ts).collect::<Vec<_>>(), [30]);
+    }
+
+    /// Writes a parsed record named `stem.json`, stamped `ts` inside.
+    fn put(events: &std::path::Path, stem: &str, ts: u64) {
+        std::fs::write(
+            events.join(format!("{stem}.json")),
+            serde_json::to_vec(&record(ts, "t")).expect("encode"),
+        )
+        .expect("write");
+    }
+
+    fn stamps(records: &[HookRecord]) -> Vec<u64> {
+        records.iter().map(|r| r.ts).collect()
+    }
+
+    #[test]
+    fn the_cursor_follows_the_names_timestamps_as_numbers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events");
+        let mut w = EventWatcher::new(events.clone(), Stub);
+        assert_eq!(w.cursor(), None);
+        // By text "100-" < "10-" < "9-"; by timestamp the reverse.
+        for (stem, ts) in [
+            ("100-t-Stop-1", 100),
+            ("10-t-Stop-1", 10),
+            ("9-t-Stop-1", 9),
+        ] {
+            put(&events, stem, ts);
+        }
+        // Stamped in the future (past u64, so the largest stamp): read, but
+        // it must not carry the cursor past records still to come.
+        put(&events, "99999999999999999999-t-Stop-1", 1);
+        assert_eq!(stamps(&w.poll()), [1, 9, 10, 100]);
+        assert_eq!(w.cursor(), Some("100-t-Stop-1"));
+        // Only what is after the cursor is still remembered.
+        assert_eq!(w.consumed.len(), 1, "{:?}", w.consumed);
+        put(&events, "101-t-Stop-1", 101);
+        assert_eq!(stamps(&w.poll()), [101]);
+        assert!(w.poll().is_empty());
+        assert_eq!(w.cursor(), Some("101-t-Stop-1"));
+    }
+
+    #[test]
+    fn a_resumed_watcher_never_opens_what_its_cursor_passed() {
+        let project = tempfile::tempdir().expect("tempdir");
+        let run = project.path().join("run");
+        let events = run.join("events");
+        std::fs::create_dir_all(&events).expect("events");
+        put(&events, "10-t-Stop-1", 10);
+        std::fs::write(events.join("20-t-Stop-1.json"), b"{\"v\":1,").expect("write");
+        std::fs::write(events.join("25-t-Stop-1.drop"), b"not a drop").expect("write");
+        put(&events, "30-t-Stop-1", 30);
+        // After the cursor: "100" sorts before "30" as text, not as a time.
+        put(&events, "100-t-Stop-1", 100);
+        let drop = HookDrop {
+            header: drover_relay::DropHeader {
+                v: 2,
+                ts: 31,
+                task: "t".into(),
+                cli: "claude".into(),
+                native: "Stop".into(),
+                capture: false,
+            },
+            payload: b"{}".to_vec(),
+        };
+        drover_relay::publish(&run, &drop).expect("publish");
+        let mut w = EventWatcher::new(events.clone(), Stub).resume_after("30-t-Stop-1");
+        assert_eq!(stamps(&w.poll()), [31, 100]);
+        assert!(w.poll().is_empty());
+        // The garbage before the cursor was never tried, so never retried.
+        assert!(w.unreadable.is_empty(), "{:?}", w.unreadable);
+        assert!(events.join("25-t-Stop-1.drop").exists());
+        assert_eq!(w.cursor(), Some("100-t-Stop-1"));
+        // A cursor behind the watcher's own changes nothing.
+        let w = w.resume_after("10-t-Stop-1");
+        assert_eq!(w.cursor(), Some("100-t-Stop-1"));
+    }
+
+    #[test]
+    fn since_skips_older_files_unopened() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events");
+        std::fs::create_dir_all(&events).expect("events");
+        std::fs::write(events.join("5-t-Stop-1.json"), b"{").expect("write");
+        std::fs::write(events.join("no-stamp.json"), b"{").expect("write");
+        put(&events, "6-t-Stop-1", 6);
+        put(&events, "7-t-Stop-1", 7);
+        let mut w = EventWatcher::new(events, Stub).since(7);
+        assert_eq!(stamps(&w.poll()), [7]);
+        assert!(w.unreadable.is_empty(), "{:?}", w.unreadable);
+    }
+
+    /// The relay stamps a drop before writing it, so a drop can land after a
+    /// later-stamped one was read. Within a minute it is still read (the
+    /// cursor stays that far behind the clock); later than that it is
+    /// skipped, as a watcher resumed from that cursor would skip it, rather
+    /// than have the cursor wait on drops that may never come.
+    #[test]
+    fn a_drop_landing_behind_a_later_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events");
+        let mut w = EventWatcher::new(events.clone(), Stub);
+        let now = now_ns();
+        put(&events, &format!("{now}-t-Stop-1"), now);
+        assert_eq!(stamps(&w.poll()), [now]);
+        let earlier = now - 1_000_000_000;
+        put(&events, &format!("{earlier}-t-Stop-2"), earlier);
+        assert_eq!(stamps(&w.poll()), [earlier], "a second late");
+        // Long settled records: the cursor passes them.
+        put(&events, "10-t-Stop-1", 10);
+        put(&events, "30-t-Stop-1", 30);
+        assert_eq!(stamps(&w.poll()), [10, 30]);
+        assert_eq!(w.cursor(), Some("30-t-Stop-1"));
+        put(&events, "20-t-Stop-1", 20);
+        assert!(w.poll().is_empty(), "landed long after its stamp");
     }
 
     #[test]
