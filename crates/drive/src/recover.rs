@@ -200,7 +200,8 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
     let mut watcher = EventWatcher::new(
         run.events_dir(),
         crate::relay::DropParser::for_seat(run.root(), ctx.profile(), ctx.adapter()),
-    );
+    )
+    .since(launched);
     let events: Vec<HookRecord> = watcher
         .poll()
         .into_iter()

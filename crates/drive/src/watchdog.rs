@@ -62,6 +62,8 @@ impl Watchdog {
             self.last_heartbeat = Some(Instant::now());
             heartbeat(ctx, spec, &self.deadline);
             match self.budget.sample(ctx, spec, transcript) {
+                // No grace at all: there is nothing to nudge into.
+                BudgetCheck::Nudge if self.budget.expired() => return Some(Alarm::OverBudget),
                 BudgetCheck::Nudge => return Some(Alarm::BudgetNudge),
                 BudgetCheck::OverBudget => return Some(Alarm::OverBudget),
                 BudgetCheck::Fine => {}

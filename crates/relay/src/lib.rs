@@ -237,6 +237,12 @@ pub fn open_events(run_dir: &Path, create: bool) -> std::io::Result<Dir> {
     open_subdir(&open_run(run_dir)?, "events", create)
 }
 
+/// Opens (creating it) the subdirectory `name` of `events` where parsed
+/// records of one stretch of time are kept, not through a link.
+pub fn open_bucket(events: &Dir, name: &str) -> std::io::Result<Dir> {
+    open_subdir(events, name, true)
+}
+
 /// Writes `bytes` as `name` in `events`: a hidden temporary created
 /// exclusively with mode 0600, written fully, renamed into place.
 pub fn write_event_file(events: &Dir, name: &str, bytes: &[u8]) -> std::io::Result<()> {

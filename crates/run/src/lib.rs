@@ -13,7 +13,7 @@ mod properties;
 pub mod question;
 pub mod sealed;
 pub mod status;
-mod watch;
+pub mod watch;
 
 use std::fs;
 use std::path::{Path, PathBuf};

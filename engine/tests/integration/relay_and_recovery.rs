@@ -194,12 +194,22 @@ fn unreadable_payloads_still_publish_the_mapped_event() {
             .is_some_and(|e| e.contains("not valid JSON")),
         "{record:?}"
     );
-    // The parsed record replaced the drop, with the same mode.
-    let file = std::fs::read_dir(run_dir.join("events"))
+    // The parsed record replaced the drop, with the same mode, in the
+    // bucket of its time.
+    let bucket = std::fs::read_dir(run_dir.join("events"))
         .expect("events")
         .filter_map(Result::ok)
         .next()
-        .expect("one event");
+        .expect("one bucket");
+    assert!(
+        bucket.file_type().expect("type").is_dir(),
+        "the drop is still there"
+    );
+    let file = std::fs::read_dir(bucket.path())
+        .expect("bucket")
+        .filter_map(Result::ok)
+        .next()
+        .expect("one record");
     assert!(file.file_name().to_string_lossy().ends_with(".json"));
     assert_eq!(
         file.metadata().expect("meta").permissions().mode() & 0o777,

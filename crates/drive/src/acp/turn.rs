@@ -35,7 +35,8 @@ pub fn turn(ctx: &Context, spec: &TurnSpec, agent: &mut Agent, policy: &Policy) 
         watcher: EventWatcher::new(
             ctx.run.events_dir(),
             crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
-        ),
+        )
+        .since(agent.launched),
         since: agent.launched,
         transcript: agent.transcript.clone(),
     };

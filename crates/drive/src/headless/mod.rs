@@ -146,10 +146,13 @@ pub fn run(ctx: &Context, spec: &TurnSpec) -> TurnReport {
         ctx,
         spec,
         watchdog: Watchdog::new(Deadline::after(spec.timeout)),
+        // A seat's run keeps every earlier turn's records: none concerns
+        // this one, so they are not even opened.
         watcher: EventWatcher::new(
             ctx.run.events_dir(),
             crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
-        ),
+        )
+        .since(started),
         seen: Seen::default(),
         result_file: spec
             .result_file

@@ -51,7 +51,8 @@ impl<'a> Driver<'a> {
             watcher: EventWatcher::new(
                 ctx.run.events_dir(),
                 crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
-            ),
+            )
+            .since(since),
             since,
             profile: ctx.profile().to_wit(),
             workspace,

@@ -10,7 +10,10 @@
 //! The relay drops raw payloads (`*.drop`, see the `drover-relay` crate); a
 //! [`ReadDrop`] (the session's warm component) turns each into a record,
 //! which replaces the drop on disk as `*.json`, so whoever reads the run
-//! later (recovery, `probe-adapter`, a test) finds parsed records.
+//! later (recovery, `probe-adapter`, a test) finds parsed records. A record
+//! is kept in a bucket, `events/<ts / BUCKET_NS>/`, so `events/` itself
+//! holds only drops not read yet and one directory per stretch of time
+//! (records of older drovers, directly in `events/`, are still read).
 //!
 //! A seat lives for many sends and `events/` keeps all their records, so a
 //! watcher need not read them all: a record's name (its stem, without
@@ -24,7 +27,10 @@
 //! later-stamped one: the cursor stays [`LATE`] behind the clock, a drop
 //! landing within that is read, and one later than that (its relay stalled
 //! for a minute) is skipped. The same margin keeps records stamped in the
-//! future (the CLI can write here) from ever moving the cursor.
+//! future (the CLI can write here) from ever moving the cursor. A bucket
+//! whose whole stretch lies before the cursor or the `since` time is not
+//! even listed, so a send to a seat with a long history lists what its own
+//! stretch holds, not the history: its cost stays flat.
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
@@ -40,6 +46,15 @@ use super::HookRecord;
 
 /// Largest record file read; parsed records are a few KB.
 const EVENT_FILE_MAX: u64 = 1 << 20;
+
+/// The stretch of time one bucket of records covers, in ns (1,000 s): a
+/// few sends of a seat, and a few dozen buckets over a night.
+pub const BUCKET_NS: u64 = 1_000_000_000_000;
+
+/// The bucket a record stamped `ts` is kept in.
+pub fn bucket_of(ts: u64) -> String {
+    (ts / BUCKET_NS).to_string()
+}
 
 /// How far behind its own timestamp a drop may land and still be read: the
 /// relay stamps it just before writing it, so a minute means a stalled
@@ -187,17 +202,64 @@ impl EventWatcher {
         self.cursor.as_ref().map(|c| c.stem.as_str())
     }
 
-    /// New events, oldest first.
-    pub fn poll(&mut self) -> Vec<HookRecord> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+    /// Where nothing before can matter: the `since` time, or the cursor's.
+    fn floor(&self) -> u64 {
+        self.since.max(self.cursor.as_ref().map_or(0, |c| c.ts))
+    }
+
+    /// The event files to look at: drops and old records in `events/`, and
+    /// the records of every bucket not wholly before [`Self::floor`]; each
+    /// with its name relative to `events/`.
+    fn entries(&self) -> Vec<OsString> {
+        let Ok(top) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
         };
-        let mut listed = Vec::new();
-        for entry in entries.filter_map(Result::ok) {
+        let floor = self.floor();
+        let mut names = Vec::new();
+        for entry in top.filter_map(Result::ok) {
             let name = entry.file_name();
-            let Some((stem, kind)) = event_file(&name) else {
+            let bucket = name
+                .to_str()
+                .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<u64>().ok());
+            let Some(bucket) = bucket else {
+                names.push(name);
                 continue;
             };
+            let end = bucket.saturating_add(1).saturating_mul(BUCKET_NS);
+            // Not a link: the CLI can write into `events/`.
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if end <= floor || !is_dir {
+                continue;
+            }
+            let Ok(inner) = std::fs::read_dir(entry.path()) else {
+                continue;
+            };
+            for file in inner.filter_map(Result::ok) {
+                let mut relative = name.clone();
+                relative.push("/");
+                relative.push(file.file_name());
+                names.push(relative);
+            }
+        }
+        names
+    }
+
+    /// New events, oldest first.
+    pub fn poll(&mut self) -> Vec<HookRecord> {
+        let mut listed = Vec::new();
+        for name in self.entries() {
+            let file_name = std::path::Path::new(&name)
+                .file_name()
+                .unwrap_or_default()
+                .to_os_string();
+            let Some((stem, kind)) = event_file(&file_name) else {
+                continue;
+            };
+            if matches!(kind, Kind::Drop) && file_name != name {
+                // Drops land in `events/` only.
+                continue;
+            }
             let ts = stamp(stem);
             let passed = self.cursor.as_ref().is_some_and(|c| c.covers(ts, stem));
             // The emptiness test spares hashing each name of a long history.
@@ -291,7 +353,8 @@ impl EventWatcher {
     fn read_drop(&mut self, path: &std::path::Path, stem: &str) -> Option<HookRecord> {
         use std::io::Read;
         let parsed = format!("{stem}.json");
-        if self.dir.join(&parsed).exists() {
+        let bucket = bucket_of(stamp(stem));
+        if self.dir.join(&bucket).join(&parsed).exists() {
             // Replaced already; only the removal of the drop was missed.
             let _ = std::fs::remove_file(path);
             return None;
@@ -308,7 +371,8 @@ impl EventWatcher {
             .and_then(|json| {
                 let run = self.dir.parent().unwrap_or(std::path::Path::new("."));
                 let events = drover_relay::open_events(run, false)?;
-                drover_relay::write_event_file(&events, &parsed, &json)?;
+                let kept = drover_relay::open_bucket(&events, &bucket)?;
+                drover_relay::write_event_file(&kept, &parsed, &json)?;
                 events.remove_file(path.file_name().unwrap_or_default())
             });
         if let Err(e) = replaced {
@@ -363,272 +427,4 @@ fn open_event_file(path: &std::path::Path) -> Option<std::fs::File> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use drover_relay::now_ns;
-    use drover_types::wit::CanonicalEvent;
-
-    fn record(ts: u64, task: &str) -> HookRecord {
-        HookRecord {
-            v: 1,
-            ts,
-            task: task.to_string(),
-            cli: "claude".to_string(),
-            native: "Stop".to_string(),
-            kind: CanonicalEvent::Stop,
-            session_id: None,
-            transcript_path: None,
-            cwd: None,
-            subagent: false,
-            reason: None,
-            prompt_kind: None,
-            last_message: None,
-            fields_found: vec![],
-            error: None,
-            payload: None,
-        }
-    }
-
-    /// Reads a drop as a Stop of its task at its time.
-    struct Stub;
-
-    impl ReadDrop for Stub {
-        fn record(&mut self, drop: &HookDrop) -> HookRecord {
-            HookRecord {
-                native: drop.header.native.clone(),
-                ..record(drop.header.ts, &drop.header.task)
-            }
-        }
-    }
-
-    #[test]
-    fn a_drop_is_read_once_and_replaced_by_its_record() {
-        let project = tempfile::tempdir().expect("tempdir");
-        let run = project.path().join(".drover/runs/r");
-        let events = run.join("events");
-        let mut w = EventWatcher::new(events.clone(), Stub);
-        let drop = HookDrop {
-            header: drover_relay::DropHeader {
-                v: 2,
-                ts: 15,
-                task: "t".into(),
-                cli: "claude".into(),
-                native: "SessionEnd".into(),
-                capture: false,
-            },
-            payload: b"{}".to_vec(),
-        };
-        drover_relay::publish(&run, &drop).expect("publish");
-        let got = w.poll();
-        assert_eq!(got.len(), 1);
-        assert_eq!((got[0].ts, got[0].native.as_str()), (15, "SessionEnd"));
-        assert!(w.poll().is_empty(), "delivered twice");
-        let names: Vec<String> = std::fs::read_dir(&events)
-            .expect("events")
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names.len(), 1, "{names:?}");
-        assert!(names[0].ends_with(".json"), "{names:?}");
-        let on_disk: HookRecord =
-            serde_json::from_slice(&std::fs::read(events.join(&names[0])).expect("read"))
-                .expect("a record");
-        assert_eq!(on_disk, got[0]);
-        // A second reader of the run (recovery) sees the record, not the drop.
-        let mut later = EventWatcher::new(events.clone(), Stub);
-        assert_eq!(later.poll(), got);
-    }
-
-    #[test]
-    fn links_and_fifos_in_events_are_never_read() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = dir.path().join("events");
-        let mut w = EventWatcher::new(events.clone(), Stub);
-        let elsewhere = dir.path().join("record.json");
-        std::fs::write(
-            &elsewhere,
-            serde_json::to_vec(&record(1, "t")).expect("encode"),
-        )
-        .expect("write");
-        std::os::unix::fs::symlink(&elsewhere, events.join("linked.json")).expect("link");
-        let made = std::process::Command::new("mkfifo")
-            .arg(events.join("blocking.drop"))
-            .status()
-            .expect("mkfifo runs");
-        assert!(made.success());
-        // Neither the link nor the FIFO (which would block an open) is read.
-        assert!(w.poll().is_empty());
-    }
-
-    #[test]
-    fn each_file_is_delivered_once_in_ts_order_and_broken_ones_are_retried() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = dir.path().join("events");
-        let mut w = EventWatcher::new(events.clone(), Stub);
-        for (name, ts) in [("b.json", 20), ("a.json", 10)] {
-            std::fs::write(
-                events.join(name),
-                serde_json::to_vec(&record(ts, "t")).expect("encode"),
-            )
-            .expect("write");
-        }
-        std::fs::write(events.join(".c.json.tmp"), b"{").expect("write");
-        std::fs::write(events.join("broken.json"), b"{\"v\":1,").expect("write");
-        let got = w.poll();
-        assert_eq!(got.iter().map(|r| r.ts).collect::<Vec<_>>(), [10, 20]);
-        assert!(w.poll().is_empty());
-        // Names without a timestamp are old: the cursor passes the broken
-        // file, and this watcher still retries it.
-        assert_eq!(w.cursor(), Some("broken"));
-        // The broken file was not consumed: once it is whole, it arrives.
-        std::fs::write(
-            events.join("broken.json"),
-            serde_json::to_vec(&record(30, "t")).expect("encode"),
-        )
-        .expect("write");
-        assert_eq!(w.poll().iter().map(|r| r.ts).collect::<Vec<_>>(), [30]);
-    }
-
-    /// Writes a parsed record named `stem.json`, stamped `ts` inside.
-    fn put(events: &std::path::Path, stem: &str, ts: u64) {
-        std::fs::write(
-            events.join(format!("{stem}.json")),
-            serde_json::to_vec(&record(ts, "t")).expect("encode"),
-        )
-        .expect("write");
-    }
-
-    fn stamps(records: &[HookRecord]) -> Vec<u64> {
-        records.iter().map(|r| r.ts).collect()
-    }
-
-    #[test]
-    fn the_cursor_follows_the_names_timestamps_as_numbers() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = dir.path().join("events");
-        let mut w = EventWatcher::new(events.clone(), Stub);
-        assert_eq!(w.cursor(), None);
-        // By text "100-" < "10-" < "9-"; by timestamp the reverse.
-        for (stem, ts) in [
-            ("100-t-Stop-1", 100),
-            ("10-t-Stop-1", 10),
-            ("9-t-Stop-1", 9),
-        ] {
-            put(&events, stem, ts);
-        }
-        // Stamped in the future (past u64, so the largest stamp): read, but
-        // it must not carry the cursor past records still to come.
-        put(&events, "99999999999999999999-t-Stop-1", 1);
-        assert_eq!(stamps(&w.poll()), [1, 9, 10, 100]);
-        assert_eq!(w.cursor(), Some("100-t-Stop-1"));
-        // Only what is after the cursor is still remembered.
-        assert_eq!(w.consumed.len(), 1, "{:?}", w.consumed);
-        put(&events, "101-t-Stop-1", 101);
-        assert_eq!(stamps(&w.poll()), [101]);
-        assert!(w.poll().is_empty());
-        assert_eq!(w.cursor(), Some("101-t-Stop-1"));
-    }
-
-    #[test]
-    fn a_resumed_watcher_never_opens_what_its_cursor_passed() {
-        let project = tempfile::tempdir().expect("tempdir");
-        let run = project.path().join("run");
-        let events = run.join("events");
-        std::fs::create_dir_all(&events).expect("events");
-        put(&events, "10-t-Stop-1", 10);
-        std::fs::write(events.join("20-t-Stop-1.json"), b"{\"v\":1,").expect("write");
-        std::fs::write(events.join("25-t-Stop-1.drop"), b"not a drop").expect("write");
-        put(&events, "30-t-Stop-1", 30);
-        // After the cursor: "100" sorts before "30" as text, not as a time.
-        put(&events, "100-t-Stop-1", 100);
-        let drop = HookDrop {
-            header: drover_relay::DropHeader {
-                v: 2,
-                ts: 31,
-                task: "t".into(),
-                cli: "claude".into(),
-                native: "Stop".into(),
-                capture: false,
-            },
-            payload: b"{}".to_vec(),
-        };
-        drover_relay::publish(&run, &drop).expect("publish");
-        let mut w = EventWatcher::new(events.clone(), Stub).resume_after("30-t-Stop-1");
-        assert_eq!(stamps(&w.poll()), [31, 100]);
-        assert!(w.poll().is_empty());
-        // The garbage before the cursor was never tried, so never retried.
-        assert!(w.unreadable.is_empty(), "{:?}", w.unreadable);
-        assert!(events.join("25-t-Stop-1.drop").exists());
-        assert_eq!(w.cursor(), Some("100-t-Stop-1"));
-        // A cursor behind the watcher's own changes nothing.
-        let w = w.resume_after("10-t-Stop-1");
-        assert_eq!(w.cursor(), Some("100-t-Stop-1"));
-    }
-
-    #[test]
-    fn since_skips_older_files_unopened() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = dir.path().join("events");
-        std::fs::create_dir_all(&events).expect("events");
-        std::fs::write(events.join("5-t-Stop-1.json"), b"{").expect("write");
-        std::fs::write(events.join("no-stamp.json"), b"{").expect("write");
-        put(&events, "6-t-Stop-1", 6);
-        put(&events, "7-t-Stop-1", 7);
-        let mut w = EventWatcher::new(events, Stub).since(7);
-        assert_eq!(stamps(&w.poll()), [7]);
-        assert!(w.unreadable.is_empty(), "{:?}", w.unreadable);
-    }
-
-    /// The relay stamps a drop before writing it, so a drop can land after a
-    /// later-stamped one was read. Within a minute it is still read (the
-    /// cursor stays that far behind the clock); later than that it is
-    /// skipped, as a watcher resumed from that cursor would skip it, rather
-    /// than have the cursor wait on drops that may never come.
-    #[test]
-    fn a_drop_landing_behind_a_later_one() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = dir.path().join("events");
-        let mut w = EventWatcher::new(events.clone(), Stub);
-        let now = now_ns();
-        put(&events, &format!("{now}-t-Stop-1"), now);
-        assert_eq!(stamps(&w.poll()), [now]);
-        let earlier = now - 1_000_000_000;
-        put(&events, &format!("{earlier}-t-Stop-2"), earlier);
-        assert_eq!(stamps(&w.poll()), [earlier], "a second late");
-        // Long settled records: the cursor passes them.
-        put(&events, "10-t-Stop-1", 10);
-        put(&events, "30-t-Stop-1", 30);
-        assert_eq!(stamps(&w.poll()), [10, 30]);
-        assert_eq!(w.cursor(), Some("30-t-Stop-1"));
-        put(&events, "20-t-Stop-1", 20);
-        assert!(w.poll().is_empty(), "landed long after its stamp");
-    }
-
-    #[test]
-    fn an_idle_wait_waits() {
-        // Listing the directory must not count as activity in it.
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut w = EventWatcher::new(dir.path().join("events"), Stub);
-        let started = std::time::Instant::now();
-        let mut rounds = 0;
-        while started.elapsed() < Duration::from_millis(600) {
-            assert!(w.wait(Duration::from_millis(200)).is_empty());
-            rounds += 1;
-        }
-        assert!(rounds <= 4, "{rounds} waits of 200 ms in 600 ms");
-    }
-
-    #[test]
-    fn wait_returns_what_arrives() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let events = dir.path().join("events");
-        let mut w = EventWatcher::new(events.clone(), Stub);
-        std::fs::write(
-            events.join("x.json"),
-            serde_json::to_vec(&record(5, "t")).expect("encode"),
-        )
-        .expect("write");
-        let got = w.wait(Duration::from_secs(5));
-        assert_eq!(got.len(), 1);
-    }
-}
+mod tests;
