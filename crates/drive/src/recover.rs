@@ -311,7 +311,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
         WorkspaceKind::Tmux | WorkspaceKind::Herdr => {
             // Only a pane this user's drover recorded is asked after or closed.
             let pane = PaneRecord::read(run, task).map(|r| r.pane);
-            let ws = match workspace::open(info.workspace, &ctx.project) {
+            let ws = match workspace::open_panes(info.workspace, &ctx.project) {
                 Ok(ws) => Some(ws),
                 // No multiplexer at all: its panes went with it.
                 Err(

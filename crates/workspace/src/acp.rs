@@ -10,10 +10,9 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::process::{self, Identity};
-use super::{CliCommand, Pane, PaneLaunch, Workspace, WorkspaceError, WorkspaceKind};
+use super::{AgentRunner, CliCommand, WorkspaceError, WorkspaceKind};
 use drover_acp::rpc::Connection;
 use drover_gate::Cleared;
-use drover_types::wit;
 
 /// What to start.
 pub struct AgentLaunch<'a> {
@@ -109,64 +108,9 @@ impl AgentProcess {
 /// pane, and runs no turn processes.
 pub struct Acp;
 
-impl Workspace for Acp {
+impl AgentRunner for Acp {
     fn kind(&self) -> WorkspaceKind {
         WorkspaceKind::Acp
-    }
-
-    fn ensure_session(&self, _session: &str, _cwd: &Path) -> Result<(), WorkspaceError> {
-        Ok(())
-    }
-
-    fn create_pane(&self, _: &str, _: &str, _: &PaneLaunch<'_>) -> Result<Pane, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "acp",
-            what: "create a pane",
-        })
-    }
-
-    fn read_pane(&self, _: &Pane) -> Result<wit::Screen, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "acp",
-            what: "read a pane",
-        })
-    }
-
-    fn label_pane(&self, _: &Pane, _: &str) -> Result<(), WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "acp",
-            what: "label a pane",
-        })
-    }
-
-    fn type_text(&self, _: &Pane, _: &str, _: bool) -> Result<(), WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "acp",
-            what: "type into a pane",
-        })
-    }
-
-    fn pane_alive(&self, _: &Pane) -> Result<bool, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "acp",
-            what: "watch a pane",
-        })
-    }
-
-    fn close_pane(&self, _: &drover_gate::Cleared<Pane>, _: std::time::Duration) -> Vec<u32> {
-        Vec::new()
-    }
-
-    fn close_session(&self, _: &drover_gate::Cleared<String>) {}
-
-    fn run_turn(
-        &self,
-        _: &super::headless::TurnLaunch<'_>,
-    ) -> Result<super::headless::TurnProcess, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "acp",
-            what: "run a headless turn",
-        })
     }
 
     fn start_agent(

@@ -9,9 +9,8 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use super::process::{self, Identity};
-use super::{CliCommand, Pane, PaneLaunch, Workspace, WorkspaceError, WorkspaceKind};
+use super::{CliCommand, TurnRunner, WorkspaceError, WorkspaceKind};
 use drover_gate::Cleared;
-use drover_types::wit;
 
 /// What to start.
 pub struct TurnLaunch<'a> {
@@ -92,55 +91,10 @@ impl TurnProcess {
 /// `turn.run` only: a headless seat has no pane.
 pub struct Headless;
 
-impl Workspace for Headless {
+impl TurnRunner for Headless {
     fn kind(&self) -> WorkspaceKind {
         WorkspaceKind::Headless
     }
-
-    fn ensure_session(&self, _session: &str, _cwd: &Path) -> Result<(), WorkspaceError> {
-        Ok(())
-    }
-
-    fn create_pane(&self, _: &str, _: &str, _: &PaneLaunch<'_>) -> Result<Pane, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "headless",
-            what: "create a pane",
-        })
-    }
-
-    fn read_pane(&self, _: &Pane) -> Result<wit::Screen, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "headless",
-            what: "read a pane",
-        })
-    }
-
-    fn label_pane(&self, _: &Pane, _: &str) -> Result<(), WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "headless",
-            what: "label a pane",
-        })
-    }
-
-    fn type_text(&self, _: &Pane, _: &str, _: bool) -> Result<(), WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "headless",
-            what: "type into a pane",
-        })
-    }
-
-    fn pane_alive(&self, _: &Pane) -> Result<bool, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "headless",
-            what: "watch a pane",
-        })
-    }
-
-    fn close_pane(&self, _: &drover_gate::Cleared<Pane>, _: std::time::Duration) -> Vec<u32> {
-        Vec::new()
-    }
-
-    fn close_session(&self, _: &drover_gate::Cleared<String>) {}
 
     fn run_turn(&self, launch: &TurnLaunch<'_>) -> Result<TurnProcess, WorkspaceError> {
         start(launch).map_err(WorkspaceError::Process)

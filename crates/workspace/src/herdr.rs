@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Pane, PaneLaunch, Workspace, WorkspaceError, process};
+use super::{Pane, PaneBackend, PaneLaunch, WorkspaceError, process};
 use drover_gate::{Cleared, Effect, Provenance, Sourced};
 use drover_types::wit;
 
@@ -368,7 +368,7 @@ fn appended<'a>(before: &[String], now: &'a [String]) -> &'a [String] {
     now
 }
 
-impl Workspace for Herdr {
+impl PaneBackend for Herdr {
     fn kind(&self) -> super::WorkspaceKind {
         super::WorkspaceKind::Herdr
     }
@@ -579,16 +579,6 @@ impl Workspace for Herdr {
 
     fn agent_state(&self, pane: &Pane) -> Result<Option<String>, WorkspaceError> {
         Ok(Some(self.agent_status(pane)?))
-    }
-
-    fn run_turn(
-        &self,
-        _: &super::headless::TurnLaunch<'_>,
-    ) -> Result<super::headless::TurnProcess, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "herdr",
-            what: "run a headless turn",
-        })
     }
 }
 

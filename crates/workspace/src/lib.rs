@@ -101,14 +101,15 @@ impl Pane {
     }
 }
 
-/// The workspace contract a backend implements: the pane operations a seat
-/// in a terminal needs, `turn.run` for backends that run one process per
-/// message, and `agent.start` for backends that keep a long-lived agent
-/// process to speak a protocol with. A backend answers what it cannot do with
-/// [`WorkspaceError::Unsupported`], and [`gaps`] lists it.
+/// The workspace contract, in the three parts a backend may implement:
+/// [`PaneBackend`], the pane operations a seat in a terminal needs (tmux,
+/// herdr); [`TurnRunner`], `turn.run` for backends that run one process per
+/// message (headless); and [`AgentRunner`], `agent.start` for backends that
+/// keep a long-lived agent process to speak a protocol with (acp). A
+/// backend implements only what it does; [`gaps`] lists what each lacks.
 /// (`status.wait`, `status.stream`, `prompt.kind` and `notify` are the
 /// engine's, over the run journal: [`drover_run::status`] and drover's `notify`.)
-pub trait Workspace {
+pub trait PaneBackend {
     fn kind(&self) -> WorkspaceKind;
     /// `session.ensure`: the container seats of a run share.
     fn ensure_session(&self, session: &str, cwd: &Path) -> Result<(), WorkspaceError>;
@@ -151,28 +152,32 @@ pub trait Workspace {
     fn close_pane(&self, pane: &drover_gate::Cleared<Pane>, grace: std::time::Duration)
     -> Vec<u32>;
     /// Ends a session and whatever is left in it (its idle first window),
-    /// cleared like [`Workspace::close_pane`]'s pane.
+    /// cleared like [`PaneBackend::close_pane`]'s pane.
     fn close_session(&self, session: &drover_gate::Cleared<String>);
     /// The multiplexer's own reading of the agent in a pane, when it has one
     /// (herdr's agent status): a second status source beside the hooks.
     fn agent_state(&self, _pane: &Pane) -> Result<Option<String>, WorkspaceError> {
         Ok(None)
     }
-    /// `turn.run`: one non-interactive process.
+}
+
+/// `turn.run`: a backend that runs one non-interactive process per message.
+pub trait TurnRunner {
+    fn kind(&self) -> WorkspaceKind;
     fn run_turn(
         &self,
         launch: &headless::TurnLaunch<'_>,
     ) -> Result<headless::TurnProcess, WorkspaceError>;
-    /// `agent.start`: a long-lived agent process and a connection to its stdio.
+}
+
+/// `agent.start`: a backend that keeps a long-lived agent process and a
+/// connection to its stdio.
+pub trait AgentRunner {
+    fn kind(&self) -> WorkspaceKind;
     fn start_agent(
         &self,
-        _launch: &acp::AgentLaunch<'_>,
-    ) -> Result<(acp::AgentProcess, drover_acp::rpc::Connection), WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: self.kind().as_str(),
-            what: "start an agent process",
-        })
-    }
+        launch: &acp::AgentLaunch<'_>,
+    ) -> Result<(acp::AgentProcess, drover_acp::rpc::Connection), WorkspaceError>;
 }
 
 /// A CLI's command line: the program and its arguments, the environment it
@@ -314,18 +319,19 @@ pub fn gaps(kind: WorkspaceKind) -> &'static [Gap] {
     }
 }
 
-/// Opens the backend of `kind` for `project`.
-pub fn open(kind: WorkspaceKind, project: &Path) -> Result<Box<dyn Workspace>, WorkspaceError> {
+/// Opens the pane backend of `kind` for `project`; a kind without panes
+/// is refused.
+pub fn open_panes(
+    kind: WorkspaceKind,
+    project: &Path,
+) -> Result<Box<dyn PaneBackend>, WorkspaceError> {
     Ok(match kind {
-        WorkspaceKind::Headless => Box::new(Headless),
         WorkspaceKind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
         WorkspaceKind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
-        WorkspaceKind::Acp => Box::new(Acp),
-        // Its turns are jobs the ray driver submits, not local processes.
-        WorkspaceKind::Ray => {
+        WorkspaceKind::Headless | WorkspaceKind::Acp | WorkspaceKind::Ray => {
             return Err(WorkspaceError::Unsupported {
-                backend: "ray",
-                what: "run a pane or a local turn (its turns are Ray jobs)",
+                backend: kind.as_str(),
+                what: "open panes",
             });
         }
     })

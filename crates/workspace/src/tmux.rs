@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::{
-    CliCommand, Pane, PaneLaunch, Workspace, WorkspaceError, WorkspaceKind, process, screen_of,
+    CliCommand, Pane, PaneBackend, PaneLaunch, WorkspaceError, WorkspaceKind, process, screen_of,
 };
 use drover_gate::{Cleared, Effect};
 use drover_types::wit;
@@ -436,7 +436,7 @@ fn read_on_thread<R: std::io::Read + Send + 'static>(
     })
 }
 
-impl Workspace for Tmux {
+impl PaneBackend for Tmux {
     fn kind(&self) -> WorkspaceKind {
         WorkspaceKind::Tmux
     }
@@ -521,16 +521,6 @@ impl Workspace for Tmux {
         if session.effect() == Effect::ClosePane {
             self.kill_session(session);
         }
-    }
-
-    fn run_turn(
-        &self,
-        _: &super::headless::TurnLaunch<'_>,
-    ) -> Result<super::headless::TurnProcess, WorkspaceError> {
-        Err(WorkspaceError::Unsupported {
-            backend: "tmux",
-            what: "run a headless turn",
-        })
     }
 }
 

@@ -190,7 +190,7 @@ fn answer_on_pane(
     let prepared = Prepared::launch(project, &info.cli)?;
     let ctx = Context::new(project.to_path_buf(), run, prepared);
     let seat = interactive::Seat {
-        workspace: workspace::open(kind, project)?,
+        workspace: workspace::open_panes(kind, project)?,
         pane,
         from: Provenance::SealedRecord,
     };

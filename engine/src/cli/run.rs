@@ -186,7 +186,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         None
     };
     if selection.kind.has_panes() {
-        workspace::open(selection.kind, &project)?;
+        workspace::open_panes(selection.kind, &project)?;
         if profile.hookless() {
             bail!(
                 "{} has no hook dialect; the {} workspace needs hooks to know when a turn ends (use --workspace headless)",

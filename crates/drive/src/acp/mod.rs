@@ -42,7 +42,7 @@ use drover_trust::policy::Policy;
 use drover_types::wit;
 use drover_types::wit::SeatState;
 use drover_workspace::acp::{AgentLaunch, AgentProcess};
-use drover_workspace::{self as workspace, Workspace};
+use drover_workspace::{self as workspace, AgentRunner};
 
 pub use turn::turn;
 
@@ -167,7 +167,7 @@ pub fn open(ctx: &Context, spec: &TurnSpec) -> Result<Agent, Box<TurnReport>> {
     let cleared =
         super::guard::clear_command(ctx, &command, env).map_err(|e| fail(Verdict::Crashed, e))?;
     ctx.state(task, SeatState::Unknown, None, "launch");
-    let backend: &dyn Workspace = &workspace::Acp;
+    let backend: &dyn AgentRunner = &workspace::Acp;
     let (mut process, connection) = backend
         .start_agent(&AgentLaunch {
             command: &cleared,

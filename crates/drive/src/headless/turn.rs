@@ -10,7 +10,7 @@ use crate::watchdog::{Activity, Alarm};
 use crate::{Context, Conversation, conversations};
 use drover_gate::Cleared;
 use drover_types::wit;
-use drover_workspace::{self as workspace, CliCommand, Workspace};
+use drover_workspace::{self as workspace, CliCommand, TurnRunner};
 
 /// Bytes of each output stream handed to the adapter (the tail).
 const OUTPUT_MAX: u64 = 16 << 20;
@@ -29,7 +29,7 @@ impl Session<'_> {
         let program = command.argv.first().cloned().unwrap_or_default();
         let out_path = ctx.run.stdout_log(task);
         let err_path = ctx.run.stderr_log(task);
-        let backend: &dyn Workspace = &workspace::Headless;
+        let backend: &dyn TurnRunner = &workspace::Headless;
         let mut child = backend
             .run_turn(&workspace::headless::TurnLaunch {
                 command,

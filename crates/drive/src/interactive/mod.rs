@@ -40,7 +40,7 @@ use drover_run::{EventWatcher, now_ns};
 use drover_trust::policy::Policy;
 use drover_types::wit;
 use drover_types::wit::SeatState;
-use drover_workspace::{self as workspace, Pane, PaneLaunch, Workspace, WorkspaceKind};
+use drover_workspace::{self as workspace, Pane, PaneBackend, PaneLaunch, WorkspaceKind};
 
 const TICK: Duration = Duration::from_millis(250);
 const SCREEN_EVERY: Duration = Duration::from_millis(750);
@@ -83,7 +83,7 @@ enum Event {
 
 /// A CLI running in a pane.
 pub struct Seat {
-    pub workspace: Box<dyn Workspace>,
+    pub workspace: Box<dyn PaneBackend>,
     pub pane: Pane,
     /// Where the pane came from: this drover opened it, or a sealed seat
     /// record names it. Closing it is cleared by this.
@@ -91,7 +91,7 @@ pub struct Seat {
 }
 
 impl Seat {
-    pub fn ws(&self) -> &dyn Workspace {
+    pub fn ws(&self) -> &dyn PaneBackend {
         self.workspace.as_ref()
     }
 }
@@ -212,7 +212,7 @@ fn start(
     until_answered: bool,
 ) -> Result<(Seat, Readiness), StartFailure> {
     let kind = driver.workspace;
-    let ws = match workspace::open(kind, &ctx.project) {
+    let ws = match workspace::open_panes(kind, &ctx.project) {
         Ok(w) => w,
         Err(e) => {
             let result = driver.result(
@@ -251,7 +251,7 @@ fn start(
 }
 
 /// Creates the window running the CLI, tees its output, labels it.
-fn launch(ctx: &Context, spec: &TurnSpec, ws: &dyn Workspace) -> Result<Pane, String> {
+fn launch(ctx: &Context, spec: &TurnSpec, ws: &dyn PaneBackend) -> Result<Pane, String> {
     let task = spec.task.as_str();
     let session = drover_workspace::tmux::session_name(ctx.run.id());
     ws.ensure_session(&session, &spec.cwd)
@@ -311,7 +311,7 @@ fn launch(ctx: &Context, spec: &TurnSpec, ws: &dyn Workspace) -> Result<Pane, St
 pub fn teardown(
     ctx: &Context,
     task: &str,
-    ws: &dyn Workspace,
+    ws: &dyn PaneBackend,
     pane: &Pane,
     from: Provenance,
     grace: Duration,

@@ -78,7 +78,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 Some(seat_host::alive(&seat_dir(project, &record)).is_some())
             } else {
                 record.pane.as_ref().map(|p| {
-                    workspace::open(record.workspace, project)
+                    workspace::open_panes(record.workspace, project)
                         .ok()
                         .and_then(|ws| ws.pane_alive(p).ok())
                         .unwrap_or(false)

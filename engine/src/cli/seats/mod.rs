@@ -396,7 +396,7 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
         let mut forced = Vec::new();
         if let Some(pane) = &record.pane
             && record.workspace.has_panes()
-            && let Ok(ws) = workspace::open(record.workspace, &project)
+            && let Ok(ws) = workspace::open_panes(record.workspace, &project)
         {
             let from = Provenance::SealedRecord;
             if let (Ok(pane), Ok(session)) = (

@@ -51,7 +51,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     let result = if kind.has_panes() {
         let pane = record.pane.clone().context("the seat record has no pane")?;
         let seat = interactive::Seat {
-            workspace: workspace::open(kind, &project)?,
+            workspace: workspace::open_panes(kind, &project)?,
             pane,
             from: crate::gate::Provenance::SealedRecord,
         };
