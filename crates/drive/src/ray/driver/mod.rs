@@ -14,11 +14,9 @@ use std::time::{Duration, Instant};
 
 mod ending;
 
-use serde::{Deserialize, Serialize};
-
 use super::wire::{self, Line, TurnRequest};
 use crate::clock::Deadline;
-use crate::records::Record;
+use crate::records::{RayRecord, Record};
 use crate::watchdog::{Alarm, Watchdog};
 use crate::{Context, FaultReport, TurnReport, TurnSpec, Verdict, shared};
 use drover_gate::{Cleared, Effect, Refused, Sourced};
@@ -56,26 +54,6 @@ pub struct Target {
     pub settings: Settings,
     /// The node a seat's conversation lives on (Ray's node id).
     pub node: Option<String>,
-}
-
-/// `tasks/<task>/ray.json`: the task's latest job.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RayRecord {
-    pub address: String,
-    pub submission_id: String,
-    pub entrypoint: String,
-    pub num_cpus: f64,
-    pub resources: BTreeMap<String, f64>,
-    pub place: Option<String>,
-    pub pinned_node: Option<String>,
-    pub submitted_ns: u64,
-    /// This machine's copy of the job's log.
-    pub log: PathBuf,
-    /// What Ray last said.
-    pub status: Option<JobStatus>,
-    pub message: Option<String>,
-    pub node_id: Option<String>,
-    pub node_address: Option<String>,
 }
 
 /// The task's job record, with where it came from.

@@ -31,6 +31,12 @@ pub struct Budget {
     confined: Option<(String, Option<Cleared<PathBuf>>)>,
 }
 
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget::new()
+    }
+}
+
 impl Budget {
     pub fn new() -> Budget {
         Budget {

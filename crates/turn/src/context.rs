@@ -45,10 +45,11 @@ impl Context {
         }
     }
 
-    /// A context over a component double, for the drivers' own tests: the
-    /// profile counts as built in, as a prepared built-in launch would.
-    #[cfg(test)]
-    pub(crate) fn with_component(
+    /// A context over a component double, for drivers' tests (the
+    /// `doubles` feature, a dev-dependency only): the profile counts as
+    /// built in, as a prepared built-in launch would.
+    #[cfg(feature = "doubles")]
+    pub fn with_component(
         project: PathBuf,
         run: RunDir,
         profile: Profile,

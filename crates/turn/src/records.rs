@@ -7,12 +7,14 @@
 //! close or contact, since a checkout can commit a `.drover/runs/` of its
 //! own (docs/security.md).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use drover_gate::{Provenance, Sourced};
+use drover_ray::jobs::JobStatus;
 use drover_run::RunDir;
 use drover_types::WorkspaceKind;
 use drover_workspace::Pane;
@@ -95,7 +97,25 @@ impl Record for AgentRecord {
     const FILE: &'static str = "agent.json";
 }
 
-pub use crate::ray::driver::RayRecord;
+/// `tasks/<task>/ray.json`: the task's latest job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RayRecord {
+    pub address: String,
+    pub submission_id: String,
+    pub entrypoint: String,
+    pub num_cpus: f64,
+    pub resources: BTreeMap<String, f64>,
+    pub place: Option<String>,
+    pub pinned_node: Option<String>,
+    pub submitted_ns: u64,
+    /// This machine's copy of the job's log.
+    pub log: PathBuf,
+    /// What Ray last said.
+    pub status: Option<JobStatus>,
+    pub message: Option<String>,
+    pub node_id: Option<String>,
+    pub node_address: Option<String>,
+}
 
 impl Record for RayRecord {
     const FILE: &'static str = "ray.json";
