@@ -97,12 +97,21 @@ fn every_workspace_crate_has_a_layer() {
 /// without a WebAssembly runtime.
 const RUNS_COMPONENTS: &[(&str, &str)] = &[
     ("drover-sandbox", "it is the component host"),
-    ("drover-profile", "it binds a profile to its loaded component"),
+    (
+        "drover-profile",
+        "it binds a profile to its loaded component",
+    ),
     ("drover-usage", "tallies run in the profile's component"),
-    ("drover-hooks", "the component proposes each hook-config edit"),
+    (
+        "drover-hooks",
+        "the component proposes each hook-config edit",
+    ),
     ("drover-trust", "it checks profiles, which name components"),
     ("drover-notify", "it reads settings through the trust store"),
-    ("drover-ray", "it reads [ray] settings through the trust store"),
+    (
+        "drover-ray",
+        "it reads [ray] settings through the trust store",
+    ),
     ("drover-turn", "drivers call the seat's component"),
     ("drover-drive", "the drivers"),
     ("drover-seats", "the seat host drives turns"),

@@ -1,0 +1,108 @@
+use super::*;
+
+#[test]
+fn relay_commands_keep_the_marker_verbatim() {
+    let (relay, fast) = relays_for(Path::new("/nonexistent/bin/drover"), "claude");
+    assert_eq!(relay.command, "/nonexistent/bin/drover hook --cli claude");
+    assert_eq!(relay.marker, "drover hook --cli");
+    assert_eq!(fast.command, "/nonexistent/bin/drover-relay --cli claude");
+    assert_eq!(fast.marker, "drover-relay --cli");
+    let (relay, _) = relays_for(Path::new("/home/me/my tools/drover"), "claude");
+    assert_eq!(
+        relay.command,
+        "'/home/me/my tools/'drover hook --cli claude"
+    );
+    assert!(relay.command.contains(&relay.marker));
+}
+
+#[test]
+fn an_install_replaces_the_other_relays_entries_and_remove_restores_the_bytes() {
+    let cache = CompileCache::at(std::env::temp_dir().join("drover-lib-tests-cache"));
+    let sandbox = Sandbox::new(cache).expect("sandbox");
+    let catalog = drover_profile::Catalog::load(Path::new("/nonexistent"));
+    let profile = catalog.find("claude").expect("claude");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let adapter = drover_profile::registry::bind_in(&sandbox, profile, dir.path()).expect("loads");
+    let path = dir.path().join(&profile.hooks.config_path);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    let original = "{\n  \"model\": \"x\"\n}\n";
+    std::fs::write(&path, original).expect("write");
+    let drover = Path::new("/opt/drover/bin/drover");
+    let (legacy, fast) = relays_for(drover, "claude");
+    let older = requests_for(profile, (legacy.clone(), fast.clone())).expect("requests");
+    let newer = requests_for(profile, (fast.clone(), legacy.clone())).expect("requests");
+    // An older drover registered `drover hook`.
+    install_with(&adapter, profile, dir.path(), older.clone()).expect("install");
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(
+        text.contains(&legacy.marker) && !text.contains(&fast.marker),
+        "{text}"
+    );
+    // This one registers drover-relay in their place, not beside them.
+    let change = install_with(&adapter, profile, dir.path(), newer.clone()).expect("install");
+    assert_eq!(change, Change::Written);
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(!text.contains(&legacy.marker), "old entries left: {text}");
+    let events = profile.hooks.events.len();
+    assert_eq!(text.matches(&fast.marker).count(), events, "{text}");
+    let status = status_with(&adapter, profile, dir.path(), newer.clone()).expect("status");
+    assert!(status.missing.is_empty(), "{status:?}");
+    assert_eq!(
+        install_with(&adapter, profile, dir.path(), newer.clone()).expect("again"),
+        Change::Unchanged
+    );
+    let removed = remove_with(&adapter, profile, dir.path(), newer).expect("remove");
+    assert_eq!(removed, Change::Restored);
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), original);
+}
+
+#[test]
+fn the_fast_relay_is_registered_when_it_is_beside_drover() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join(FAST_RELAY), b"").expect("relay");
+    let drover = dir.path().join("drover");
+    let (relay, legacy) = relays_for(&drover, "codex");
+    assert_eq!(
+        relay.command,
+        format!("{}/drover-relay --cli codex", dir.path().display())
+    );
+    assert_eq!(legacy.marker, "drover hook --cli");
+    // Named directly (DROVER_RELAY_EXE), the relay is the fast one too.
+    let (named, _) = relays_for(&dir.path().join(FAST_RELAY), "codex");
+    assert_eq!(named, relay);
+}
+
+#[test]
+fn every_builtin_edit_passes_the_check_and_remove_restores_the_bytes() {
+    // A cache shared between runs: compiling nine components takes a while.
+    let cache = CompileCache::at(std::env::temp_dir().join("drover-lib-tests-cache"));
+    let sandbox = Sandbox::new(cache).expect("sandbox");
+    let catalog = drover_profile::Catalog::load(Path::new("/nonexistent"));
+    let mut checked = 0;
+    for profile in catalog.profiles().iter().filter(|p| !p.hookless()) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let adapter =
+            drover_profile::registry::bind_in(&sandbox, profile, dir.path()).expect("loads");
+        let path = dir.path().join(&profile.hooks.config_path);
+        let json = path.extension().is_some_and(|e| e == "json");
+        let original = "{\n\t\"mine\": {\"keep\": [1, \"a\"]},\n\t\"model\": \"x\"\n}\n";
+        if json {
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, original).expect("write");
+        }
+        let installed = install(&adapter, profile, dir.path())
+            .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
+        assert_eq!(installed, Change::Written, "{}", profile.name);
+        let removed = remove(&adapter, profile, dir.path())
+            .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
+        if json {
+            assert_eq!(removed, Change::Restored, "{}", profile.name);
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), original);
+        } else {
+            assert_eq!(removed, Change::Deleted, "{}", profile.name);
+            assert!(!path.exists(), "{}", profile.name);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} profiles have hooks");
+}
