@@ -40,9 +40,8 @@ pub mod testing;
 pub mod usage;
 
 pub use adapter::{
-    Adapter, CLI_AND_ACP_CAPABILITIES, CLI_CAPABILITIES, CommandBuilder, Exports, Functions,
-    HookEditor, HookParser, Metadata, NO_SCREEN_RULE, ParserSpec, PromptRenderer, RowParserOf,
-    not_implemented,
+    Adapter, CLI_AND_ACP_CAPABILITIES, CLI_CAPABILITIES, CommandBuilder, Exports, HookEditor,
+    Metadata, NO_SCREEN_RULE, ParserSpec, not_implemented,
 };
 pub use drover::adapter::types::*;
 pub use exports::drover::adapter::requests::{Request, RequestTail};
