@@ -134,9 +134,8 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
         .collect()
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Claude);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

@@ -124,9 +124,8 @@ impl Adapter for Grok {
     }
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Grok);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

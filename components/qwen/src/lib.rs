@@ -117,9 +117,8 @@ impl Adapter for Qwen {
     }
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Qwen);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {
