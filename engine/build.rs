@@ -1,8 +1,8 @@
-//! Builds the test guests in `tests/guests/` for `wasm32-wasip2` (the
-//! adapter components themselves are built by `drover-profile`), and
-//! generates the guest kit's files that `drover adapter new` vendors into a
+//! Generates the guest kit's files that `drover adapter new` vendors into a
 //! new Rust adapter, and the corpus of captured CLI output `drover adapter
-//! check` runs components over.
+//! check` runs components over. (The adapter components are built by
+//! `drover-profile`; the test guests by `drover-guest-builds`, for the tests
+//! only.)
 #![allow(
     clippy::disallowed_macros,
     clippy::disallowed_methods,
@@ -13,27 +13,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use drover_build::{
-    build_workspace, cargo_env, check_target_installed, components, fail, files_to_embed,
-    release_dir, repo_root, wasm_target_dir, watch,
-};
+use drover_build::{cargo_env, components, fail, files_to_embed, repo_root};
 
 fn main() {
     let root = repo_root();
     let out_dir = PathBuf::from(cargo_env("OUT_DIR"));
-    check_target_installed();
-    // The test guests share the components' target dir (as they always
-    // have, so a warm cache stays warm); cargo's lock on it orders the two
-    // build scripts' runs.
-    let target_dir = wasm_target_dir();
-    let guests = root.join("tests").join("guests");
-    watch(&guests);
-    build_workspace(&guests, &target_dir, &[]);
     println!("cargo:rerun-if-changed=build.rs");
-    println!(
-        "cargo:rustc-env=DROVER_TEST_GUESTS_DIR={}",
-        release_dir(&target_dir).display()
-    );
     write_kit_table(&root.join("components"), &out_dir);
     write_conformance_corpus(&root, &out_dir);
 }
@@ -50,6 +35,9 @@ fn write_kit_table(components: &Path, out_dir: &Path) {
     };
     let workspace = read_toml(&components.join("Cargo.toml"));
     let kit_dir = components.join("kit");
+    for manifest in [components.join("Cargo.toml"), kit_dir.join("Cargo.toml")] {
+        println!("cargo:rerun-if-changed={}", manifest.display());
+    }
     let mut kit = read_toml(&kit_dir.join("Cargo.toml"));
     let shared = |section: &str| -> toml::Table {
         workspace

@@ -1,7 +1,8 @@
 //! drover-build: what the build scripts of `drover-profile` (the adapter
-//! components it embeds) and `drover` (the test guests, the kit and the
-//! conformance corpus) share. A build script reports errors by printing one
-//! line and exiting, so every helper here ends the build on failure.
+//! components it embeds), `drover-guest-builds` (the test guests) and
+//! `drover` (the kit and the conformance corpus) share. A build script
+//! reports errors by printing one line and exiting, so every helper here
+//! ends the build on failure.
 #![allow(
     clippy::disallowed_macros,
     clippy::disallowed_methods,
@@ -38,8 +39,9 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// The guests' cargo target dir, `<target>/wasm`: shared by every profile
-/// and by both build scripts, so debug and release host builds reuse the
-/// guest artifacts (OUT_DIR is `<target>/<profile>/build/<pkg>/out`).
+/// and by the build scripts that build guests, so debug and release host
+/// builds reuse the guest artifacts (OUT_DIR is
+/// `<target>/<profile>/build/<pkg>/out`).
 pub fn wasm_target_dir() -> PathBuf {
     let out_dir = PathBuf::from(cargo_env("OUT_DIR"));
     out_dir.ancestors().nth(4).unwrap_or(&out_dir).join("wasm")
