@@ -15,9 +15,11 @@ mod turn;
 pub mod usage;
 
 use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, Capability, Fault, Functions, GlobBase, HookEditor, LocationContext, Metadata,
-    Profile, TranscriptGlob, hookcfg, prompt,
+    Adapter, AdapterError, Capability, Command, Fault, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, Profile, TranscriptGlob, TurnOutput, TurnResult,
+    hookcfg, prompt,
 };
 
 pub struct Antigravity;
@@ -51,15 +53,36 @@ impl Adapter for Antigravity {
     };
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-    const FUNCTIONS: Functions = Functions {
-        render_prompt: Some(prompt::render_profile),
-        interactive_command: Some(commands::interactive),
-        headless_command: Some(commands::headless),
-        parse_turn: Some(turn::parse),
-        parse_hook: Some(hooks::parse),
-        usage_parser: Some(usage::parser),
-        ..Functions::NONE
-    };
+
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render_profile(profile, text)
+    }
+
+    fn interactive_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(profile, request)
+    }
+
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
+    }
+
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
+    }
+
+    fn parse_hook(
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(profile, native_event, payload)
+    }
 
     fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs()
@@ -67,6 +90,10 @@ impl Adapter for Antigravity {
 
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
         faults::classify(&profile.env_fault_patterns, lines)
+    }
+
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -83,9 +110,8 @@ fn transcript_globs() -> Vec<TranscriptGlob> {
     }]
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Antigravity);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

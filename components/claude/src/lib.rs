@@ -16,10 +16,11 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Functions, GlobBase, HookEditor,
-    LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput, TurnResult,
-    hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Claude;
@@ -48,15 +49,28 @@ impl Adapter for Claude {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-    const FUNCTIONS: Functions = Functions {
-        render_prompt: Some(prompt::render_profile),
-        interactive_command: Some(commands::interactive),
-        headless_command: Some(commands::headless),
-        acp_command: Some(commands::acp),
-        parse_hook: Some(hooks::parse),
-        usage_parser: Some(usage::parser),
-        ..Functions::NONE
-    };
+
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render_profile(profile, text)
+    }
+
+    fn interactive_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(profile, request)
+    }
+
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        commands::acp(profile, request)
+    }
 
     fn parse_turn(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
         Ok(if drover_kit::text_output(profile) {
@@ -66,8 +80,20 @@ impl Adapter for Claude {
         })
     }
 
+    fn parse_hook(
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(profile, native_event, payload)
+    }
+
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs(context)
+    }
+
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -108,9 +134,8 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
         .collect()
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Claude);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

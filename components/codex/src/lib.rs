@@ -17,9 +17,11 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Functions, GlobBase, HookEditor, LocationContext,
-    Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput, TurnResult, hookcfg,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg,
 };
 
 pub struct Codex;
@@ -53,14 +55,24 @@ impl Adapter for Codex {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-    const FUNCTIONS: Functions = Functions {
-        render_prompt: Some(commands::render),
-        interactive_command: Some(commands::interactive),
-        headless_command: Some(commands::headless),
-        parse_hook: Some(hooks::parse),
-        usage_parser: Some(usage::parser),
-        ..Functions::NONE
-    };
+
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        commands::render(profile, text)
+    }
+
+    fn interactive_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(profile, request)
+    }
+
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
+    }
 
     fn parse_turn(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
         Ok(if drover_kit::text_output(profile) {
@@ -70,8 +82,20 @@ impl Adapter for Codex {
         })
     }
 
+    fn parse_hook(
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(profile, native_event, payload)
+    }
+
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs(context)
+    }
+
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -111,9 +135,8 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
     ]
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Codex);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

@@ -19,9 +19,11 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, CLI_CAPABILITIES, Fault, Functions, GlobBase, HookEditor, LocationContext, Metadata,
-    ParserSpec, Profile, TranscriptGlob, hookcfg, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, Fault, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, hookcfg, prompt,
 };
 
 pub struct Copilot;
@@ -52,15 +54,36 @@ impl Adapter for Copilot {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::JSON);
-    const FUNCTIONS: Functions = Functions {
-        render_prompt: Some(prompt::render_profile),
-        interactive_command: Some(commands::interactive),
-        headless_command: Some(commands::headless),
-        parse_turn: Some(turn::parse),
-        parse_hook: Some(hooks::parse),
-        usage_parser: Some(usage::parser),
-        ..Functions::NONE
-    };
+
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render_profile(profile, text)
+    }
+
+    fn interactive_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(profile, request)
+    }
+
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
+    }
+
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
+    }
+
+    fn parse_hook(
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(profile, native_event, payload)
+    }
 
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs(context)
@@ -69,6 +92,10 @@ impl Adapter for Copilot {
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
         let lines = faults::sentences(lines);
         drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
+    }
+
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -99,9 +126,8 @@ fn transcript_globs(context: &LocationContext) -> Vec<TranscriptGlob> {
     }
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Copilot);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

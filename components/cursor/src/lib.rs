@@ -17,9 +17,11 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, CLI_CAPABILITIES, Functions, GlobBase, HookEditor, LocationContext, Metadata,
-    ParserSpec, Profile, TranscriptGlob, prompt,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, prompt,
 };
 
 pub struct Cursor;
@@ -47,18 +49,43 @@ impl Adapter for Cursor {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::EDITOR);
-    const FUNCTIONS: Functions = Functions {
-        render_prompt: Some(prompt::render_profile),
-        interactive_command: Some(commands::interactive),
-        headless_command: Some(commands::headless),
-        parse_turn: Some(turn::parse),
-        parse_hook: Some(hooks::parse),
-        usage_parser: Some(usage::parser),
-        ..Functions::NONE
-    };
+
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render_profile(profile, text)
+    }
+
+    fn interactive_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(profile, request)
+    }
+
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
+    }
+
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
+    }
+
+    fn parse_hook(
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(profile, native_event, payload)
+    }
 
     fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
         transcript_globs()
+    }
+
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
     }
 }
 
@@ -82,9 +109,8 @@ fn transcript_globs() -> Vec<TranscriptGlob> {
     ]
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Cursor);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

@@ -5,11 +5,10 @@
 //! writes its [`Metadata`] and only the functions its CLI needs. A default
 //! answers `unsupported` where the WIT function can return an error, and the
 //! natural empty answer where it cannot: no transcript globs, no fault, an
-//! `unknown` screen reading by the rule [`NO_SCREEN_RULE`]. Three tables
-//! stand in for code where the kit already has the logic: fault rules, screen
-//! rules and a hook-config editor; a fourth, [`Functions`], points the
-//! defaults at functions of the adapter's own modules, so that an adapter
-//! does not write a method only to forward its arguments.
+//! `unknown` screen reading by the rule [`NO_SCREEN_RULE`]. An adapter
+//! overrides a function by writing the method. Three tables configure the
+//! defaults where the kit already has the logic: fault rules, screen rules
+//! and a hook-config editor.
 //!
 //! [`Exports`] turns an `Adapter` into the generated `Guest` traits (one impl
 //! per exported interface), which is what keeps interfaces added to the WIT
@@ -108,45 +107,6 @@ pub struct HookEditor {
 /// Builds the command line of one kind of launch.
 pub type CommandBuilder = fn(&Profile, &LaunchRequest) -> Result<Command, AdapterError>;
 
-/// Renders a prompt for the profile.
-pub type PromptRenderer = fn(&Profile, &str) -> Result<String, AdapterError>;
-
-/// Parses a hook payload: profile, native event name, payload bytes.
-pub type HookParser = fn(&Profile, &str, &[u8]) -> Result<HookEvent, AdapterError>;
-
-/// The row parser of a usage parser name, as [`Adapter::usage_parser`].
-pub type RowParserOf = fn(&str) -> Option<Box<dyn RowParser>>;
-
-/// The adapter's own functions behind the defaults of the like-named
-/// methods, for [`Adapter::FUNCTIONS`]. A `None` keeps the default answer
-/// (`unsupported`). Start from [`Functions::NONE`] with struct update
-/// syntax; a method the adapter writes itself wins over its entry here.
-#[derive(Clone, Copy)]
-pub struct Functions {
-    /// E.g. [`crate::prompt::render_profile`], the profile's template.
-    pub render_prompt: Option<PromptRenderer>,
-    pub interactive_command: Option<CommandBuilder>,
-    pub headless_command: Option<CommandBuilder>,
-    pub acp_command: Option<CommandBuilder>,
-    /// For a CLI whose turn output reads the same whatever the profile.
-    pub parse_turn: Option<fn(&TurnOutput) -> TurnResult>,
-    pub parse_hook: Option<HookParser>,
-    pub usage_parser: Option<RowParserOf>,
-}
-
-impl Functions {
-    /// No functions: every default answers as if `FUNCTIONS` were absent.
-    pub const NONE: Functions = Functions {
-        render_prompt: None,
-        interactive_command: None,
-        headless_command: None,
-        acp_command: None,
-        parse_turn: None,
-        parse_hook: None,
-        usage_parser: None,
-    };
-}
-
 /// The capabilities of every function of interface `cli` but
 /// `acp-command`: what an adapter for a CLI without an ACP mode lists when
 /// it implements the rest.
@@ -210,52 +170,34 @@ pub trait Adapter: 'static {
     /// answer `unsupported`.
     const HOOK_EDITOR: Option<HookEditor> = None;
 
-    /// The functions the defaults below call; see [`Functions`].
-    const FUNCTIONS: Functions = Functions::NONE;
-
     fn describe() -> Description {
         Self::METADATA.description()
     }
 
-    fn render_prompt(profile: &Profile, prompt: &str) -> Result<String, AdapterError> {
-        match Self::FUNCTIONS.render_prompt {
-            Some(f) => f(profile, prompt),
-            None => Err(not_implemented(Self::METADATA.name, "render-prompt")),
-        }
+    fn render_prompt(_profile: &Profile, _prompt: &str) -> Result<String, AdapterError> {
+        Err(not_implemented(Self::METADATA.name, "render-prompt"))
     }
 
     fn interactive_command(
-        profile: &Profile,
-        request: &LaunchRequest,
+        _profile: &Profile,
+        _request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        match Self::FUNCTIONS.interactive_command {
-            Some(f) => f(profile, request),
-            None => Err(not_implemented(Self::METADATA.name, "interactive-command")),
-        }
+        Err(not_implemented(Self::METADATA.name, "interactive-command"))
     }
 
     fn headless_command(
-        profile: &Profile,
-        request: &LaunchRequest,
+        _profile: &Profile,
+        _request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
-        match Self::FUNCTIONS.headless_command {
-            Some(f) => f(profile, request),
-            None => Err(not_implemented(Self::METADATA.name, "headless-command")),
-        }
+        Err(not_implemented(Self::METADATA.name, "headless-command"))
     }
 
-    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
-        match Self::FUNCTIONS.acp_command {
-            Some(f) => f(profile, request),
-            None => Err(not_implemented(Self::METADATA.name, "acp-command")),
-        }
+    fn acp_command(_profile: &Profile, _request: &LaunchRequest) -> Result<Command, AdapterError> {
+        Err(not_implemented(Self::METADATA.name, "acp-command"))
     }
 
-    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
-        match Self::FUNCTIONS.parse_turn {
-            Some(f) => Ok(f(output)),
-            None => Err(not_implemented(Self::METADATA.name, "parse-turn")),
-        }
+    fn parse_turn(_profile: &Profile, _output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Err(not_implemented(Self::METADATA.name, "parse-turn"))
     }
 
     fn install_hooks(existing: &str, request: &HookInstall) -> Result<HookEdit, AdapterError> {
@@ -280,14 +222,11 @@ pub trait Adapter: 'static {
     }
 
     fn parse_hook(
-        profile: &Profile,
-        native_event: &str,
-        payload: &[u8],
+        _profile: &Profile,
+        _native_event: &str,
+        _payload: &[u8],
     ) -> Result<HookEvent, AdapterError> {
-        match Self::FUNCTIONS.parse_hook {
-            Some(f) => f(profile, native_event, payload),
-            None => Err(not_implemented(Self::METADATA.name, "parse-hook")),
-        }
+        Err(not_implemented(Self::METADATA.name, "parse-hook"))
     }
 
     fn transcript_locations(_profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
@@ -317,8 +256,8 @@ pub trait Adapter: 'static {
     /// The row parser behind usage parser `name` (one of
     /// `METADATA.usage_parsers`), fresh for one tally. `None`: a tally of
     /// that parser answers `unsupported`.
-    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
-        Self::FUNCTIONS.usage_parser.and_then(|f| f(name))
+    fn usage_parser(_name: &str) -> Option<Box<dyn RowParser>> {
+        None
     }
 }
 

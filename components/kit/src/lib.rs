@@ -40,15 +40,43 @@ pub mod testing;
 pub mod usage;
 
 pub use adapter::{
-    Adapter, CLI_AND_ACP_CAPABILITIES, CLI_CAPABILITIES, CommandBuilder, Exports, Functions,
-    HookEditor, HookParser, Metadata, NO_SCREEN_RULE, ParserSpec, PromptRenderer, RowParserOf,
-    not_implemented,
+    Adapter, CLI_AND_ACP_CAPABILITIES, CLI_CAPABILITIES, CommandBuilder, Exports, HookEditor,
+    Metadata, NO_SCREEN_RULE, ParserSpec, not_implemented,
 };
 pub use drover::adapter::types::*;
 pub use exports::drover::adapter::requests::{Request, RequestTail};
 
 /// The WIT package version this kit was generated from; `describe` reports it.
-pub const WIT_VERSION: &str = "0.2.0";
+/// Read from the same file as the bindings (also where `drover adapter new`
+/// puts it beside a vendored kit), so the two cannot disagree.
+pub const WIT_VERSION: &str = package_version(include_str!("../../../wit/adapter.wit"));
+
+/// The `X.Y.Z` of a WIT text's `package drover:adapter@X.Y.Z;` line; without
+/// one the kit does not compile.
+const fn package_version(wit: &str) -> &str {
+    const PREFIX: &[u8] = b"package drover:adapter@";
+    let bytes = wit.as_bytes();
+    let mut line = 0;
+    while line < bytes.len() {
+        let mut end = line;
+        while end < bytes.len() && bytes[end] != b'\n' {
+            end += 1;
+        }
+        let mut i = 0;
+        while i < PREFIX.len() && line + i < end && bytes[line + i] == PREFIX[i] {
+            i += 1;
+        }
+        if i == PREFIX.len() && end > line + i && bytes[end - 1] == b';' {
+            let (_, rest) = bytes.split_at(line + i);
+            let (version, _) = rest.split_at(end - 1 - (line + i));
+            if let Ok(version) = std::str::from_utf8(version) {
+                return version;
+            }
+        }
+        line = end + 1;
+    }
+    panic!("the WIT has no `package drover:adapter@X.Y.Z;` line")
+}
 
 /// Shorthand for an `invalid-input` error.
 pub fn invalid(message: impl Into<String>) -> AdapterError {
@@ -278,4 +306,15 @@ pub fn mapped_kind(profile: &Profile, native: &str) -> Option<CanonicalEvent> {
         .iter()
         .find(|(n, _)| n == native)
         .and_then(|(_, canonical)| CanonicalEvent::from_name(canonical))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn wit_version_is_the_wit_files_package_version() {
+        let wit = include_str!("../../../wit/adapter.wit");
+        let package = wit.lines().find(|l| l.starts_with("package "));
+        let expected = format!("package drover:adapter@{};", super::WIT_VERSION);
+        assert_eq!(package, Some(expected.as_str()));
+    }
 }

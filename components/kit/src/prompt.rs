@@ -23,7 +23,7 @@ pub fn render(template: &str, prompt: &str) -> Result<String, AdapterError> {
 }
 
 /// [`render`] with the profile's `prompt_template`: the usual
-/// `render-prompt`, for [`crate::Functions::render_prompt`].
+/// `render-prompt`.
 pub fn render_profile(profile: &Profile, prompt: &str) -> Result<String, AdapterError> {
     render(&profile.prompt_template, prompt)
 }

@@ -18,9 +18,11 @@ pub mod usage;
 
 use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
+use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, CLI_AND_ACP_CAPABILITIES, Functions, GlobBase, HookEditor, LocationContext, Metadata,
-    ParserSpec, Profile, TranscriptGlob, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
+    TurnResult, prompt,
 };
 
 pub struct Opencode;
@@ -52,15 +54,40 @@ impl Adapter for Opencode {
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(plugin::EDITOR);
-    const FUNCTIONS: Functions = Functions {
-        render_prompt: Some(prompt::render_profile),
-        interactive_command: Some(commands::interactive),
-        headless_command: Some(commands::headless),
-        acp_command: Some(commands::acp),
-        parse_turn: Some(turn::parse),
-        parse_hook: Some(hooks::parse),
-        usage_parser: Some(usage::parser),
-    };
+
+    fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
+        prompt::render_profile(profile, text)
+    }
+
+    fn interactive_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::interactive(profile, request)
+    }
+
+    fn headless_command(
+        profile: &Profile,
+        request: &LaunchRequest,
+    ) -> Result<Command, AdapterError> {
+        commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        commands::acp(profile, request)
+    }
+
+    fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+        Ok(turn::parse(output))
+    }
+
+    fn parse_hook(
+        profile: &Profile,
+        native_event: &str,
+        payload: &[u8],
+    ) -> Result<HookEvent, AdapterError> {
+        hooks::parse(profile, native_event, payload)
+    }
 
     fn transcript_locations(_profile: &Profile, context: &LocationContext) -> Vec<TranscriptGlob> {
         // XDG_DATA_HOME counts only when absolute (the XDG spec ignores a
@@ -84,11 +111,14 @@ impl Adapter for Opencode {
             parser: usage::DB.to_string(),
         }]
     }
+
+    fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        usage::parser(name)
+    }
 }
 
-// The generic adapter links this crate for its logic, without the exports.
-#[cfg(feature = "export")]
-drover_kit::export!(Opencode);
+// Exported by `component/`, so that the generic adapter can link this
+// library too (one component cannot export the world twice).
 
 #[cfg(test)]
 mod tests_support {

@@ -1,7 +1,8 @@
 //! drover-build: what the build scripts of `drover-profile` (the adapter
-//! components it embeds) and `drover` (the test guests, the kit and the
-//! conformance corpus) share. A build script reports errors by printing one
-//! line and exiting, so every helper here ends the build on failure.
+//! components it embeds), `drover-guest-builds` (the test guests) and
+//! `drover` (the kit and the conformance corpus) share. A build script
+//! reports errors by printing one line and exiting, so every helper here
+//! ends the build on failure.
 #![allow(
     clippy::disallowed_macros,
     clippy::disallowed_methods,
@@ -38,8 +39,9 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// The guests' cargo target dir, `<target>/wasm`: shared by every profile
-/// and by both build scripts, so debug and release host builds reuse the
-/// guest artifacts (OUT_DIR is `<target>/<profile>/build/<pkg>/out`).
+/// and by the build scripts that build guests, so debug and release host
+/// builds reuse the guest artifacts (OUT_DIR is
+/// `<target>/<profile>/build/<pkg>/out`).
 pub fn wasm_target_dir() -> PathBuf {
     let out_dir = PathBuf::from(cargo_env("OUT_DIR"));
     out_dir.ancestors().nth(4).unwrap_or(&out_dir).join("wasm")
@@ -64,15 +66,17 @@ pub fn check_target_installed() {
     }
 }
 
-/// The adapter crates: the components workspace's members, minus the kit.
-pub fn adapter_crates(components: &Path) -> Vec<String> {
-    let manifest = components.join("Cargo.toml");
-    let text = fs::read_to_string(&manifest)
-        .unwrap_or_else(|e| fail(&format!("reading {}: {e}", manifest.display())));
-    let parsed: toml::Table = text
-        .parse()
-        .unwrap_or_else(|e| fail(&format!("parsing {}: {e}", manifest.display())));
-    let members = parsed
+fn read_manifest(path: &Path) -> toml::Table {
+    let text = fs::read_to_string(path)
+        .unwrap_or_else(|e| fail(&format!("reading {}: {e}", path.display())));
+    text.parse()
+        .unwrap_or_else(|e| fail(&format!("parsing {}: {e}", path.display())))
+}
+
+/// A guest workspace's members, as written in its `[workspace] members`.
+pub fn members(workspace: &Path) -> Vec<String> {
+    let manifest = workspace.join("Cargo.toml");
+    read_manifest(&manifest)
         .get("workspace")
         .and_then(|w| w.get("members"))
         .and_then(|m| m.as_array())
@@ -81,15 +85,53 @@ pub fn adapter_crates(components: &Path) -> Vec<String> {
                 "{} has no [workspace] members",
                 manifest.display()
             ))
-        });
-    let mut names: Vec<String> = members
+        })
         .iter()
         .filter_map(|m| m.as_str())
-        .filter(|name| *name != "kit")
         .map(str::to_string)
+        .collect()
+}
+
+/// A component the components workspace builds.
+pub struct Component {
+    /// The built-in's name: its member's top directory (`claude` for
+    /// `claude/component`).
+    pub name: String,
+    /// The file cargo writes it to, in [`release_dir`].
+    pub wasm: String,
+}
+
+/// The components of the components workspace, sorted by name: its members
+/// that build a `cdylib` (the others are the kit and the adapters'
+/// libraries).
+pub fn components(workspace: &Path) -> Vec<Component> {
+    let mut found: Vec<Component> = members(workspace)
+        .into_iter()
+        .filter_map(|member| {
+            let manifest = read_manifest(&workspace.join(&member).join("Cargo.toml"));
+            let lib = manifest.get("lib");
+            let cdylib = lib
+                .and_then(|l| l.get("crate-type"))
+                .and_then(|t| t.as_array())
+                .is_some_and(|types| types.iter().any(|t| t.as_str() == Some("cdylib")));
+            if !cdylib {
+                return None;
+            }
+            let lib_name = lib
+                .and_then(|l| l.get("name"))
+                .or_else(|| manifest.get("package").and_then(|p| p.get("name")))
+                .and_then(|n| n.as_str())
+                .unwrap_or_else(|| fail(&format!("{member}/Cargo.toml has no package name")))
+                .replace('-', "_");
+            let name = member.split('/').next().unwrap_or(&member).to_string();
+            Some(Component {
+                name,
+                wasm: format!("{lib_name}.wasm"),
+            })
+        })
         .collect();
-    names.sort();
-    names
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    found
 }
 
 /// Reruns the build script when a guest workspace's manifests or any of
@@ -98,17 +140,13 @@ pub fn watch(workspace: &Path) {
     for file in ["Cargo.toml", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", workspace.join(file).display());
     }
-    if let Ok(entries) = fs::read_dir(workspace) {
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.join("Cargo.toml").is_file() {
-                println!(
-                    "cargo:rerun-if-changed={}",
-                    path.join("Cargo.toml").display()
-                );
-                println!("cargo:rerun-if-changed={}", path.join("src").display());
-            }
-        }
+    for member in members(workspace) {
+        let dir = workspace.join(member);
+        println!(
+            "cargo:rerun-if-changed={}",
+            dir.join("Cargo.toml").display()
+        );
+        println!("cargo:rerun-if-changed={}", dir.join("src").display());
     }
 }
 

@@ -204,7 +204,27 @@ mod tests {
                 assert!(file(&format!("src/{module}.rs")).is_some(), "{module}");
             }
         }
-        // The kit finds the WIT at the new crate's root.
+        // The kit finds the WIT, and reads its version, at the new crate's root.
         assert!(lib.contains(r#"path: "../../wit""#));
+        assert!(lib.contains(r#"include_str!("../../../wit/adapter.wit")"#));
+    }
+
+    #[test]
+    fn every_wit_version_is_the_wit_files_package_version() {
+        let version = crate::sandbox::WIT_VERSION;
+        let package = super::super::adapter::WIT
+            .lines()
+            .find(|l| l.starts_with("package "));
+        let expected = format!("package drover:adapter@{version};");
+        assert_eq!(package, Some(expected.as_str()));
+        // The Python and JavaScript kits spell it out; they must follow.
+        for (file, text) in PYTHON_FILES.iter().chain(JS_FILES) {
+            if file.contains("kit") {
+                assert!(
+                    text.contains(&format!("WIT_VERSION = \"{version}\"")),
+                    "{file}"
+                );
+            }
+        }
     }
 }

@@ -32,7 +32,7 @@ fn check(args: &[&str]) -> (Output, Value) {
 }
 
 fn guest(file: &str) -> String {
-    PathBuf::from(env!("DROVER_TEST_GUESTS_DIR"))
+    PathBuf::from(drover_guest_builds::DIR)
         .join(file)
         .display()
         .to_string()

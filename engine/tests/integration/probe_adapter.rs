@@ -440,7 +440,7 @@ fn a_missing_or_hanging_binary_is_a_finding() {
 
 /// The hostile guest as a project-local component, misbehaving as told.
 fn hostile_project(world: &World, settings: &str, parser: &str) {
-    let wasm = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let wasm = PathBuf::from(drover_guest_builds::DIR).join("drover_test_hostile.wasm");
     let adapters = world.project.join(".drover/adapters");
     std::fs::create_dir_all(&adapters).expect("mkdir");
     std::fs::copy(&wasm, adapters.join("hostile.wasm")).expect("copy the hostile guest");

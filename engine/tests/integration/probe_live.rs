@@ -174,7 +174,7 @@ fn an_interrupted_probe_removes_its_workspace() {
 #[test]
 fn a_broken_third_party_component_is_a_finding_not_a_crash() {
     let p = Project::new();
-    let guests = std::path::PathBuf::from(env!("DROVER_TEST_GUESTS_DIR"));
+    let guests = std::path::PathBuf::from(drover_guest_builds::DIR);
     let adapters = p.path().join(".drover/adapters");
     std::fs::create_dir_all(&adapters).expect("adapters");
     std::fs::copy(

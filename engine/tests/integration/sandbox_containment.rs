@@ -8,7 +8,7 @@ use drover::sandbox::{CompileCache, Limit, Limits, Sandbox, SandboxError};
 use drover::types::wit;
 
 fn hostile_wasm() -> Vec<u8> {
-    let path = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let path = PathBuf::from(drover_guest_builds::DIR).join("drover_test_hostile.wasm");
     std::fs::read(&path)
         .unwrap_or_else(|e| panic!("hostile guest missing at {}: {e}", path.display()))
 }

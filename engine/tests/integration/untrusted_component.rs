@@ -28,7 +28,7 @@ const CONFIG: &str = ".hostile/settings.json";
 /// and these `[component_settings]` lines.
 fn hostile_project(dialect: &str, settings: &str) -> Project {
     let p = Project::new();
-    let guest = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let guest = PathBuf::from(drover_guest_builds::DIR).join("drover_test_hostile.wasm");
     let adapters = p.path().join(".drover/adapters");
     std::fs::create_dir_all(&adapters).expect("adapters");
     std::fs::copy(&guest, adapters.join("hostile.wasm")).expect("copy the hostile guest");

@@ -334,7 +334,7 @@ fn a_broken_file_is_a_warning_and_the_rest_still_counts() {
 /// A project profile backed by the hostile test guest, whose parser panics
 /// on a `panic` line and spins on a `loop` line.
 fn hostile_project(w: &World) {
-    let wasm = Path::new(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let wasm = Path::new(drover_guest_builds::DIR).join("drover_test_hostile.wasm");
     let profiles = w.project.path().join(".drover/profiles");
     std::fs::create_dir_all(&profiles).expect("mkdir");
     std::fs::write(

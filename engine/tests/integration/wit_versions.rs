@@ -9,7 +9,7 @@ use drover::sandbox::{CompileCache, Limits, Sandbox, SandboxError, WitVersion};
 use drover::types::wit;
 
 fn guest(file: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join(file);
+    let path = PathBuf::from(drover_guest_builds::DIR).join(file);
     std::fs::read(&path).unwrap_or_else(|e| panic!("test guest missing at {}: {e}", path.display()))
 }
 

@@ -28,7 +28,7 @@ use v0_1::{Downgrade, Upgrade};
 
 /// The newest WIT package version this engine hosts (what `drover adapter
 /// wit` prints and new components should target).
-pub const WIT_VERSION: &str = "0.2.0";
+pub const WIT_VERSION: &str = env!("DROVER_WIT_VERSION");
 
 /// The interface whose name carries a component's version.
 const CLI_INTERFACE: &str = "drover:adapter/cli";

@@ -55,7 +55,7 @@ fn backup(p: &Project) -> PathBuf {
 /// `dialect` on `.hostile/settings.json`.
 fn hostile_project(dialect: &str) -> (Project, PathBuf) {
     let p = Project::new();
-    let guest = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let guest = PathBuf::from(drover_guest_builds::DIR).join("drover_test_hostile.wasm");
     let adapters = p.path().join(".drover/adapters");
     std::fs::create_dir_all(&adapters).expect("adapters");
     std::fs::copy(&guest, adapters.join("hostile.wasm")).expect("copy the hostile guest");

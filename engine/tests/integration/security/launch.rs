@@ -29,7 +29,7 @@ fn script(path: &Path, body: &str) {
 }
 
 fn hostile_guest() -> PathBuf {
-    PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm")
+    PathBuf::from(drover_guest_builds::DIR).join("drover_test_hostile.wasm")
 }
 
 fn project_profile(p: &Project, file: &str, text: &str) {

@@ -29,7 +29,7 @@ fn an_adapters_keys_outside_the_vocabulary_are_never_pressed() {
     let config = p.home.join(".config/drover");
     std::fs::create_dir_all(config.join("adapters")).expect("adapters");
     std::fs::create_dir_all(config.join("profiles")).expect("profiles");
-    let guest = PathBuf::from(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let guest = PathBuf::from(drover_guest_builds::DIR).join("drover_test_hostile.wasm");
     std::fs::copy(&guest, config.join("adapters/hostile.wasm")).expect("copy the hostile guest");
     // The hostile guest reads every screen as a dialog whose "Yes" would
     // type a command; the stand-in records anything typed.

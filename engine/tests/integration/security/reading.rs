@@ -115,7 +115,7 @@ fn a_config_that_is_a_fifo_is_refused_not_waited_on() {
 /// A project profile backed by the hostile test guest, whose
 /// `transcript-locations` answer is chosen by `locations`.
 fn hostile_locations(p: &Project, locations: &str) {
-    let wasm = Path::new(env!("DROVER_TEST_GUESTS_DIR")).join("drover_test_hostile.wasm");
+    let wasm = Path::new(drover_guest_builds::DIR).join("drover_test_hostile.wasm");
     std::fs::write(
         profiles_dir(p).join("hostile.toml"),
         format!(
