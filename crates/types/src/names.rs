@@ -20,6 +20,16 @@ macro_rules! wit_names {
             }
         }
 
+        // As the wasmtime bindings print it (`CanonicalEvent::Stop`), which
+        // messages and tests already quote.
+        impl std::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $(<$ty>::$variant => f.write_str(concat!(stringify!($ty), "::", stringify!($variant))),)+
+                }
+            }
+        }
+
         impl std::fmt::Display for $ty {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())

@@ -3,7 +3,7 @@
 //! WIT's, in Rust case; docs/wit.md says what each means. The enums print
 //! and serialize as the WIT spells them (`rate-limit`).
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Capability {
     Prompt,
     Commands,
@@ -55,16 +55,30 @@ pub struct Profile {
     pub turn_output: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum AdapterError {
     Unsupported(String),
     InvalidInput(String),
 }
 
+// As the wasmtime bindings print it (`AdapterError::Unsupported("…")`),
+// which messages and tests already quote; Display is the same.
+impl std::fmt::Debug for AdapterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AdapterError::Unsupported(m) => {
+                f.debug_tuple("AdapterError::Unsupported").field(m).finish()
+            }
+            AdapterError::InvalidInput(m) => f
+                .debug_tuple("AdapterError::InvalidInput")
+                .field(m)
+                .finish(),
+        }
+    }
+}
+
 impl std::fmt::Display for AdapterError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // As the wasmtime bindings printed it, which messages and tests
-        // already quote.
         write!(f, "{self:?}")
     }
 }
@@ -101,7 +115,7 @@ pub struct TurnOutput {
     pub prior_usage: Option<Usage>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TurnOutcome {
     Success,
     Failed,
@@ -143,7 +157,7 @@ pub struct TurnResult {
     pub prompt_kind: Option<PromptKind>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CanonicalEvent {
     SessionStart,
     PromptSubmit,
@@ -159,7 +173,7 @@ pub enum CanonicalEvent {
     Other,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PromptKind {
     Permission,
     TrustDialog,
@@ -226,7 +240,7 @@ pub struct LocationContext {
     pub env: Vec<(String, String)>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FaultKind {
     Auth,
     RateLimit,
@@ -247,7 +261,7 @@ pub struct Fault {
     pub rule: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SeatState {
     Working,
     Idle,
@@ -291,4 +305,22 @@ pub struct ScreenReading {
     pub rule: String,
     pub evidence: String,
     pub dialog: Option<Dialog>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_print_as_the_bindings_printed_them() {
+        assert_eq!(format!("{:?}", SeatState::Blocked), "SeatState::Blocked");
+        assert_eq!(
+            AdapterError::Unsupported("no".to_string()).to_string(),
+            "AdapterError::Unsupported(\"no\")"
+        );
+        assert_eq!(
+            format!("{:?}", Some(PromptKind::TrustDialog)),
+            "Some(PromptKind::TrustDialog)"
+        );
+    }
 }

@@ -309,3 +309,22 @@ fn buckets_before_the_launch_are_not_listed() {
     assert_eq!(all.poll(), vec![before, mine]);
     assert_eq!(all.unreadable.len(), 1);
 }
+
+/// The driven CLI can write into `events/`: a link named like a bucket
+/// (to a directory of records elsewhere) is not entered.
+#[test]
+fn a_bucket_that_is_a_link_is_not_entered() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = dir.path().join("events");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("elsewhere");
+    std::fs::create_dir_all(&events).expect("events");
+    let planted = record(BUCKET_NS + 1, "t");
+    std::fs::write(
+        elsewhere.join(format!("{}-t-Stop-1.json", planted.ts)),
+        serde_json::to_vec(&planted).expect("json"),
+    )
+    .expect("planted");
+    std::os::unix::fs::symlink(&elsewhere, events.join(bucket_of(BUCKET_NS + 1))).expect("link");
+    assert!(EventWatcher::new(events, Stub).poll().is_empty());
+}
