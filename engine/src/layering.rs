@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &str)] = &[
     ("drover-turn", "crates/turn"),
     ("drover-drive", "crates/drive"),
     ("drover-seats", "crates/seats"),
+    ("drover-probe", "crates/probe"),
     ("drover", "engine"),
 ];
 
@@ -115,6 +116,10 @@ const RUNS_COMPONENTS: &[(&str, &str)] = &[
     ("drover-turn", "drivers call the seat's component"),
     ("drover-drive", "the drivers"),
     ("drover-seats", "the seat host drives turns"),
+    (
+        "drover-probe",
+        "it asks the CLI's component and may run one turn",
+    ),
     ("drover", "the command line"),
 ];
 

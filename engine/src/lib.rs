@@ -9,7 +9,6 @@
 
 pub mod cli;
 pub mod conformance;
-pub mod probe;
 
 /// The Agent Client Protocol client (`drover-acp`).
 pub use drover_acp as acp;
@@ -25,6 +24,8 @@ pub use drover_gate as gate;
 pub use drover_hooks as hooks;
 /// Telling people when a seat settles (`drover-notify`).
 pub use drover_notify as notify;
+/// `drover probe-adapter` (`drover-probe`).
+pub use drover_probe as probe;
 /// CLI profiles, the built-in catalog, config directories and the registry
 /// (`drover-profile`).
 pub use drover_profile as profile;

@@ -1,10 +1,10 @@
 //! The hook config: which of the profile's events carry drover's relay.
 
 use super::{Fed, Loaded, Scan};
-use crate::hooks::{self, HookError};
-use crate::probe::report::{CallOutcome, DeclaredEvent, Hooks};
-use crate::probe::sanitize::{Clean, clean};
-use crate::profile::Profile;
+use crate::report::{CallOutcome, DeclaredEvent, Hooks};
+use crate::sanitize::{Clean, clean};
+use drover_hooks::{self as hooks, HookError};
+use drover_profile::Profile;
 use drover_types::wit;
 
 impl Scan<'_> {

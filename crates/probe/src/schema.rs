@@ -262,7 +262,7 @@ fn read_line_bounded(reader: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::sanitize::Identity;
+    use crate::sanitize::Identity;
 
     fn sanitizer() -> Sanitizer {
         Sanitizer::with_salt(

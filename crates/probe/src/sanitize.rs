@@ -95,8 +95,8 @@ impl serde::Serialize for Clean {
 /// only (positional `{}`; never capture a variable by name in the literal).
 macro_rules! clean {
     ($fmt:literal $(, $arg:expr)* $(,)?) => {
-        $crate::probe::sanitize::Clean::__composed(format!(
-            $fmt $(, $crate::probe::sanitize::Clean::as_str(&$arg))*
+        $crate::sanitize::Clean::__composed(format!(
+            $fmt $(, $crate::sanitize::Clean::as_str(&$arg))*
         ))
     };
 }

@@ -2,12 +2,12 @@
 //! describing its failures without echoing what it was fed.
 
 use super::{Fed, Loaded, Scan};
-use crate::probe::report::Call;
-use crate::probe::report::{AdapterInfo, CallOutcome};
-use crate::probe::sanitize::{Clean, clean};
-use crate::profile::Profile;
-use crate::registry::{self, Origin};
-use crate::sandbox::{Sandbox, SandboxError};
+use crate::report::Call;
+use crate::report::{AdapterInfo, CallOutcome};
+use crate::sanitize::{Clean, clean};
+use drover_profile::Profile;
+use drover_profile::registry::{self, Origin};
+use drover_sandbox::{Sandbox, SandboxError};
 use drover_types::wit;
 
 impl Scan<'_> {
@@ -42,14 +42,14 @@ impl Scan<'_> {
     fn describe_error(&self, error: &SandboxError, fed: Fed) -> (CallOutcome, Clean) {
         match error {
             SandboxError::Limit { limit, .. } => match limit {
-                crate::sandbox::Limit::Time(d) => (
+                drover_sandbox::Limit::Time(d) => (
                     CallOutcome::TimeLimit,
                     clean!(
                         "exceeded its time limit of {} ms",
                         Clean::count(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
                     ),
                 ),
-                crate::sandbox::Limit::Memory(bytes) => (
+                drover_sandbox::Limit::Memory(bytes) => (
                     CallOutcome::MemoryLimit,
                     clean!(
                         "exceeded its memory limit of {} MiB",
@@ -173,11 +173,11 @@ impl Scan<'_> {
         AdapterInfo {
             component: profile
                 .map(|p| match &p.component {
-                    crate::profile::ComponentRef::Builtin(name)
-                    | crate::profile::ComponentRef::Implicit(name) => s.identifier(name),
+                    drover_profile::ComponentRef::Builtin(name)
+                    | drover_profile::ComponentRef::Implicit(name) => s.identifier(name),
                     // The file's name says which component; its directory
                     // says only where the user keeps it.
-                    crate::profile::ComponentRef::File(path) => path
+                    drover_profile::ComponentRef::File(path) => path
                         .file_name()
                         .map(|n| s.path(&n.to_string_lossy(), false))
                         .unwrap_or_default(),

@@ -2,8 +2,8 @@
 //! of the model, every value in a code span or fence.
 
 use super::{Report, Severity};
-use crate::probe::sanitize::Clean;
-use crate::probe::schema::KeyPath;
+use crate::sanitize::Clean;
+use crate::schema::KeyPath;
 
 /// A fence longer than any backtick run inside `body`.
 fn fenced(out: &mut String, body: &str) {

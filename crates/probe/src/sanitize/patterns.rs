@@ -9,7 +9,7 @@ use regex::Regex;
 
 /// `^[A-Za-z0-9][A-Za-z0-9._-]*$`
 pub fn is_identifier(s: &str) -> bool {
-    crate::profile::known::is_identifier(s)
+    drover_profile::known::is_identifier(s)
 }
 
 pub(super) static EMAIL: LazyLock<Regex> = LazyLock::new(|| {

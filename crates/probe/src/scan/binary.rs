@@ -1,9 +1,9 @@
 //! The CLI binary: where it is, and what `--version` and `--help` print.
 
 use super::Scan;
-use crate::probe::binary;
-use crate::probe::report::Binary;
-use crate::probe::sanitize::{Clean, clean};
+use crate::binary;
+use crate::report::Binary;
+use crate::sanitize::{Clean, clean};
 
 /// Lines of `--version` and `--help` kept.
 const VERSION_LINES: usize = 5;

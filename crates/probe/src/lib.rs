@@ -1,4 +1,4 @@
-//! `drover probe-adapter`: a sanitized report of what a CLI and its adapter
+//! drover-probe: `drover probe-adapter`, a sanitized report of what a CLI and its adapter
 //! look like on this machine, for finalizing a profile or filing an adapter
 //! bug without leaking anything personal (docs/probe-adapter.md).
 //!

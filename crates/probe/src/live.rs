@@ -17,12 +17,12 @@ use std::time::Duration;
 use super::report::{Finding, Mode, Report, Severity};
 use super::sanitize::{Clean, Identity, Sanitizer, clean};
 use super::scan::{ScanError, ScanOptions, scan};
-use crate::drive::{Context, Prepared, TurnReport, TurnSpec, Verdict, headless, interactive};
-use crate::profile::Catalog;
-use crate::relay::ENV_PROBE_CAPTURE;
-use crate::run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
-use crate::sandbox::Sandbox;
-use crate::workspace::{WorkspaceKind, process};
+use drover_drive::relay::ENV_PROBE_CAPTURE;
+use drover_drive::{Context, Prepared, TurnReport, TurnSpec, Verdict, headless, interactive};
+use drover_profile::Catalog;
+use drover_run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
+use drover_sandbox::Sandbox;
+use drover_workspace::{WorkspaceKind, process};
 
 pub const PROMPT: &str = "Reply with exactly: OK";
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(90);
@@ -68,7 +68,7 @@ pub fn probe(
         .clone()
         .unwrap_or_else(|| profile.binary.clone());
     let workspace_ok = opts.workspace == WorkspaceKind::Headless
-        || crate::workspace::tmux::Tmux::version().is_some();
+        || drover_workspace::tmux::Tmux::version().is_some();
     if which::which(&binary).is_err() || !workspace_ok {
         let missing = if workspace_ok {
             "the CLI's binary"
@@ -206,7 +206,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
             format!("{cli} has no hook dialect: only the turn's output and transcript are probed"),
         ));
     } else {
-        match crate::hooks::install(adapter, &profile, &project) {
+        match drover_hooks::install(adapter, &profile, &project) {
             Ok(_) => live.notes.push(("probe.hooks-installed", Severity::Info, format!("registered a capture hook for {} native events via {}", profile.hooks.events.len(), profile.hooks.dialect))),
             Err(e) => live.notes.push(("probe.dialect", Severity::Warning, format!("the adapter could not write the hook config, so the dialect is not usable here: {e}"))),
         }
@@ -244,21 +244,21 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     let result = match opts.workspace {
         kind @ (WorkspaceKind::Tmux | WorkspaceKind::Herdr) => interactive::run(&ctx, &spec, kind),
         WorkspaceKind::Acp => {
-            crate::drive::acp::run(&ctx, &spec, &crate::policy::Policy::default())
+            drover_drive::acp::run(&ctx, &spec, &drover_trust::policy::Policy::default())
         }
         // The command refuses ray before a probe starts.
         WorkspaceKind::Headless | WorkspaceKind::Ray => headless::run(&ctx, &spec),
     };
     if opts.workspace == WorkspaceKind::Tmux {
         // The scratch project's private tmux server goes with it.
-        if let Ok(tmux) = crate::workspace::tmux::Tmux::for_project(&project) {
+        if let Ok(tmux) = drover_workspace::tmux::Tmux::for_project(&project) {
             tmux.kill_server();
         }
     }
     describe_result(&mut live, &result);
     let mut watcher = EventWatcher::new(
         run.events_dir(),
-        crate::relay::DropParser::for_run(run.root()),
+        drover_drive::relay::DropParser::for_run(run.root()),
     );
     for (n, record) in watcher.poll().into_iter().enumerate() {
         if let Some(path) = record.transcript_path.as_ref().filter(|p| !p.is_empty()) {
@@ -268,7 +268,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
         let Some(raw) = &record.payload else { continue };
         let file = captures.join(format!(
             "{n:03}-{}.json",
-            crate::run::safe_segment(&record.native)
+            drover_run::safe_segment(&record.native)
         ));
         if std::fs::write(&file, raw).is_ok() {
             live.payloads.push((record.native.clone(), file));
@@ -285,7 +285,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
         let logs: Vec<String> = result
             .logs
             .iter()
-            .flat_map(|l| crate::drive::tail_lines(l))
+            .flat_map(|l| drover_drive::tail_lines(l))
             .collect();
         let start = logs.len().saturating_sub(20);
         live.log_tail = Some(logs[start..].join("\n"));

@@ -4,10 +4,10 @@
 use std::io::Read;
 
 use super::{Fed, Loaded, Scan};
-use crate::probe::report::{CallOutcome, Capture};
-use crate::probe::sanitize::clean;
-use crate::probe::schema;
-use crate::profile::Profile;
+use crate::report::{CallOutcome, Capture};
+use crate::sanitize::clean;
+use crate::schema;
+use drover_profile::Profile;
 
 /// Largest `--payload` file read.
 const MAX_PAYLOAD: u64 = 4 << 20;

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use super::report::{Binary, Call, Finding, Mode, Report, SCHEMA_VERSION, Severity};
 use super::sanitize::{Clean, Identity, Sanitizer, clean};
-use crate::profile::{Catalog, Profile};
-use crate::sandbox::Adapter;
+use drover_profile::{Catalog, Profile};
+use drover_sandbox::Adapter;
 use drover_types::wit;
 
 mod adapter;

@@ -5,12 +5,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{Fed, Loaded, Scan};
-use crate::probe::discover::{self, Glob, Matches};
-use crate::probe::report::{CallOutcome, ParsedUsage, TokenFields, TranscriptFile, Transcripts};
-use crate::probe::sanitize::{Clean, clean};
-use crate::probe::schema;
-use crate::profile::Profile;
-use crate::sandbox::SandboxError;
+use crate::discover::{self, Glob, Matches};
+use crate::report::{CallOutcome, ParsedUsage, TokenFields, TranscriptFile, Transcripts};
+use crate::sanitize::{Clean, clean};
+use crate::schema;
+use drover_profile::Profile;
+use drover_sandbox::SandboxError;
 use drover_types::wit;
 
 /// Bytes of one transcript fed to the adapter's tally, and the chunk size.
@@ -30,7 +30,7 @@ impl Scan<'_> {
             .description
             .location_env
             .iter()
-            .filter(|name| crate::probe::sanitize::is_identifier(name))
+            .filter(|name| crate::sanitize::is_identifier(name))
             .take(MAX_LOCATION_ENV)
             .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
             .collect();
@@ -68,8 +68,8 @@ impl Scan<'_> {
         let mut globs = Vec::new();
         for glob in answer.iter().take(discover::MAX_GLOBS) {
             let pattern = self.s.path(&glob.pattern, true);
-            if !crate::probe::sanitize::is_identifier(&glob.format)
-                || !crate::probe::sanitize::is_identifier(&glob.parser)
+            if !crate::sanitize::is_identifier(&glob.format)
+                || !crate::sanitize::is_identifier(&glob.parser)
             {
                 garbage.push(clean!(
                     "glob {} names format {} and parser {}",
@@ -208,7 +208,7 @@ impl Scan<'_> {
             _ => "unknown",
         };
         let format = glob_format
-            .filter(|f| crate::probe::sanitize::is_identifier(f))
+            .filter(|f| crate::sanitize::is_identifier(f))
             .unwrap_or_else(|| by_extension.to_string());
         let line_count = match discover::count_lines(&found.path) {
             Ok(n) => n,
