@@ -20,7 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use drover::relay::DropParser;
+use drover::drops::DropParser;
 use drover::run::{EventWatcher, Journal, RunDir, RunInfo, now_ns};
 use drover::sandbox::CompileCache;
 use drover::types::wit::SeatState;

@@ -14,10 +14,10 @@ pub mod conformance;
 pub use drover_acp as acp;
 /// The settings files, `config.toml` (`drover-config`).
 pub use drover_config as config;
-/// Runs and what drives them: the four drivers, relay drops, privileges,
+/// Turns and what drives them: the four drivers, relay drops, privileges,
 /// recovery (`drover-drive`).
 pub use drover_drive as drive;
-pub use drover_drive::{privileges, relay};
+pub use drover_drive::{drops, privileges};
 /// Provenance, the effect table and record seals (`drover-gate`).
 pub use drover_gate as gate;
 /// Installing the hook relay into a CLI's config (`drover-hooks`).

@@ -199,7 +199,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
     let launched = spec.as_ref().map_or(0, |s| s.launched_ns);
     let mut watcher = EventWatcher::new(
         run.events_dir(),
-        crate::relay::DropParser::for_seat(run.root(), ctx.profile(), ctx.adapter()),
+        crate::drops::DropParser::for_seat(run.root(), ctx.profile(), ctx.adapter()),
     )
     .since(launched);
     let events: Vec<HookRecord> = watcher

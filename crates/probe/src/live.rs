@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::report::{Finding, Mode, Report, Severity};
 use super::sanitize::{Clean, Identity, Sanitizer, clean};
 use super::scan::{ScanError, ScanOptions, scan};
-use drover_drive::relay::ENV_PROBE_CAPTURE;
+use drover_drive::drops::ENV_PROBE_CAPTURE;
 use drover_drive::{Context, Prepared, TurnReport, TurnSpec, Verdict, headless, interactive};
 use drover_profile::Catalog;
 use drover_run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
@@ -258,7 +258,7 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     describe_result(&mut live, &result);
     let mut watcher = EventWatcher::new(
         run.events_dir(),
-        drover_drive::relay::DropParser::for_run(run.root()),
+        drover_drive::drops::DropParser::for_run(run.root()),
     );
     for (n, record) in watcher.poll().into_iter().enumerate() {
         if let Some(path) = record.transcript_path.as_ref().filter(|p| !p.is_empty()) {

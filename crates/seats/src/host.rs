@@ -211,7 +211,7 @@ fn current_policy(ctx: &Context, task: &str) -> Policy {
             "policy-invalid",
             serde_json::json!({"error": e.to_string()}),
         );
-        ctx.notify(&format!("the policy is not used, it is invalid: {e}"));
+        ctx.attention(&format!("the policy is not used, it is invalid: {e}"));
         Policy::default()
     })
 }

@@ -89,7 +89,7 @@ impl Budget {
         self.cost_usd = cost;
         if spec.cost_budget.is_some() && cost.is_none() && !self.unpriced_noted {
             self.unpriced_noted = true;
-            ctx.notify(&format!(
+            ctx.attention(&format!(
                 "task {}: its dollar budget cannot be checked: a model it used is not in the price table",
                 spec.task
             ));
@@ -116,7 +116,7 @@ impl Budget {
             (None, Some((limit, c))) => format!("${c:.2} > ${limit:.2}"),
             (None, None) => String::new(),
         };
-        ctx.notify(&format!("task {} crossed its budget: {crossed}", spec.task));
+        ctx.attention(&format!("task {} crossed its budget: {crossed}", spec.task));
         match spec.budget_mode {
             BudgetMode::Enforce if spec.budget_grace.is_zero() => BudgetCheck::OverBudget,
             BudgetMode::Enforce => {

@@ -193,7 +193,7 @@ impl Context {
 
     /// Appends a line to `ATTENTION` in the run dir (budget trips, blocked
     /// seats): the file a person or another tool watches.
-    pub fn notify(&self, message: &str) {
+    pub fn attention(&self, message: &str) {
         let line = format!("{} {message}", drover_run::now_ns());
         let _ = drover_state::append_line(&self.run.root().join("ATTENTION"), &line);
     }

@@ -11,7 +11,7 @@
 //! [`Prepared::assess`] is for parsing only (settling a run's hooks and
 //! transcripts): it binds without refusing but records the provenance
 //! honestly, and the drivers' spawn goes through
-//! [`drover_gate::clear`] with it ([`crate::guard::clear_command`]), so a
+//! [`drover_gate::clear`] with it ([`crate::spawn::clear_command`]), so a
 //! context prepared that way can parse but never start a process.
 
 use std::path::Path;
@@ -280,7 +280,7 @@ mod tests {
             env: Vec::new(),
             stdin: None,
         };
-        let refusal = crate::guard::clear_command(&ctx, &command, Vec::new()).expect_err("refused");
+        let refusal = crate::spawn::clear_command(&ctx, &command, Vec::new()).expect_err("refused");
         assert!(
             refusal.contains("will not start a process") && refusal.contains("untrusted"),
             "{refusal}"

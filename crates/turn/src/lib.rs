@@ -5,7 +5,7 @@
 //! stand on:
 //!
 //! - [`launch`], the one way to a [`Context`] (profile and component, with
-//!   their provenance, trust-checked), and [`guard`], the spawn gate every
+//!   their provenance, trust-checked), and [`spawn`], the gate every
 //!   CLI start passes;
 //! - [`component`], the trait through which a driver asks the seat's
 //!   adapter (the sandboxed component, or a test double);
@@ -13,7 +13,7 @@
 //!   used live and by recovery alike, and [`watchdog`], the cancel,
 //!   deadline, heartbeat, budget and stall checks every driver runs under;
 //! - [`records`], the typed, sealed records of what a task started;
-//! - [`relay`], the hook relay's drops parsed by the seat's component;
+//! - [`drops`], the hook relay's drops parsed by the seat's component;
 //!   [`conversations`] and [`usage`], what each conversation's turns spent;
 //!   [`privileges`], what a seat may do.
 
@@ -23,12 +23,12 @@ pub mod component;
 mod context;
 pub mod conversations;
 pub mod faults;
-pub mod guard;
+pub mod spawn;
 pub use faults::tail_lines;
+pub mod drops;
 pub mod launch;
 pub mod privileges;
 pub mod records;
-pub mod relay;
 pub mod result_file;
 pub mod shared;
 pub mod usage;
@@ -274,12 +274,12 @@ pub fn seat_env(
     env.extend(command.env.iter().cloned());
     env.extend(spec.env.iter().cloned());
     env.push((
-        crate::relay::ENV_RUN_DIR.to_string(),
+        crate::drops::ENV_RUN_DIR.to_string(),
         ctx.run.root().to_string_lossy().into_owned(),
     ));
-    env.push((crate::relay::ENV_TASK_ID.to_string(), spec.task.clone()));
+    env.push((crate::drops::ENV_TASK_ID.to_string(), spec.task.clone()));
     env.push((
-        crate::relay::ENV_SEAT_CLI.to_string(),
+        crate::drops::ENV_SEAT_CLI.to_string(),
         ctx.profile().name.clone(),
     ));
     if let Some(path) = &spec.result_file {

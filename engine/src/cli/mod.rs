@@ -172,7 +172,9 @@ pub fn main() -> ExitCode {
     // `args_os`: `std::env::args` panics on an argument that is not UTF-8.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args.get(1).is_some_and(|a| a == "hook") {
-        return crate::relay::main(&args);
+        // `drover hook …`: the relay for hook configs written before
+        // `drover-relay` existed.
+        return drover_relay::main(args.get(2..).unwrap_or_default());
     }
     restore_sigpipe();
     init_logging();

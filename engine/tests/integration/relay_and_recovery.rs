@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use drover::relay::DropParser;
+use drover::drops::DropParser;
 use drover::run::{EventWatcher, HookRecord};
 use drover::sandbox::CompileCache;
 use drover::types::wit::CanonicalEvent;

@@ -145,7 +145,7 @@ pub(super) fn exchange(
                     }
                 }
                 if waiting.is_empty() {
-                    ctx.notify(&format!(
+                    ctx.attention(&format!(
                         "task {task} is blocked on a permission question: {} (answer with `drover answer`: {})",
                         q.summary(),
                         q.options_line()

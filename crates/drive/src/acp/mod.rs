@@ -165,7 +165,7 @@ pub fn open(ctx: &Context, spec: &TurnSpec) -> Result<Agent, Box<TurnReport>> {
     let command = command(ctx, &request).map_err(|e| fail(Verdict::Crashed, e))?;
     let env = super::seat_env(ctx, spec, &command, false);
     let cleared =
-        super::guard::clear_command(ctx, &command, env).map_err(|e| fail(Verdict::Crashed, e))?;
+        super::spawn::clear_command(ctx, &command, env).map_err(|e| fail(Verdict::Crashed, e))?;
     ctx.state(task, SeatState::Unknown, None, "launch");
     let backend: &dyn AgentRunner = &workspace::Acp;
     let (mut process, connection) = backend

@@ -34,7 +34,7 @@ pub fn turn(ctx: &Context, spec: &TurnSpec, agent: &mut Agent, policy: &Policy) 
     let mut hooks = Hooks {
         watcher: EventWatcher::new(
             ctx.run.events_dir(),
-            crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
+            crate::drops::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
         )
         .since(agent.launched),
         since: agent.launched,

@@ -150,7 +150,7 @@ pub fn run(ctx: &Context, spec: &TurnSpec) -> TurnReport {
         // this one, so they are not even opened.
         watcher: EventWatcher::new(
             ctx.run.events_dir(),
-            crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
+            crate::drops::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
         )
         .since(started),
         seen: Seen::default(),
@@ -203,7 +203,7 @@ impl Session<'_> {
                     return Ending::new(Verdict::Crashed, format!("the adapter failed: {e}"));
                 }
             };
-            let command = match super::guard::clear_command(
+            let command = match super::spawn::clear_command(
                 ctx,
                 &command,
                 seat_env(ctx, spec, &command, true),
@@ -272,7 +272,7 @@ impl Session<'_> {
                     self.seen.blocked = Some(kind);
                     let evidence = outcome.error.clone().or_else(|| outcome.reply.clone());
                     ctx.blocked(task, kind.as_str(), "exit", evidence.as_deref());
-                    ctx.notify(&format!("task {task} is blocked on a {kind} prompt"));
+                    ctx.attention(&format!("task {task} is blocked on a {kind} prompt"));
                 }
                 None => {
                     let source = if found.is_some() {

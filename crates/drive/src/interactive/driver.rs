@@ -50,7 +50,7 @@ impl<'a> Driver<'a> {
                 .map(|p| ResultFile::before_launch(p.clone())),
             watcher: EventWatcher::new(
                 ctx.run.events_dir(),
-                crate::relay::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
+                crate::drops::DropParser::for_seat(ctx.run.root(), ctx.profile(), ctx.adapter()),
             )
             .since(since),
             since,
@@ -183,7 +183,7 @@ impl<'a> Driver<'a> {
             return true;
         }
         if new {
-            ctx.notify(&format!(
+            ctx.attention(&format!(
                 "task {task} is blocked on a question on its pane: {} (answer with `drover answer`: {})",
                 asked.title,
                 asked.options_line()
@@ -270,7 +270,7 @@ impl<'a> Driver<'a> {
                 ""
             };
             self.ctx
-                .notify(&format!("task {task} is blocked on a {kind} prompt{when}"));
+                .attention(&format!("task {task} is blocked on a {kind} prompt{when}"));
         }
         self.st.blocked = Some(kind);
         self.ctx.blocked(task, kind.as_str(), source, evidence);

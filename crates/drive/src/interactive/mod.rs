@@ -281,7 +281,7 @@ fn launch(ctx: &Context, spec: &TurnSpec, ws: &dyn PaneBackend) -> Result<Pane, 
         .filter(|(k, _)| !k.starts_with("TMUX"))
         .collect();
     env.extend(super::seat_env(ctx, spec, &command, false));
-    let cleared = super::guard::clear_command(ctx, &command, env)?;
+    let cleared = super::spawn::clear_command(ctx, &command, env)?;
     let log = ctx.run.log(task);
     let launch = PaneLaunch {
         cwd: &spec.cwd,

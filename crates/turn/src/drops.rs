@@ -23,18 +23,6 @@ use drover_types::wit;
 
 pub use drover_relay::{ENV_PROBE_CAPTURE, ENV_RUN_DIR, ENV_SEAT_CLI, ENV_TASK_ID};
 
-/// `drover hook …` (argv after the program name): the relay for hook configs
-/// written before `drover-relay` existed.
-pub fn main(args: &[std::ffi::OsString]) -> std::process::ExitCode {
-    let after_hook: Vec<std::ffi::OsString> = args
-        .iter()
-        .skip_while(|a| *a != "hook")
-        .skip(1)
-        .cloned()
-        .collect();
-    drover_relay::main(&after_hook)
-}
-
 /// The project a run directory belongs to: `<project>/.drover/runs/<id>`.
 fn project_of(run_dir: &Path) -> Option<PathBuf> {
     let runs = run_dir.parent()?;
