@@ -404,7 +404,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
     let _ = drover_run::write_json_atomic(&path, &result);
     ctx.verdict(
         task,
-        result.status.as_str(),
+        result.status,
         "reconcile",
         serde_json::json!({"reason": result.reason}),
     );

@@ -22,25 +22,26 @@ use serde_json::{Map, Value, json};
 pub use config::{Entry, Notifiers, Target};
 pub use deliver::desktop_notifier;
 
-use drover_run::{RunDir, RunInfo, Transition, follow};
+use drover_run::{Record, RunDir, RunInfo, Transition, follow};
+use drover_types::wit::SeatState;
 
 /// The `on` names a journal line answers to, most specific first.
 pub fn events_of(line: &Transition) -> Vec<&'static str> {
     let named = |s: &str| config::EVENTS.iter().copied().find(|e| *e == s);
-    match line.kind.as_str() {
-        "state" => match line.state.as_str() {
-            "blocked" => vec!["blocked"],
-            "done" => vec!["done"],
+    match &line.record {
+        Record::State { state, .. } => match state {
+            SeatState::Blocked => vec!["blocked"],
+            SeatState::Done => vec!["done"],
             _ => Vec::new(),
         },
-        "verdict" => {
-            let mut events: Vec<&'static str> = named(&line.state).into_iter().collect();
+        Record::Verdict { verdict } => {
+            let mut events: Vec<&'static str> = named(verdict.as_str()).into_iter().collect();
             if line.detail.get("fault").is_some_and(|f| !f.is_null()) {
                 events.push("fault");
             }
             events
         }
-        _ => Vec::new(),
+        Record::Event { .. } | Record::Answer { .. } => Vec::new(),
     }
 }
 
@@ -180,13 +181,13 @@ pub fn document(
     let text = match event {
         "blocked" => format!(
             "{who} is blocked on a {} prompt{}",
-            line.prompt_kind.as_deref().unwrap_or("other"),
+            line.prompt_kind().unwrap_or("other"),
             line.evidence()
                 .map(|e| format!(": {e}"))
                 .unwrap_or_default()
         ),
         "done" => format!("{who} finished its turn"),
-        _ => format!("{who} {}{reason}", line.state),
+        _ => format!("{who} {}{reason}", line.record.value()),
     };
     if let Value::Object(map) = &mut doc {
         map.insert("event".to_string(), json!(event));
@@ -267,7 +268,7 @@ pub fn ledger(run: &RunDir) -> Vec<Value> {
 mod tests {
     use super::*;
     use drover_run::Journal;
-    use drover_types::wit::SeatState;
+    use drover_types::Verdict;
 
     fn run(project: &Path) -> RunDir {
         let run = RunDir::create(project, "seat-dev-1").expect("run");
@@ -285,33 +286,41 @@ mod tests {
         run
     }
 
+    fn state(state: SeatState) -> Record {
+        Record::State {
+            state,
+            prompt_kind: None,
+        }
+    }
+
+    fn verdict(verdict: Verdict) -> Record {
+        Record::Verdict { verdict }
+    }
+
     #[test]
     fn lines_map_to_events() {
-        let line = |kind: &str, state: &str, detail: Value| Transition {
+        let line = |record: Record, detail: Value| Transition {
             ts: 1,
             task: "t".into(),
-            kind: kind.into(),
-            state: state.into(),
-            prompt_kind: None,
+            record,
             source: "x".into(),
             detail,
             origin: None,
         };
         assert_eq!(
-            events_of(&line("state", "blocked", Value::Null)),
+            events_of(&line(state(SeatState::Blocked), Value::Null)),
             ["blocked"]
         );
-        assert!(events_of(&line("state", "working", Value::Null)).is_empty());
+        assert!(events_of(&line(state(SeatState::Working), Value::Null)).is_empty());
         assert_eq!(
             events_of(&line(
-                "verdict",
-                "stalled",
+                verdict(Verdict::Stalled),
                 json!({"reason": "r", "fault": "rate-limit"})
             )),
             ["stalled", "fault"]
         );
         assert_eq!(
-            events_of(&line("verdict", "completed", json!({"fault": null}))),
+            events_of(&line(verdict(Verdict::Completed), json!({"fault": null}))),
             ["completed"]
         );
     }

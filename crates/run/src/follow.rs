@@ -208,7 +208,7 @@ impl Follower {
             .into_iter()
             .map(|(transition, fields)| {
                 tail.open
-                    .insert(transition.task.clone(), transition.kind != "verdict");
+                    .insert(transition.task.clone(), transition.verdict().is_none());
                 RunEvent {
                     run: id.to_string(),
                     seat: seat_of(id, &transition.task),
@@ -346,7 +346,12 @@ mod tests {
         let b = RunDir::create(project.path(), "seat-dev-b").expect("run b");
         b.write_info(&info("seat-dev-b", &["dev"])).expect("info");
         Journal::open(b.journal_path()).record("dev", SeatState::Idle, None, "screen", Value::Null);
-        ja.verdict_once("t", "completed", "session", Value::Null);
+        ja.verdict_once(
+            "t",
+            drover_types::Verdict::Completed,
+            "session",
+            Value::Null,
+        );
         let mut seen = Vec::new();
         let until = Instant::now() + Duration::from_secs(10);
         while seen.len() < 2 && Instant::now() < until {
@@ -354,7 +359,13 @@ mod tests {
         }
         let mut got: Vec<(String, Option<String>, String)> = seen
             .iter()
-            .map(|e| (e.run.clone(), e.seat.clone(), e.transition.state.clone()))
+            .map(|e| {
+                (
+                    e.run.clone(),
+                    e.seat.clone(),
+                    e.transition.record.value().to_string(),
+                )
+            })
             .collect();
         got.sort();
         assert_eq!(

@@ -15,21 +15,19 @@ use serde::{Deserialize, Serialize};
 
 use super::now_ns;
 use drover_state::append_line;
+use drover_types::Verdict;
+pub use drover_types::journal::Record;
 use drover_types::wit::SeatState;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Transition {
     pub ts: u64,
     pub task: String,
-    /// `state` for a seat transition, `verdict` for a session's end,
-    /// `event` for something the agent reported, `answer` for a question's
-    /// answer.
-    pub kind: String,
-    /// working | idle | done | blocked | unknown, the verdict status, the
-    /// event's name, or the chosen option's id.
-    pub state: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_kind: Option<String>,
+    /// What the line records, typed by its `kind` (`state`, `verdict`,
+    /// `event`, `answer`); a line of a kind this drover does not know does
+    /// not parse, and is skipped like a torn one.
+    #[serde(flatten)]
+    pub record: Record,
     /// What told us: `hook:Stop`, `exit`, `screen:claude/v1/spinner`, …
     pub source: String,
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
@@ -48,6 +46,30 @@ pub struct Origin {
 }
 
 impl Transition {
+    /// The seat state a `state` line records.
+    pub fn seat_state(&self) -> Option<SeatState> {
+        match self.record {
+            Record::State { state, .. } => Some(state),
+            _ => None,
+        }
+    }
+
+    /// The prompt a `state` line's blocked seat shows.
+    pub fn prompt_kind(&self) -> Option<&str> {
+        match &self.record {
+            Record::State { prompt_kind, .. } => prompt_kind.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The verdict a `verdict` line records.
+    pub fn verdict(&self) -> Option<Verdict> {
+        match self.record {
+            Record::Verdict { verdict } => Some(verdict),
+            _ => None,
+        }
+    }
+
     /// The evidence line a blocked state carries (`detail.evidence`).
     pub fn evidence(&self) -> Option<&str> {
         self.detail
@@ -58,8 +80,8 @@ impl Transition {
 
 pub struct Journal {
     path: PathBuf,
-    last: HashMap<String, (String, Option<String>)>,
-    verdicts: HashMap<String, String>,
+    last: HashMap<String, (SeatState, Option<String>)>,
+    verdicts: HashMap<String, Verdict>,
     /// Tasks whose last line is a verdict.
     settled: std::collections::HashSet<String>,
     /// The highest `origin.seq` copied from each job.
@@ -99,18 +121,18 @@ impl Journal {
             if let Some(origin) = &t.origin {
                 journal.note_copied(origin);
             }
-            match t.kind.as_str() {
-                "verdict" => {
-                    journal.verdicts.insert(t.task.clone(), t.state.clone());
+            match &t.record {
+                Record::Verdict { verdict } => {
+                    journal.verdicts.insert(t.task.clone(), *verdict);
                     journal.settled.insert(t.task.clone());
                 }
-                "state" => {
+                Record::State { state, prompt_kind } => {
                     journal
                         .last
-                        .insert(t.task.clone(), (t.state.clone(), t.prompt_kind.clone()));
+                        .insert(t.task.clone(), (*state, prompt_kind.clone()));
                     journal.settled.remove(&t.task);
                 }
-                _ => {}
+                Record::Event { .. } | Record::Answer { .. } => {}
             }
         }
         journal
@@ -138,9 +160,13 @@ impl Journal {
             return false;
         }
         let task = line.task.clone();
-        let changes = match line.kind.as_str() {
-            "verdict" => !self.settled.contains(&task),
-            _ => self.last.get(&task) != Some(&(line.state.clone(), line.prompt_kind.clone())),
+        let changes = match &line.record {
+            Record::Verdict { .. } => !self.settled.contains(&task),
+            Record::State { state, prompt_kind } => {
+                self.last.get(&task) != Some(&(*state, prompt_kind.clone()))
+            }
+            // A node's events and answers are news wherever they land.
+            Record::Event { .. } | Record::Answer { .. } => true,
         };
         if !changes {
             return false;
@@ -148,27 +174,28 @@ impl Journal {
         line.origin = Some(origin.clone());
         self.write(&line);
         self.note_copied(&origin);
-        match line.kind.as_str() {
-            "verdict" => {
-                self.verdicts.insert(task.clone(), line.state.clone());
+        match &line.record {
+            Record::Verdict { verdict } => {
+                self.verdicts.insert(task.clone(), *verdict);
                 self.settled.insert(task);
             }
-            _ => {
+            Record::State { state, prompt_kind } => {
                 self.last
-                    .insert(task.clone(), (line.state.clone(), line.prompt_kind.clone()));
+                    .insert(task.clone(), (*state, prompt_kind.clone()));
                 self.settled.remove(&task);
             }
+            Record::Event { .. } | Record::Answer { .. } => {}
         }
         true
     }
 
     /// The task's current state, if any was recorded.
-    pub fn state(&self, task: &str) -> Option<&str> {
-        self.last.get(task).map(|(s, _)| s.as_str())
+    pub fn state(&self, task: &str) -> Option<SeatState> {
+        self.last.get(task).map(|(s, _)| *s)
     }
 
-    pub fn verdict(&self, task: &str) -> Option<&str> {
-        self.verdicts.get(task).map(String::as_str)
+    pub fn verdict(&self, task: &str) -> Option<Verdict> {
+        self.verdicts.get(task).copied()
     }
 
     /// Records a state; returns false (and writes nothing) when it is the
@@ -181,7 +208,7 @@ impl Journal {
         source: &str,
         detail: serde_json::Value,
     ) -> bool {
-        let key = (state.as_str().to_string(), prompt_kind.map(str::to_string));
+        let key = (state, prompt_kind.map(str::to_string));
         if self.last.get(task) == Some(&key) {
             return false;
         }
@@ -200,13 +227,14 @@ impl Journal {
         source: &str,
         detail: serde_json::Value,
     ) -> bool {
-        let key = (state.as_str().to_string(), prompt_kind.map(str::to_string));
+        let key = (state, prompt_kind.map(str::to_string));
         let line = Transition {
             ts: now_ns(),
             task: task.to_string(),
-            kind: "state".to_string(),
-            state: key.0.clone(),
-            prompt_kind: key.1.clone(),
+            record: Record::State {
+                state,
+                prompt_kind: key.1.clone(),
+            },
             source: source.to_string(),
             detail,
             origin: None,
@@ -221,7 +249,7 @@ impl Journal {
     pub fn verdict_once(
         &mut self,
         task: &str,
-        status: &str,
+        verdict: Verdict,
         source: &str,
         detail: serde_json::Value,
     ) -> bool {
@@ -231,15 +259,13 @@ impl Journal {
         let line = Transition {
             ts: now_ns(),
             task: task.to_string(),
-            kind: "verdict".to_string(),
-            state: status.to_string(),
-            prompt_kind: None,
+            record: Record::Verdict { verdict },
             source: source.to_string(),
             detail,
             origin: None,
         };
         self.write(&line);
-        self.verdicts.insert(task.to_string(), status.to_string());
+        self.verdicts.insert(task.to_string(), verdict);
         self.settled.insert(task.to_string());
         true
     }
@@ -249,9 +275,9 @@ impl Journal {
         self.write(&Transition {
             ts: now_ns(),
             task: task.to_string(),
-            kind: "event".to_string(),
-            state: name.to_string(),
-            prompt_kind: None,
+            record: Record::Event {
+                name: name.to_string(),
+            },
             source: source.to_string(),
             detail,
             origin: None,
@@ -279,9 +305,9 @@ impl Journal {
         self.write(&Transition {
             ts: now_ns(),
             task: task.to_string(),
-            kind: "answer".to_string(),
-            state: option.to_string(),
-            prompt_kind: None,
+            record: Record::Answer {
+                option: option.to_string(),
+            },
             source,
             detail: serde_json::json!({"question": question, "answered": by}),
             origin: None,
@@ -340,7 +366,7 @@ mod tests {
             Value::Null
         ));
         let mut again = Journal::open(path.clone());
-        assert_eq!(again.state("t"), Some("blocked"));
+        assert_eq!(again.state("t"), Some(SeatState::Blocked));
         assert!(!again.record(
             "t",
             SeatState::Blocked,
@@ -348,16 +374,21 @@ mod tests {
             "poll",
             Value::Null
         ));
-        assert!(again.verdict_once("t", "completed", "hook:Stop", Value::Null));
-        assert!(!Journal::open(path.clone()).verdict_once("t", "completed", "again", Value::Null));
+        assert!(again.verdict_once("t", Verdict::Completed, "hook:Stop", Value::Null));
+        assert!(!Journal::open(path.clone()).verdict_once(
+            "t",
+            Verdict::Completed,
+            "again",
+            Value::Null
+        ));
         // A later turn (a state change) gets its own verdict; a repeat does not.
         let mut next = Journal::open(path.clone());
         assert!(next.record("t", SeatState::Working, None, "send", Value::Null));
-        assert!(next.verdict_once("t", "stalled", "session", Value::Null));
-        assert!(!next.verdict_once("t", "stalled", "again", Value::Null));
+        assert!(next.verdict_once("t", Verdict::Stalled, "session", Value::Null));
+        assert!(!next.verdict_once("t", Verdict::Stalled, "again", Value::Null));
         let lines = read_transitions(&path);
         assert_eq!(
-            lines.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
+            lines.iter().map(|t| t.record.value()).collect::<Vec<_>>(),
             [
                 "working",
                 "blocked",
@@ -373,12 +404,10 @@ mod tests {
     fn copied_lines_land_once_by_position() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("events.jsonl");
-        let line = |kind: &str, state: &str| Transition {
+        let line = |record: Record| Transition {
             ts: 1,
             task: "t".to_string(),
-            kind: kind.to_string(),
-            state: state.to_string(),
-            prompt_kind: None,
+            record,
             source: "exit".to_string(),
             detail: Value::Null,
             origin: None,
@@ -388,27 +417,86 @@ mod tests {
             seq,
         };
         let mut j = Journal::open(path.clone());
-        assert!(j.copy(line("state", "working"), at(0)));
-        assert!(j.copy(line("state", "done"), at(1)));
+        assert!(j.copy(
+            line(Record::State {
+                state: SeatState::Working,
+                prompt_kind: None
+            }),
+            at(0)
+        ));
+        assert!(j.copy(
+            line(Record::State {
+                state: SeatState::Done,
+                prompt_kind: None
+            }),
+            at(1)
+        ));
         // A reconnect offers everything again, and more.
         let mut again = Journal::open(path.clone());
         assert_eq!(again.copied_through("j1"), Some(1));
-        assert!(!again.copy(line("state", "working"), at(0)));
-        assert!(!again.copy(line("state", "done"), at(1)));
-        assert!(again.copy(line("verdict", "completed"), at(2)));
-        assert!(!again.copy(line("verdict", "completed"), at(2)));
+        assert!(!again.copy(
+            line(Record::State {
+                state: SeatState::Working,
+                prompt_kind: None
+            }),
+            at(0)
+        ));
+        assert!(!again.copy(
+            line(Record::State {
+                state: SeatState::Done,
+                prompt_kind: None
+            }),
+            at(1)
+        ));
+        assert!(again.copy(
+            line(Record::Verdict {
+                verdict: Verdict::Completed
+            }),
+            at(2)
+        ));
+        assert!(!again.copy(
+            line(Record::Verdict {
+                verdict: Verdict::Completed
+            }),
+            at(2)
+        ));
         // The next job's lines start from 0 again.
         let next = Origin {
             job: "j2".to_string(),
             seq: 0,
         };
-        assert!(again.copy(line("state", "working"), next));
+        assert!(again.copy(
+            line(Record::State {
+                state: SeatState::Working,
+                prompt_kind: None
+            }),
+            next
+        ));
         let lines = read_transitions(&path);
         assert_eq!(
-            lines.iter().map(|t| t.state.as_str()).collect::<Vec<_>>(),
+            lines.iter().map(|t| t.record.value()).collect::<Vec<_>>(),
             ["working", "done", "completed", "working"]
         );
         assert_eq!(lines[2].origin.as_ref().map(|o| o.seq), Some(2));
+    }
+
+    /// The typed record keeps the line's format on disk, which older
+    /// drovers, `drover events --json` readers and Ray nodes share.
+    #[test]
+    fn a_line_reads_and_writes_as_it_always_did() {
+        let old = r#"{"ts":5,"task":"t","kind":"state","state":"blocked","prompt_kind":"permission","source":"hook:Notification","detail":{"evidence":"Allow?"}}"#;
+        let line: Transition = serde_json::from_str(old).expect("an old line");
+        assert_eq!(line.seat_state(), Some(SeatState::Blocked));
+        assert_eq!(line.prompt_kind(), Some("permission"));
+        assert_eq!(serde_json::to_string(&line).expect("json"), old);
+        let verdict =
+            r#"{"ts":6,"task":"t","kind":"verdict","state":"over_budget","source":"session"}"#;
+        let line: Transition = serde_json::from_str(verdict).expect("a verdict");
+        assert_eq!(line.verdict(), Some(Verdict::OverBudget));
+        assert_eq!(serde_json::to_string(&line).expect("json"), verdict);
+        // A state no drover writes is not a state: the line is skipped.
+        let unknown = r#"{"ts":7,"task":"t","kind":"state","state":"sleeping","source":"x"}"#;
+        assert!(serde_json::from_str::<Transition>(unknown).is_err());
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub use drover_relay::now_ns;
 pub use drover_state::safe_segment;
 pub use follow::{Follower, RunEvent};
 pub use hook_record::{HookRecord, LAST_MESSAGE_MAX, RAW_PAYLOAD_MAX};
-pub use journal::{Journal, Origin, Transition, parse_transitions, read_transitions};
+pub use journal::{Journal, Origin, Record, Transition, parse_transitions, read_transitions};
 pub use watch::{EventWatcher, ReadDrop};
 
 /// What `run.json` records.

@@ -4,22 +4,39 @@
 
 use proptest::prelude::*;
 
-use crate::{Transition, parse_transitions};
+use crate::{Record, Transition, parse_transitions};
+use drover_types::Verdict;
+use drover_types::wit::SeatState;
 
 fn transition() -> impl Strategy<Value = Transition> {
     (
         any::<u64>(),
         "[a-z0-9._-]{1,12}",
-        prop::sample::select(vec!["state", "verdict", "event", "answer"]),
-        "[a-z_]{1,10}",
+        prop::sample::select(vec![
+            Record::State {
+                state: SeatState::Working,
+                prompt_kind: None,
+            },
+            Record::State {
+                state: SeatState::Blocked,
+                prompt_kind: Some("permission".to_string()),
+            },
+            Record::Verdict {
+                verdict: Verdict::OverBudget,
+            },
+            Record::Event {
+                name: "tool_call".to_string(),
+            },
+            Record::Answer {
+                option: "1".to_string(),
+            },
+        ]),
         "(hook|screen|exit):[A-Za-z/]{0,12}",
     )
-        .prop_map(|(ts, task, kind, state, source)| Transition {
+        .prop_map(|(ts, task, record, source)| Transition {
             ts,
             task,
-            kind: kind.to_string(),
-            state,
-            prompt_kind: None,
+            record,
             source,
             detail: serde_json::Value::Null,
             origin: None,
@@ -83,7 +100,7 @@ fn one_binary_line_loses_no_recorded_transition() {
     std::fs::write(&path, bytes).expect("write");
     let states: Vec<String> = crate::read_transitions(&path)
         .into_iter()
-        .map(|t| t.state)
+        .map(|t| t.record.value().to_string())
         .collect();
     assert_eq!(states, ["working", "idle"]);
 }

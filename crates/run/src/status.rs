@@ -7,7 +7,8 @@
 
 use serde::Serialize;
 
-use super::Transition;
+use super::{Record, Transition};
+use drover_types::wit::SeatState;
 
 /// Characters of evidence kept in a journal line.
 pub const EVIDENCE_MAX: usize = 240;
@@ -32,27 +33,27 @@ pub struct TaskView {
 
 impl TaskView {
     pub fn apply(&mut self, t: &Transition) {
-        match t.kind.as_str() {
-            "verdict" => {
-                self.verdict = Some(t.state.clone());
+        let (state, prompt_kind) = match &t.record {
+            Record::Verdict { verdict } => {
+                self.verdict = Some(verdict.as_str().to_string());
                 self.settled = true;
                 return;
             }
-            "answer" => {
+            Record::Answer { .. } => {
                 let answered = t.detail.get("question").and_then(serde_json::Value::as_str);
                 if self.question.as_ref().map(|q| q.id.as_str()) == answered {
                     self.question = None;
                 }
                 return;
             }
-            "state" => {}
-            // `event` lines (what an agent reported) change no state.
-            _ => return,
-        }
+            Record::State { state, prompt_kind } => (*state, prompt_kind),
+            // What an agent reported changes no state.
+            Record::Event { .. } => return,
+        };
         self.settled = false;
-        self.state = Some(t.state.clone());
-        if t.state == "blocked" {
-            self.prompt_kind = t.prompt_kind.clone();
+        self.state = Some(state.as_str().to_string());
+        if state == SeatState::Blocked {
+            self.prompt_kind = prompt_kind.clone();
             self.evidence = t.evidence().map(str::to_string);
             self.question = t
                 .detail
@@ -125,7 +126,12 @@ mod tests {
         );
         assert!(!a.settled);
         j.record("a", SeatState::Working, None, "screen", Value::Null);
-        j.verdict_once("a", "completed", "session", Value::Null);
+        j.verdict_once(
+            "a",
+            drover_types::Verdict::Completed,
+            "session",
+            Value::Null,
+        );
         let a = TaskView::of("a", &read_transitions(&path));
         assert_eq!(
             (

@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use drover_gate::Provenance;
 use drover_profile::Profile;
 use drover_run::{Journal, Origin, RunDir, Transition};
+use drover_types::Verdict;
 use drover_types::wit::SeatState;
 
 use crate::component::Component;
@@ -167,8 +168,8 @@ impl Context {
         journal.event(task, name, source, detail);
     }
 
-    pub fn verdict(&self, task: &str, status: &str, source: &str, detail: serde_json::Value) {
-        self.append(|journal| journal.verdict_once(task, status, source, detail));
+    pub fn verdict(&self, task: &str, verdict: Verdict, source: &str, detail: serde_json::Value) {
+        self.append(|journal| journal.verdict_once(task, verdict, source, detail));
     }
 
     /// Copies a line another journal recorded (a Ray job's node): once, by

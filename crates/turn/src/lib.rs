@@ -310,7 +310,7 @@ pub fn record_verdict(ctx: &Context, result: &TurnReport) {
     }
     ctx.verdict(
         &result.task,
-        result.status.as_str(),
+        result.status,
         "session",
         serde_json::json!({"reason": result.reason, "fault": result.fault.as_ref().map(|f| f.kind)}),
     );

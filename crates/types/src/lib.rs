@@ -7,9 +7,10 @@
 //! them and these types at its boundary, so the journal, the run directory,
 //! ACP and the workspaces can speak the vocabulary without compiling a
 //! WebAssembly runtime. [`Verdict`] is how a run ended and
-//! [`WorkspaceKind`] where it ran; [`text`] holds the helpers everyone cuts
-//! and prints with.
+//! [`WorkspaceKind`] where it ran; [`journal::Record`] what a journal line
+//! records; [`text`] holds the helpers everyone cuts and prints with.
 
+pub mod journal;
 mod names;
 pub mod requests;
 pub mod text;

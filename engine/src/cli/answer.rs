@@ -258,7 +258,7 @@ fn wait_delivered(journal: &Path, task: &str, question: &str) -> bool {
     loop {
         let delivered = read_transitions(journal).iter().any(|t| {
             t.task == task
-                && t.kind == "answer"
+                && matches!(t.record, crate::run::Record::Answer { .. })
                 && t.detail.get("question").and_then(|q| q.as_str()) == Some(question)
         });
         if delivered {

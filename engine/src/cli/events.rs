@@ -113,9 +113,9 @@ fn print(event: &RunEvent, json: bool) {
         return;
     }
     let t = &event.transition;
-    let what = match t.kind.as_str() {
-        "verdict" => format!("verdict {}", t.state),
-        _ => super::seats::state_label(Some(&t.state), t.prompt_kind.as_deref(), t.evidence()),
+    let what = match &t.record {
+        crate::run::Record::Verdict { verdict } => format!("verdict {verdict}"),
+        other => super::seats::state_label(Some(other.value()), t.prompt_kind(), t.evidence()),
     };
     let reason = t
         .detail

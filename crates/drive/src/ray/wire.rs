@@ -236,7 +236,10 @@ mod tests {
         match parse_line(&format!("{}\n", event_line(3, journal))) {
             Some(Line::Event { seq, transition }) => {
                 assert_eq!(seq, 3);
-                assert_eq!(transition.state, "working");
+                assert_eq!(
+                    transition.seat_state(),
+                    Some(drover_types::wit::SeatState::Working)
+                );
             }
             other => panic!("{other:?}"),
         }

@@ -207,7 +207,7 @@ pub(super) fn send_in_background(
         outln!(
             "{}: {} (`drover wait {}` for its verdict)",
             record.nick,
-            started_line.transition.state,
+            started_line.transition.record.value(),
             record.nick
         );
     }

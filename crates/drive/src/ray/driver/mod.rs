@@ -186,7 +186,7 @@ impl<'a> Copier<'a> {
             }
             match wire::parse_line(&line) {
                 Some(Line::Event { seq, transition }) if transition.task == self.task => {
-                    if transition.kind == "verdict" {
+                    if transition.verdict().is_some() {
                         self.verdict_seen = true;
                     }
                     self.ctx.copy(
