@@ -151,16 +151,26 @@ impl Real {
             .collect()
     }
 
-    /// The hook relay's drops for a run (one record per hook call).
+    /// The hook relay's drops for a run (one record per hook call): the
+    /// parsed records in their time buckets under `events/`.
     pub fn relayed(&self, run_id: &str) -> Vec<Value> {
-        let mut records: Vec<Value> = std::fs::read_dir(self.run_dir(run_id).join("events"))
-            .map(|dir| {
-                dir.filter_map(Result::ok)
-                    .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-                    .filter_map(|t| serde_json::from_str(&t).ok())
-                    .collect()
+        let listed = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+            std::fs::read_dir(dir)
+                .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+                .unwrap_or_default()
+        };
+        let mut records: Vec<Value> = listed(&self.run_dir(run_id).join("events"))
+            .into_iter()
+            .flat_map(|path| {
+                if path.is_dir() {
+                    listed(&path)
+                } else {
+                    vec![path]
+                }
             })
-            .unwrap_or_default();
+            .filter_map(|path| std::fs::read_to_string(path).ok())
+            .filter_map(|t| serde_json::from_str(&t).ok())
+            .collect();
         records.sort_by_key(|r| r["ts"].as_u64().unwrap_or(0));
         records
     }
