@@ -26,7 +26,7 @@
 
 pub mod dialog;
 mod driver;
-mod verdict;
+mod wait;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! The verdict machine: from a typed prompt to the turn's end, on hooks,
+//! Waiting for a turn's end, from the typed prompt: hooks,
 //! pane liveness, the screen, log activity, the clock and the budget.
 
 use std::path::Path;
