@@ -308,7 +308,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
                 None => verdict::gone("the agent is gone without finishing its turn"),
             }
         }
-        WorkspaceKind::Tmux | WorkspaceKind::Herdr => {
+        kind if kind.has_panes() => {
             // Only a pane this user's drover recorded is asked after or closed.
             let pane = PaneRecord::read(run, task).map(|r| r.pane);
             let ws = match workspace::open_panes(info.workspace, &ctx.project) {
@@ -375,8 +375,9 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
                 verdict::gone("the seat is gone without finishing its turn")
             }
         }
-        // A Ray task is settled by its own driver ([`status`] sends it there).
-        WorkspaceKind::Ray => return None,
+        // A Ray task is settled by its own driver ([`status`] sends it
+        // there); no other kind is left.
+        _ => return None,
     };
     let ruling = ruling.reconciled();
     result.status = ruling.verdict;

@@ -242,12 +242,12 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
     spec.cancel = Some(Arc::clone(&opts.cancel));
     let ctx = Context::new(project.clone(), run.clone(), prepared);
     let result = match opts.workspace {
-        kind @ (WorkspaceKind::Tmux | WorkspaceKind::Herdr) => interactive::run(&ctx, &spec, kind),
+        kind if kind.has_panes() => interactive::run(&ctx, &spec, kind),
         WorkspaceKind::Acp => {
             drover_drive::acp::run(&ctx, &spec, &drover_trust::policy::Policy::default())
         }
         // The command refuses ray before a probe starts.
-        WorkspaceKind::Headless | WorkspaceKind::Ray => headless::run(&ctx, &spec),
+        _ => headless::run(&ctx, &spec),
     };
     if opts.workspace == WorkspaceKind::Tmux {
         // The scratch project's private tmux server goes with it.

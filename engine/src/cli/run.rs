@@ -309,9 +309,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let ctx = Context::new(project.clone(), run, prepared);
     let result = match (selection.kind, &ray_target) {
         (WorkspaceKind::Ray, Some(target)) => crate::drive::ray::driver::run(&ctx, &spec, target),
-        (kind @ (WorkspaceKind::Tmux | WorkspaceKind::Herdr), _) => {
-            interactive::run(&ctx, &spec, kind)
-        }
+        (kind, _) if kind.has_panes() => interactive::run(&ctx, &spec, kind),
         (WorkspaceKind::Acp, _) => acp::run(&ctx, &spec, &policy),
         _ => headless::run(&ctx, &spec),
     };
