@@ -12,6 +12,23 @@ pub const NUDGE_RESULT: &str = "Your turn ended, but the result file this task m
 pub const NUDGE_STALL: &str = "drover: this session has shown no activity for a while. If you are waiting on something, say what; otherwise continue the task and end your turn when it is done.";
 pub const NUDGE_BUDGET: &str = "drover: this session has exceeded its token budget. Wrap up now: finish the current step, write any result the task needs, and end your turn.";
 
+/// Keeps the turn's prompt beside its records (`tasks/<task>/prompt.txt`),
+/// written like every file under `.drover/`: confined, through no link.
+pub fn keep_prompt(ctx: &Context, spec: &TurnSpec) {
+    let path = ctx.run.task_dir(&spec.task).join("prompt.txt");
+    if let Err(e) = drover_state::write_atomic(
+        &path,
+        format!(
+            "{}
+",
+            spec.prompt
+        )
+        .as_bytes(),
+    ) {
+        tracing::warn!(path = %path.display(), "cannot keep the prompt: {e}");
+    }
+}
+
 pub fn heartbeat(ctx: &Context, spec: &TurnSpec, deadline: &Deadline) {
     let _ = drover_run::write_json_atomic(
         &ctx.run.task_dir(&spec.task).join("heartbeat.json"),

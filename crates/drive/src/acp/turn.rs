@@ -23,9 +23,7 @@ pub fn turn(ctx: &Context, spec: &TurnSpec, agent: &mut Agent, policy: &Policy) 
     let task = spec.task.as_str();
     let started = now_ns();
     let clock = Instant::now();
-    let task_dir = ctx.run.task_dir(task);
-    let _ = std::fs::create_dir_all(&task_dir);
-    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    crate::shared::keep_prompt(ctx, spec);
     let mut watchdog = Watchdog::new(Deadline::after(spec.timeout));
     let result_file = spec
         .result_file

@@ -137,11 +137,7 @@ struct Session<'a> {
 pub fn run(ctx: &Context, spec: &TurnSpec) -> TurnReport {
     let started = now_ns();
     let clock = Instant::now();
-    let task_dir = ctx.run.task_dir(&spec.task);
-    let _ = drover_state::write_atomic(
-        &task_dir.join("prompt.txt"),
-        format!("{}\n", spec.prompt).as_bytes(),
-    );
+    crate::shared::keep_prompt(ctx, spec);
     let mut session = Session {
         ctx,
         spec,

@@ -177,10 +177,7 @@ pub fn up(
 /// reads idle. A human seat is never typed into. The seat keeps running
 /// afterwards unless `spec.keep` is false.
 pub fn send(ctx: &Context, spec: &TurnSpec, seat: &Seat, human: bool) -> TurnReport {
-    let _ = drover_state::write_atomic(
-        &ctx.run.task_dir(&spec.task).join("prompt.txt"),
-        format!("{}\n", spec.prompt).as_bytes(),
-    );
+    crate::shared::keep_prompt(ctx, spec);
     seat.ws().watch_output(&seat.pane, &ctx.run.log(&spec.task));
     let mut driver = Driver::new(ctx, spec, now_ns(), human, seat.ws().kind());
     let result = driver.turn(seat);
@@ -188,11 +185,7 @@ pub fn send(ctx: &Context, spec: &TurnSpec, seat: &Seat, human: bool) -> TurnRep
 }
 
 fn prepare(ctx: &Context, spec: &TurnSpec) {
-    let task_dir = ctx.run.task_dir(&spec.task);
-    let _ = drover_state::write_atomic(
-        &task_dir.join("prompt.txt"),
-        format!("{}\n", spec.prompt).as_bytes(),
-    );
+    crate::shared::keep_prompt(ctx, spec);
     // tmux appends to the log by path; it is created here, confined, so a
     // link planted in its place is refused before tmux writes a byte.
     let log = ctx.run.log(&spec.task);

@@ -222,9 +222,7 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
     let started = now_ns();
     let clock = Instant::now();
     let task = spec.task.as_str();
-    let task_dir = ctx.run.task_dir(task);
-    let _ = std::fs::create_dir_all(&task_dir);
-    let _ = std::fs::write(task_dir.join("prompt.txt"), format!("{}\n", spec.prompt));
+    crate::shared::keep_prompt(ctx, spec);
     let settings = &target.settings;
     let ending = |ctx: &Context, status: Verdict, reason: String, fault: Option<FaultReport>| {
         let mut result = bare_result(ctx, task, status, reason, started);
