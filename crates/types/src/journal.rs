@@ -36,16 +36,6 @@ pub enum Record {
 }
 
 impl Record {
-    /// The line's `kind` as written.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Record::State { .. } => "state",
-            Record::Verdict { .. } => "verdict",
-            Record::Event { .. } => "event",
-            Record::Answer { .. } => "answer",
-        }
-    }
-
     /// The line's `state` field as written: the seat state, the verdict,
     /// the event's name or the option.
     pub fn value(&self) -> &str {

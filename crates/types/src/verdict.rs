@@ -24,19 +24,6 @@ impl Verdict {
             Verdict::OverBudget => "over_budget",
         }
     }
-
-    /// The verdict a journal spells `name`.
-    pub fn from_name(name: &str) -> Option<Verdict> {
-        [
-            Verdict::Completed,
-            Verdict::Stalled,
-            Verdict::Timeout,
-            Verdict::Crashed,
-            Verdict::OverBudget,
-        ]
-        .into_iter()
-        .find(|v| v.as_str() == name)
-    }
 }
 
 impl std::fmt::Display for Verdict {
@@ -68,9 +55,13 @@ mod tests {
             Verdict::Crashed,
             Verdict::OverBudget,
         ] {
-            assert_eq!(Verdict::from_name(v.as_str()), Some(v));
+            let journaled =
+                serde::de::value::StrDeserializer::<serde::de::value::Error>::new(v.as_str());
+            assert_eq!(Verdict::deserialize(journaled), Ok(v));
         }
-        assert_eq!(Verdict::from_name("over-budget"), None);
+        let misspelled =
+            serde::de::value::StrDeserializer::<serde::de::value::Error>::new("over-budget");
+        assert!(Verdict::deserialize(misspelled).is_err());
         assert_eq!(Verdict::OverBudget.as_str(), "over_budget");
     }
 }
