@@ -143,7 +143,7 @@ fn an_interrupted_probe_removes_its_workspace() {
         .stderr(Stdio::null())
         .spawn()
         .expect("drover");
-    let until = Instant::now() + Duration::from_secs(30);
+    let until = Instant::now() + crate::support::HANG;
     // Wait until the turn runs (its run dir exists), then Ctrl-C.
     loop {
         let running = probe_leftovers(&tmp).iter().any(|d| {

@@ -5,16 +5,14 @@
 use crate::support;
 
 use std::path::Path;
-use std::time::Duration;
 
 use support::real::Real;
-use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+use support::real_scenarios::{self as scenario, Case, Ends, Fault, Mode};
 
 static CASE: Case = Case {
     cli: "claude",
     args: &[],
     protocol: "anthropic",
-    turn_timeout_s: 60,
     stop_event: "Stop",
     stop_carries_reply: true,
     // The interactive default is "auto mode", which may approve on its own.
@@ -26,7 +24,7 @@ static CASE: Case = Case {
             mode: Mode::Status(500),
             kind: "server-error",
             evidence: "API Error: 500 Internal server error.",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "503",
@@ -34,42 +32,42 @@ static CASE: Case = Case {
             // The API's own error type for it is `overloaded_error`.
             kind: "overload",
             evidence: "API Error: 503 Service unavailable.",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "529",
             mode: Mode::Status(529),
             kind: "overload",
             evidence: "API Error: 529 Overloaded.",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "429",
             mode: Mode::Status(429),
             kind: "rate-limit",
             evidence: "API Error: Request rejected (429)",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "401",
             mode: Mode::Status(401),
             kind: "auth",
             evidence: "Invalid API key · Fix external API key",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "drop",
             mode: Mode::Drop,
             kind: "network",
             evidence: "API Error: Connection dropped (ECONNRESET)",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "closed-port",
             mode: Mode::ClosedPort,
             kind: "network",
             evidence: "API Error: Connection refused",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
     ],
     user_hooks,
@@ -136,7 +134,7 @@ fn headless_permission_request_is_recorded_as_blocked() {
     real.server
         .control("tool", &serde_json::from_str(CASE.tool).expect("tool JSON"));
     let out = real.run(
-        Duration::from_secs(60),
+        support::HANG,
         &["--no-bypass"],
         "Reply with exactly: DENIED",
     );

@@ -6,13 +6,12 @@ use crate::support;
 
 use std::path::Path;
 
-use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+use support::real_scenarios::{self as scenario, Case, Ends, Fault, Mode};
 
 static CASE: Case = Case {
     cli: "codex",
     args: &[],
     protocol: "responses",
-    turn_timeout_s: 60,
     stop_event: "Stop",
     stop_carries_reply: true,
     // Keep the hook-trust bypass (or no hook fires), drop the approval
@@ -32,50 +31,50 @@ static CASE: Case = Case {
             mode: Mode::Status(500),
             kind: "server-error",
             evidence: "currently experiencing high demand",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "503",
             mode: Mode::Status(503),
             kind: "overload",
             evidence: "unexpected status 503 Service Unavailable",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "529",
             mode: Mode::Status(529),
             kind: "overload",
             evidence: "unexpected status 529",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "429",
             mode: Mode::Status(429),
             kind: "rate-limit",
             evidence: "last status: 429 Too Many Requests",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "401",
             mode: Mode::Status(401),
             kind: "auth",
             evidence: "unexpected status 401 Unauthorized",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "drop",
             mode: Mode::Drop,
             kind: "network",
             evidence: "stream disconnected before completion",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
-        // Codex never gives up on a closed port: drover's deadline ends it.
+        // Codex never gives up on a closed port, and says so.
         Fault {
             name: "closed-port",
             mode: Mode::ClosedPort,
             kind: "network",
             evidence: "Reconnecting... waiting for network",
-            timeout_s: 25,
+            ends: Ends::AtSentence,
         },
     ],
     user_hooks,

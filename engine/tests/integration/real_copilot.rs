@@ -6,20 +6,18 @@
 //! `-p --output-format json` prints no token counts: drover reads the turn's
 //! usage from `~/.copilot/session-state/<id>/events.jsonl`, found by the
 //! conversation id. Copilot retries a failed model call 5 times (5–60 s, no
-//! knob found), so the fault cases get a longer deadline and run side by
-//! side.
+//! knob found), so the fault cases run side by side.
 
 use crate::support;
 
 use std::path::Path;
 
-use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+use support::real_scenarios::{self as scenario, Case, Ends, Fault, Mode};
 
 static CASE: Case = Case {
     cli: "copilot",
     args: &[],
     protocol: "chat",
-    turn_timeout_s: 120,
     stop_event: "agentStop",
     stop_carries_reply: false,
     // The profile's bypass minus --allow-all-tools: the TUI asks.
@@ -31,42 +29,42 @@ static CASE: Case = Case {
             mode: Mode::Status(500),
             kind: "server-error",
             evidence: "Last error: 500 The server had an error",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         Fault {
             name: "503",
             mode: Mode::Status(503),
             kind: "overload",
             evidence: "Last error: 503 The engine is currently overloaded",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         Fault {
             name: "429",
             mode: Mode::Status(429),
             kind: "rate-limit",
             evidence: "Last error: 429 Rate limit reached for requests",
-            timeout_s: 180,
+            ends: Ends::Exits,
         },
         Fault {
             name: "401",
             mode: Mode::Status(401),
             kind: "auth",
             evidence: "Authentication failed with provider at",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         Fault {
             name: "drop",
             mode: Mode::Drop,
             kind: "network",
             evidence: "Failed native model HTTP request",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         Fault {
             name: "closed-port",
             mode: Mode::ClosedPort,
             kind: "network",
             evidence: "Could not connect to local model provider at",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
     ],
     user_hooks,

@@ -10,7 +10,7 @@ use crate::support;
 use std::path::Path;
 
 use support::real_acp::{self, AcpCase};
-use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+use support::real_scenarios::{self as scenario, Case, Ends, Fault, Mode};
 
 /// A shell command that needs a permission.
 const TOOL: &str = r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#;
@@ -19,7 +19,6 @@ static CASE: Case = Case {
     cli: "gemini",
     args: &["--model", "gemini-2.5-pro"],
     protocol: "gemini",
-    turn_timeout_s: 90,
     stop_event: "AfterAgent",
     stop_carries_reply: true,
     blocked_args: &["--no-bypass"],
@@ -30,49 +29,49 @@ static CASE: Case = Case {
             mode: Mode::Status(500),
             kind: "server-error",
             evidence: "\"code\":500",
-            timeout_s: 90,
+            ends: Ends::Exits,
         },
         Fault {
             name: "503",
             mode: Mode::Status(503),
             kind: "overload",
             evidence: "The model is overloaded.",
-            timeout_s: 90,
+            ends: Ends::Exits,
         },
         Fault {
             name: "529",
             mode: Mode::Status(529),
             kind: "overload",
             evidence: "\"code\":529",
-            timeout_s: 90,
+            ends: Ends::Exits,
         },
         Fault {
             name: "429",
             mode: Mode::Status(429),
             kind: "rate-limit",
             evidence: "Resource has been exhausted",
-            timeout_s: 90,
+            ends: Ends::Exits,
         },
         Fault {
             name: "401",
             mode: Mode::Status(401),
             kind: "auth",
             evidence: "API key not valid",
-            timeout_s: 90,
+            ends: Ends::Exits,
         },
         Fault {
             name: "drop",
             mode: Mode::Drop,
             kind: "network",
             evidence: "fetch failed",
-            timeout_s: 90,
+            ends: Ends::Exits,
         },
         Fault {
             name: "closed-port",
             mode: Mode::ClosedPort,
             kind: "network",
             evidence: "fetch failed",
-            timeout_s: 90,
+            ends: Ends::Exits,
         },
     ],
     user_hooks,
@@ -134,7 +133,6 @@ static ACP: AcpCase = AcpCase {
     cli: "gemini",
     args: &["--model", "gemini-2.5-pro"],
     protocol: "gemini",
-    turn_timeout_s: 120,
     tool: TOOL,
     accounted: scenario::every_request,
     // Gemini CLI 0.61.0 names a session's file by the minute it starts

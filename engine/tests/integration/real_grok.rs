@@ -14,13 +14,12 @@ use std::path::Path;
 
 use serde_json::Value;
 use support::real_acp::{self, AcpCase};
-use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+use support::real_scenarios::{self as scenario, Case, Ends, Fault, Mode};
 
 static CASE: Case = Case {
     cli: "grok",
     args: &[],
     protocol: "chat",
-    turn_timeout_s: 60,
     stop_event: "Stop",
     stop_carries_reply: true,
     // The profile's bypass minus --always-approve: the TUI asks.
@@ -32,35 +31,35 @@ static CASE: Case = Case {
             mode: Mode::Status(500),
             kind: "server-error",
             evidence: "API error (status 500 Internal Server Error)",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "503",
             mode: Mode::Status(503),
             kind: "overload",
             evidence: "API error (status 503 Service Unavailable)",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "429",
             mode: Mode::Status(429),
             kind: "rate-limit",
             evidence: "requests: Rate limit reached for requests",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "401",
             mode: Mode::Status(401),
             kind: "auth",
             evidence: "Unauthorized (401) from",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         Fault {
             name: "drop",
             mode: Mode::Drop,
             kind: "network",
             evidence: "reqwest error stream: error sending request for url",
-            timeout_s: 60,
+            ends: Ends::Exits,
         },
         // Nothing listening: grok retries silently until drover's deadline,
         // so there is no sentence to classify.
@@ -69,7 +68,7 @@ static CASE: Case = Case {
             mode: Mode::ClosedPort,
             kind: "none",
             evidence: "",
-            timeout_s: 30,
+            ends: Ends::AtDeadline(30),
         },
     ],
     user_hooks,
@@ -126,7 +125,6 @@ static ACP: AcpCase = AcpCase {
     cli: "grok",
     args: &[],
     protocol: CASE.protocol,
-    turn_timeout_s: 120,
     tool: CASE.tool,
     accounted: a_model_call,
     resumes: true,

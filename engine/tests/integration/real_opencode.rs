@@ -5,7 +5,7 @@
 //! opencode has no command hooks: drover's relay is a generated plugin
 //! (`.opencode/plugin/drover.js`) and `session.idle` is the turn's end.
 //! Its error runs retry for about 70 s (5 retries, 2 s doubling to 30 s),
-//! so the fault cases get a longer deadline and run side by side.
+//! so the fault cases run side by side.
 
 use crate::support;
 
@@ -14,22 +14,15 @@ use std::path::Path;
 use serde_json::Value;
 
 use support::real_acp::{self, AcpCase};
-use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+use support::real_scenarios::{self as scenario, Case, Ends, Fault, Mode};
 
 /// A shell command that needs a permission.
 const TOOL: &str = r#"{"name":"bash","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#;
-
-/// opencode retries every retryable error with back-off and gives up after
-/// about 70 s on an idle machine (docs/model-server.md); six such runs side
-/// by side on two busy cores took up to 150 s. The run ends when opencode
-/// gives up, so the margin costs nothing when it does.
-const FAULT_TIMEOUT_S: u64 = 240;
 
 static CASE: Case = Case {
     cli: "opencode",
     args: &[],
     protocol: "chat",
-    turn_timeout_s: 120,
     stop_event: "session.idle",
     stop_carries_reply: false,
     // The seeded config asks before bash; without the bypass the TUI shows it.
@@ -41,42 +34,42 @@ static CASE: Case = Case {
             mode: Mode::Status(500),
             kind: "server-error",
             evidence: "The server had an error while processing your request",
-            timeout_s: FAULT_TIMEOUT_S,
+            ends: Ends::Exits,
         },
         Fault {
             name: "503",
             mode: Mode::Status(503),
             kind: "overload",
             evidence: "The engine is currently overloaded",
-            timeout_s: FAULT_TIMEOUT_S,
+            ends: Ends::Exits,
         },
         Fault {
             name: "429",
             mode: Mode::Status(429),
             kind: "rate-limit",
             evidence: "Rate limit reached for requests",
-            timeout_s: FAULT_TIMEOUT_S,
+            ends: Ends::Exits,
         },
         Fault {
             name: "401",
             mode: Mode::Status(401),
             kind: "auth",
             evidence: "Incorrect API key provided",
-            timeout_s: FAULT_TIMEOUT_S,
+            ends: Ends::Exits,
         },
         Fault {
             name: "drop",
             mode: Mode::Drop,
             kind: "network",
             evidence: "Cannot connect to API",
-            timeout_s: FAULT_TIMEOUT_S,
+            ends: Ends::Exits,
         },
         Fault {
             name: "closed-port",
             mode: Mode::ClosedPort,
             kind: "network",
             evidence: "Cannot connect to API",
-            timeout_s: FAULT_TIMEOUT_S,
+            ends: Ends::Exits,
         },
     ],
     user_hooks,
@@ -128,7 +121,6 @@ static ACP: AcpCase = AcpCase {
     cli: "opencode",
     args: &[],
     protocol: "chat",
-    turn_timeout_s: 120,
     tool: TOOL,
     accounted,
     resumes: true,

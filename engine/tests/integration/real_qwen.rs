@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use support::real_acp::{self, AcpCase};
-use support::real_scenarios::{self as scenario, Case, Fault, Mode};
+use support::real_scenarios::{self as scenario, Case, Ends, Fault, Mode};
 
 /// A shell command that needs a permission.
 const TOOL: &str = r#"{"name":"run_shell_command","args":{"command":"echo hi > hi.txt","description":"write hi.txt"},"count":1}"#;
@@ -23,7 +23,6 @@ static CASE: Case = Case {
     cli: "qwen",
     args: &[],
     protocol: "chat",
-    turn_timeout_s: 90,
     stop_event: "Stop",
     stop_carries_reply: true,
     blocked_args: &["--arg", "--approval-mode", "--arg", "default"],
@@ -34,28 +33,28 @@ static CASE: Case = Case {
             mode: Mode::Status(500),
             kind: "server-error",
             evidence: "[API Error: 500 The server had an error",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         Fault {
             name: "503",
             mode: Mode::Status(503),
             kind: "overload",
             evidence: "[API Error: 503 The engine is currently overloaded",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         Fault {
             name: "429",
             mode: Mode::Status(429),
             kind: "rate-limit",
             evidence: "[API Error: 429 Rate limit reached for requests",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         Fault {
             name: "401",
             mode: Mode::Status(401),
             kind: "auth",
             evidence: "[API Error: 401 Incorrect API key provided",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
         // A connection closed without an answer: qwen prints "Retrying
         // provider attempt (0 buffered tool call(s) discarded)." once and
@@ -66,14 +65,14 @@ static CASE: Case = Case {
             mode: Mode::Drop,
             kind: "none",
             evidence: "",
-            timeout_s: 45,
+            ends: Ends::Exits,
         },
         Fault {
             name: "closed-port",
             mode: Mode::ClosedPort,
             kind: "network",
             evidence: "Connection error",
-            timeout_s: 150,
+            ends: Ends::Exits,
         },
     ],
     user_hooks,
@@ -133,7 +132,6 @@ static ACP: AcpCase = AcpCase {
     cli: "qwen",
     args: &[],
     protocol: "chat",
-    turn_timeout_s: 120,
     tool: TOOL,
     accounted: main_turn,
     resumes: true,

@@ -298,7 +298,7 @@ fn kill_drover_mid_session(workspace: &str) {
         doc["runs"][0]["tasks"][0]["verdict"].is_null(),
         "a verdict before the CLI finished: {doc:#}"
     );
-    let task = wait_for_verdict(&p, &run_id, Duration::from_secs(60));
+    let task = wait_for_verdict(&p, &run_id, crate::support::HANG);
     assert_eq!(task["verdict"], "completed", "{task:#}");
     assert_eq!(task["reconciled"], true);
     let session: Value = serde_json::from_str(

@@ -63,7 +63,7 @@ impl Follow {
 
     /// Waits (bounded) until some line matches.
     fn until(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let until = Instant::now() + Duration::from_secs(60);
+        let until = Instant::now() + crate::support::HANG;
         loop {
             let lines = self.lines.lock().expect("lines").clone();
             if lines.iter().any(&matches) {
@@ -121,7 +121,7 @@ fn assert_no_tmux(p: &Project) {
             .success()
             .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     };
-    let until = Instant::now() + Duration::from_secs(10);
+    let until = Instant::now() + crate::support::HANG;
     while let Some(left) = sessions() {
         assert!(Instant::now() < until, "tmux sessions left behind: {left}");
         std::thread::sleep(Duration::from_millis(100));
@@ -131,7 +131,7 @@ fn assert_no_tmux(p: &Project) {
 /// Nothing of the project's runs and seats is still running (a process
 /// that was just hung up gets a moment to exit).
 fn assert_nothing_left(p: &Project) {
-    let until = Instant::now() + Duration::from_secs(10);
+    let until = Instant::now() + crate::support::HANG;
     loop {
         let left = processes_of(p);
         if left.is_empty() {

@@ -14,7 +14,7 @@ use support::Project;
 
 /// The bound on one command: far above what it needs, so expiry means it
 /// hung (the test fails and the process is killed), not that it was slow.
-const HUNG: Duration = Duration::from_secs(60);
+const HUNG: Duration = crate::support::HANG;
 
 /// Runs `command` to its end, or fails the test if it is still running
 /// after [`HUNG`]; stdout and stderr together.

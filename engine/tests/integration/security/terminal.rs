@@ -53,7 +53,7 @@ fn an_agents_question_reaches_the_terminal_escaped() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("send");
-    let until = Instant::now() + Duration::from_secs(30);
+    let until = Instant::now() + crate::support::HANG;
     let question = loop {
         let out = p.output(&["seats", "--json"]);
         assert!(!terminal_controls(&out.stdout), "{}", text(&out.stdout));

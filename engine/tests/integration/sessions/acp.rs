@@ -166,7 +166,7 @@ fn acp_turn_endings_map_to_verdicts() {
 
 /// Waits for `run`'s journal to show the task blocked on a question.
 fn wait_question(p: &Project, child: &mut std::process::Child) -> (String, Value) {
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let until = std::time::Instant::now() + crate::support::HANG;
     loop {
         assert!(
             child.try_wait().ok().flatten().is_none(),

@@ -9,6 +9,13 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+pub use real::wait_for;
+
+/// How long a test waits for something that takes seconds on an idle
+/// machine before it calls it a hang: a bound that only catches hangs, so
+/// no verdict depends on how busy the machine is.
+pub const HANG: std::time::Duration = std::time::Duration::from_secs(300);
+
 pub fn drover_exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_drover"))
 }
@@ -71,7 +78,7 @@ impl FakeHerdr {
             .stdin(std::process::Stdio::null())
             .spawn()
             .expect("fake-herdr starts");
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let until = std::time::Instant::now() + crate::support::HANG;
         while std::os::unix::net::UnixStream::connect(&socket).is_err() {
             assert!(
                 std::time::Instant::now() < until,
@@ -214,29 +221,28 @@ impl Project {
             .collect()
     }
 
-    /// Waits (bounded) until the project's first run shows its CLI working,
-    /// and returns that run's id.
+    /// Waits until the project's first run shows its CLI working, and
+    /// returns that run's id.
     pub fn first_run_working(&self) -> String {
+        self.first_run_journaling("\"working\"")
+    }
+
+    /// Waits until the journal of the project's first run contains
+    /// `needle`, and returns that run's id. The bound only catches a hang:
+    /// the wait is for the event, however long a busy machine takes.
+    pub fn first_run_journaling(&self, needle: &str) -> String {
         let runs = self.path().join(".drover").join("runs");
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
+        let found = wait_for(HANG, || {
             let id = std::fs::read_dir(&runs)
                 .ok()
                 .and_then(|mut d| d.next())
                 .and_then(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned());
-            if let Some(id) = id
-                && std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
-                    .is_ok_and(|t| t.contains("\"working\""))
-            {
-                return id;
-            }
-            assert!(
-                std::time::Instant::now() < until,
-                "the session never started working"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+                .map(|e| e.file_name().to_string_lossy().into_owned())?;
+            std::fs::read_to_string(runs.join(&id).join("events.jsonl"))
+                .is_ok_and(|t| t.contains(needle))
+                .then_some(id)
+        });
+        found.unwrap_or_else(|| panic!("the first run never journaled {needle} within {HANG:?}"))
     }
 
     /// The states the journal recorded for a task, in order.

@@ -21,7 +21,6 @@ pub struct AcpCase {
     /// The wire protocol the CLI speaks to the server.
     pub protocol: &'static str,
     /// drover's `--timeout` for a turn, in seconds.
-    pub turn_timeout_s: u64,
     /// A tool call (`/__fake/tool` body) that writes `hi.txt` and needs a
     /// permission.
     pub tool: &'static str,
@@ -53,11 +52,11 @@ impl AcpCase {
     }
 
     fn timeout(&self) -> Duration {
-        Duration::from_secs(self.turn_timeout_s)
+        crate::support::HANG
     }
 
     fn timeout_arg(&self) -> String {
-        format!("{}s", self.turn_timeout_s)
+        format!("{}s", crate::support::HANG.as_secs())
     }
 }
 
@@ -120,7 +119,7 @@ fn ok_json(real: &Real, args: &[&str]) -> Value {
 
 /// The CLI's processes are gone after drover is done with them.
 fn no_leftovers(real: &Real) {
-    let left = wait_for(Duration::from_secs(15), || {
+    let left = wait_for(crate::support::HANG, || {
         real.cli_leftovers().is_empty().then_some(())
     });
     assert!(
@@ -358,7 +357,7 @@ pub fn seat(case: &AcpCase) {
 
 /// Waits for the seat's journal to show it blocked on a question.
 fn wait_blocked(real: &Real, run_id: &str, child: &mut Child) -> Value {
-    wait_for(Duration::from_secs(120), || {
+    wait_for(crate::support::HANG, || {
         if let Ok(Some(status)) = child.try_wait() {
             panic!(
                 "drover send ended ({status}) before the seat blocked: {:?}",

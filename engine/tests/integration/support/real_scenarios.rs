@@ -50,8 +50,23 @@ pub struct Fault {
     pub kind: &'static str,
     /// Text of the CLI's own sentence the evidence must contain.
     pub evidence: &'static str,
-    /// drover's `--timeout` for this run, in seconds.
-    pub timeout_s: u64,
+    pub ends: Ends,
+}
+
+/// How a fault case's run ends. No case's verdict depends on how fast the
+/// machine is: the waits that are not the verdict are bounded by
+/// [`crate::support::HANG`], which only catches a hang.
+#[derive(Debug, Clone, Copy)]
+pub enum Ends {
+    /// The CLI gives up and exits, after its own retries.
+    Exits,
+    /// The CLI retries for ever, saying so: the run is stopped (Ctrl-C)
+    /// once the CLI's sentence is in its output, and the fault is read
+    /// from what it printed.
+    AtSentence,
+    /// The CLI retries for ever without a word: drover's deadline, in
+    /// seconds, ends the run (a timeout with no fault, whatever the speed).
+    AtDeadline(u64),
 }
 
 pub struct Case {
@@ -60,8 +75,6 @@ pub struct Case {
     pub args: &'static [&'static str],
     /// The wire protocol the CLI speaks to the server.
     pub protocol: &'static str,
-    /// drover's `--timeout` for a normal turn, in seconds.
-    pub turn_timeout_s: u64,
     /// The CLI's own name for its turn-complete hook event.
     pub stop_event: &'static str,
     /// Whether that event carries the reply text.
@@ -95,7 +108,7 @@ impl Case {
     }
 
     fn timeout(&self) -> Duration {
-        Duration::from_secs(self.turn_timeout_s)
+        crate::support::HANG
     }
 
     fn args_with(&self, extra: &[&'static str]) -> Vec<&'static str> {

@@ -2,7 +2,6 @@
 //! run settled (and notified once) after its drover was killed.
 
 use std::process::Stdio;
-use std::time::Duration;
 
 use super::{
     Follow, assert_no_tmux, assert_nothing_left, command_lines, json, ok, user_config, wait_for,
@@ -82,7 +81,7 @@ fn a_killed_tmux_run_is_settled_by_a_follower_notifies_once_and_leaves_nothing()
         (Some("completed"), Some("reconcile")),
         "{verdict:#}"
     );
-    let sent = wait_for("the notification", Duration::from_secs(30), || {
+    let sent = wait_for("the notification", crate::support::HANG, || {
         let lines = command_lines(&got);
         (!lines.is_empty()).then_some(lines)
     });

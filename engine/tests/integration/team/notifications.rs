@@ -3,7 +3,6 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -48,15 +47,16 @@ fn a_blocked_seat_and_a_completed_run_reach_a_webhook_and_a_command_once() {
     let p = Project::new();
     let (url, bodies) = receiver();
     let got = p.path().join("command.jsonl");
+    let hanging = p.path().join("hanging-notifier.pid");
     user_config(
         &p,
         &format!(
-            "[[notify]]\nkind = \"webhook\"\nurl = \"{url}\"\nheaders = {{ X-Token = \"t0k\" }}\non = [\"blocked\", \"completed\"]\n\n[[notify]]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"cat >> {}\"]\non = [\"blocked\", \"completed\"]\n\n[[notify]]\nkind = \"command\"\nargv = [\"sleep\", \"60\"]\non = [\"completed\"]\n",
-            got.display()
+            "[[notify]]\nkind = \"webhook\"\nurl = \"{url}\"\nheaders = {{ X-Token = \"t0k\" }}\non = [\"blocked\", \"completed\"]\n\n[[notify]]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"cat >> {}\"]\non = [\"blocked\", \"completed\"]\n\n[[notify]]\nkind = \"command\"\nargv = [\"sh\", \"-c\", \"echo $$ > {}; exec sleep 600\"]\non = [\"completed\"]\n",
+            got.display(),
+            hanging.display()
         ),
     );
     p.install_hooks("scripted");
-    let started = Instant::now();
     let (doc, _) = p.run(&[
         "--cli",
         "scripted",
@@ -65,8 +65,19 @@ fn a_blocked_seat_and_a_completed_run_reach_a_webhook_and_a_command_once() {
         "Reply with exactly: FINE",
     ]);
     assert_eq!(doc["status"], "completed", "{doc:#}");
-    // A hanging notifier (sleep 60) never delays the session.
-    assert!(started.elapsed() < Duration::from_secs(30));
+    // A hanging notifier never delays the session: drover has answered
+    // while it still runs.
+    let notifier = wait_for("the hanging notifier", crate::support::HANG, || {
+        std::fs::read_to_string(&hanging)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+    });
+    // SAFETY: signal 0 only probes; SIGKILL ends the notifier this test's
+    // configuration started.
+    unsafe {
+        assert_eq!(libc::kill(notifier, 0), 0, "the notifier had ended");
+        libc::kill(notifier, libc::SIGKILL);
+    }
     let completed_run = doc["run_id"].as_str().expect("run id").to_string();
     ok(
         &p,
@@ -74,7 +85,7 @@ fn a_blocked_seat_and_a_completed_run_reach_a_webhook_and_a_command_once() {
     );
     let blocked = p.output(&["send", "--json", "dev", "clean up @blocked"]);
     assert_eq!(blocked.status.code(), Some(1));
-    let arrived = wait_for("both webhook posts", Duration::from_secs(30), || {
+    let arrived = wait_for("both webhook posts", crate::support::HANG, || {
         let b = bodies.lock().expect("bodies").clone();
         (b.len() >= 2).then_some(b)
     });
@@ -115,7 +126,7 @@ fn a_blocked_seat_and_a_completed_run_reach_a_webhook_and_a_command_once() {
             .is_some_and(|t| t.starts_with("drover: seat dev is blocked on a permission prompt")),
         "{blocked_doc:#}"
     );
-    let commands = wait_for("both command runs", Duration::from_secs(30), || {
+    let commands = wait_for("both command runs", crate::support::HANG, || {
         let lines = command_lines(&got);
         (lines.len() >= 2).then_some(lines)
     });
@@ -124,7 +135,7 @@ fn a_blocked_seat_and_a_completed_run_reach_a_webhook_and_a_command_once() {
     ok(&p, &["status", "--json"]);
     ok(&p, &["events", "--json"]);
     let ledger = p.run_dir(&completed_run).join("notify");
-    let records: Vec<Value> = wait_for("the ledger to settle", Duration::from_secs(30), || {
+    let records: Vec<Value> = wait_for("the ledger to settle", crate::support::HANG, || {
         let records: Vec<Value> = std::fs::read_dir(&ledger)
             .ok()?
             .filter_map(Result::ok)

@@ -1,7 +1,7 @@
 //! A tool call that needs a permission: the seat blocks on the CLI's
 //! permission prompt.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -27,7 +27,7 @@ pub fn blocked(case: &Case) {
         .chain(case.blocked_args.iter().copied())
         .collect();
     let spawned = Instant::now();
-    let limit = Duration::from_secs(90);
+    let limit = crate::support::HANG;
     let child = real.spawn_run(limit, &args, "Reply with exactly: TOOLDONE");
     // The seat's current state, not its first blocked one, and only once the
     // pane shows the prompt: a hook can say "blocked" a moment before the

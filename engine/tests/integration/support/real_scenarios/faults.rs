@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Case, Fault, Mode, context, timed};
-use crate::support::real::{Bins, Real, require};
+use super::{Case, Ends, Fault, Mode, context, timed};
+use crate::support::HANG;
+use crate::support::real::{Bins, Real, require, wait_for};
 
 /// Each error mode (and a closed port) ends the session not completed,
 /// with the right fault kind and the CLI's own sentence as evidence. The
@@ -57,11 +58,30 @@ fn fault_one(case: &Case, bins: Bins, fault: &Fault) -> Result<String, String> {
             real.point_at_closed_port();
         }
     }
-    let out = real.run(
-        Duration::from_secs(fault.timeout_s),
-        case.args,
-        "Reply with exactly: OK",
-    );
+    let prompt = "Reply with exactly: OK";
+    let out = match fault.ends {
+        Ends::Exits => real.run(HANG, case.args, prompt),
+        Ends::AtDeadline(seconds) => real.run(Duration::from_secs(seconds), case.args, prompt),
+        Ends::AtSentence => {
+            let started = Instant::now();
+            let child = real.spawn_run(HANG, case.args, prompt);
+            let said = wait_for(HANG, || said_in_logs(&real, fault.evidence).then_some(()));
+            // SAFETY: signalling our own child.
+            unsafe {
+                libc::kill(child.id() as i32, libc::SIGINT);
+            }
+            let out = Real::finish_run(child, started);
+            if said.is_none() {
+                return Err(format!(
+                    "{}: the CLI never printed {:?} within {HANG:?}\n{}",
+                    fault.name,
+                    fault.evidence,
+                    context(&real, &out)
+                ));
+            }
+            out
+        }
+    };
     let status = out.status().to_string();
     let kind = out.doc["fault"]["kind"]
         .as_str()
@@ -77,11 +97,16 @@ fn fault_one(case: &Case, bins: Bins, fault: &Fault) -> Result<String, String> {
         out.elapsed.as_secs_f64(),
         out.doc["fault"]["rule"].as_str().unwrap_or("-"),
     );
+    // A run stopped with Ctrl-C exits 130.
+    let code = match fault.ends {
+        Ends::AtSentence => 130,
+        Ends::Exits | Ends::AtDeadline(_) => 1,
+    };
     let ok = if fault.kind == "none" {
-        status == "timeout" && out.code == 1 && out.doc["fault"].is_null()
+        status == "timeout" && out.code == code && out.doc["fault"].is_null()
     } else {
         status != "completed"
-            && out.code == 1
+            && out.code == code
             && kind == fault.kind
             && evidence.contains(fault.evidence)
     };
@@ -95,4 +120,23 @@ fn fault_one(case: &Case, bins: Bins, fault: &Fault) -> Result<String, String> {
             context(&real, &out)
         ))
     }
+}
+
+/// Whether any log of the tree's runs (the CLI's stdout and stderr as
+/// drover kept them) contains `sentence`.
+fn said_in_logs(real: &Real, sentence: &str) -> bool {
+    let runs = real.work.join(".drover").join("runs");
+    let Ok(entries) = std::fs::read_dir(runs) else {
+        return false;
+    };
+    entries.filter_map(Result::ok).any(|run| {
+        std::fs::read_dir(run.path().join("logs"))
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .any(|log| {
+                std::fs::read(log.path())
+                    .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(sentence))
+            })
+    })
 }

@@ -1,8 +1,6 @@
 //! A fresh config home: every first-run dialog answered through
 //! `drover answer`, then a message completes.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::Case;
@@ -72,7 +70,7 @@ pub fn fresh_config(case: &Case, dialogs: &[&str], prefer: &str) {
         if state == "unknown" {
             // Not settled within the answer's wait (a CLI that restarts
             // itself): the journal says what came next.
-            let settled = wait_for(Duration::from_secs(60), || {
+            let settled = wait_for(crate::support::HANG, || {
                 let out = real.output(&["seats", "--json"]);
                 let all: Value = serde_json::from_slice(&out.stdout).ok()?;
                 let seat = all["seats"][0].clone();

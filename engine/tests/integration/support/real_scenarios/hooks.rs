@@ -1,7 +1,7 @@
 //! drover's relay merged into the user's own hook config, and removed
 //! again byte for byte.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::json;
 
@@ -46,7 +46,7 @@ pub fn hooks(case: &Case) {
         case.stop_event,
         context(&real, &out)
     );
-    let fired = wait_for(Duration::from_secs(10), || {
+    let fired = wait_for(crate::support::HANG, || {
         std::fs::read_to_string(&record)
             .ok()
             .filter(|t| t.contains("user-stop"))

@@ -18,7 +18,7 @@ pub fn probe(case: &Case) {
         return;
     };
     let before = real.server.last_seq();
-    let timeout = format!("{}s", case.turn_timeout_s);
+    let timeout = format!("{}s", crate::support::HANG.as_secs());
     let mut args = vec!["probe-adapter", case.cli, "--probe", "--json", "--timeout"];
     args.push(&timeout);
     args.extend_from_slice(case.args);

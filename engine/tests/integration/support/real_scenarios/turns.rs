@@ -195,7 +195,7 @@ pub fn tmux(case: &Case) {
         dump()
     );
     // drover's teardown leaves no CLI (or daemon of it) behind.
-    let left = wait_for(Duration::from_secs(10), || {
+    let left = wait_for(crate::support::HANG, || {
         let left = real.cli_leftovers();
         left.is_empty().then_some(())
     });
