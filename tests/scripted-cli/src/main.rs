@@ -58,7 +58,9 @@ const INPUT: u64 = 1201;
 const CACHE_WRITE: u64 = 1302;
 const CACHE_READ: u64 = 1403;
 const OUTPUT: u64 = 57;
-const MODEL: &str = "claude-scripted-1";
+// A real Claude model id (the one Claude Code 2.1.332 reported in
+// tests/fixtures/real/claude), so a scripted run is priced like a real one.
+const MODEL: &str = "claude-opus-5-5";
 
 struct Options {
     /// `--permission-mode bypassPermissions` or `--dangerously-skip-permissions`.
