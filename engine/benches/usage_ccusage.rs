@@ -137,13 +137,14 @@ fn main() {
     let home = tempfile::tempdir().expect("a HOME");
     let cache = home.path().join("ccusage-cache");
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    // drover keeps its compile cache under HOME (warm after the first run,
+    // as for a user); ccusage's cache is emptied before each of its runs.
     let env = |cmd: &mut Command| {
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("TZ", "UTC")
             .env("HOME", home.path())
-            .env("CLAUDE_CONFIG_DIR", &corpus)
-            .env("XDG_CACHE_HOME", &cache);
+            .env("CLAUDE_CONFIG_DIR", &corpus);
     };
     // Warm the page cache and both programs' own start; not counted.
     let mut drover_cmd = Command::new(drover);
@@ -160,6 +161,7 @@ fn main() {
         "--breakdown",
     ]);
     env(&mut ccusage_cmd);
+    ccusage_cmd.env("XDG_CACHE_HOME", &cache);
     let fresh_cache = || {
         let _ = std::fs::remove_dir_all(&cache);
         std::fs::create_dir_all(&cache).expect("a cache dir");
