@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # drover usage's cost against ccusage 20.0.24's own (`ccusage claude daily
-# --json --offline --mode calculate`), per model, on two generated Claude
+# --json --offline --mode calculate`), per model, on generated Claude
 # corpora whose models both price tables know:
+# - mixed (gen-claude-corpus.py --plain --subagents with Opus 4.1, Opus 4.5,
+#   Sonnet 4.5 and Haiku 4.5): rows both tools count alike, subagent files
+#   and resumed sessions, and claude-opus-4-1-20250805, which the latest
+#   LiteLLM no longer lists. `cargo bench -p drover --bench usage_ccusage`
+#   takes cost, wall and CPU time of both side by side in one run on it;
 # - plain (gen-claude-corpus.py --plain): rows both tools count alike, so a
 #   cost difference is a pricing difference;
 # - the bench corpus of scripts/bench-usage.sh with its models renamed (its
@@ -11,7 +16,7 @@
 #   scripts/compare-ccusage.sh [SIZE_MB]
 #
 # Env: DROVER_BENCH_DIR (default ~/.cache/drover-bench), CARGO_TARGET_DIR,
-# CARGO_JOBS (default 1). Prints a markdown table for docs/benchmarks.md;
+# CARGO_JOBS (default 1), DROVER_BENCH_RUNS (the bench's rounds, default 5). Prints a markdown table for docs/benchmarks.md;
 # docs/usage.md ("Against ccusage") explains each difference.
 set -euo pipefail
 
@@ -21,7 +26,9 @@ WORK=${DROVER_BENCH_DIR:-$HOME/.cache/drover-bench}
 CORPUS=$WORK/claude-corpus-$SIZE
 PRICED=$WORK/claude-corpus-$SIZE-priced
 PLAIN=$WORK/claude-corpus-$SIZE-plain
+MIXED=$WORK/claude-corpus-$SIZE-mixed
 MODELS=claude-opus-4-5-20251101,claude-sonnet-4-5-20250929,claude-haiku-4-5-20251001
+MIXED_MODELS=claude-opus-4-1-20250805,claude-opus-4-5-20251101,claude-sonnet-4-5-20250929,claude-haiku-4-5-20251001
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 JOBS=${CARGO_JOBS:-1}
 CCUSAGE_DIR=$WORK/ccusage
@@ -33,6 +40,9 @@ if [ ! -f "$CORPUS/truth.json" ]; then
 fi
 if [ ! -f "$PLAIN/truth.json" ]; then
   python3 "$ROOT/scripts/gen-claude-corpus.py" "$PLAIN" --size-mb "$SIZE" --plain --models "$MODELS" >/dev/null
+fi
+if [ ! -f "$MIXED/truth.json" ]; then
+  python3 "$ROOT/scripts/gen-claude-corpus.py" "$MIXED" --size-mb "$SIZE" --plain --subagents --models "$MIXED_MODELS" >/dev/null
 fi
 if [ ! -f "$PRICED/truth.json" ]; then
   rm -rf "$PRICED.tmp"
@@ -49,6 +59,12 @@ if [ ! -f "$CCUSAGE" ]; then
 fi
 chmod +x "$CCUSAGE"
 (cd "$ROOT" && CARGO_TARGET_DIR=$TARGET cargo build --release -j"$JOBS" -p drover >&2)
+
+# Warm the page cache: both tools read a hot corpus.
+find "$MIXED/projects" -name '*.jsonl' -exec cat {} + >/dev/null
+(cd "$ROOT" && CARGO_TARGET_DIR=$TARGET DROVER_BENCH_CORPUS=$MIXED DROVER_BENCH_CCUSAGE=$CCUSAGE \
+  cargo bench -j"$JOBS" -p drover --bench usage_ccusage 2>/dev/null)
+echo
 
 for corpus in "$PLAIN" "$PRICED"; do
 python3 - "$corpus" "$TARGET/release/drover" "$CCUSAGE" <<'EOF'

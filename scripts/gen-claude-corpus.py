@@ -2,7 +2,8 @@
 """Generate a realistic Claude Code transcript corpus for `drover usage`
 benchmarks, and the totals a correct reader must report.
 
-    scripts/gen-claude-corpus.py OUT [--size-mb 400] [--seed 7] [--plain] [--models A,B,C]
+    scripts/gen-claude-corpus.py OUT [--size-mb 400] [--seed 7] [--plain] [--models A,B,C,…]
+                                     [--subagents]
 
 Writes OUT/projects/<project slug>/<session>.jsonl and OUT/truth.json.
 
@@ -22,6 +23,9 @@ form):
   (isSidechain), next to sidechain answers of their own;
 - resumed sessions that begin with a verbatim copy of an earlier session;
 - synthetic API-error rows (`isApiErrorMessage`, model `<synthetic>`);
+- with `--subagents`, subagent conversations in their own files beside the
+  session (`<session>/subagents/agent-<id>.jsonl` and its `.meta.json`, as
+  Claude Code writes them since 2.1.2), under the parent's session id;
 - 2.1.332 rows carry an all-zero `cache_creation` breakdown beside the real
   `cache_creation_input_tokens`; older rows a filled-in breakdown.
 
@@ -30,7 +34,8 @@ form):
 1-hour cache writes), so two correct readers must agree on tokens and any
 difference in cost is pricing: scripts/compare-ccusage.sh uses it with
 `--models` naming models both price tables know (in place of the opus,
-sonnet and haiku ids).
+sonnet and haiku ids; any number of names, the first drawn twice as often
+as each other one).
 
 truth.json has `totals` (what a correct reader reports: each response once,
 input without cache reads, cache writes from cache_creation_input_tokens) and
@@ -83,9 +88,11 @@ def text_pool(rng, size):
 
 
 class Corpus:
-    def __init__(self, out, size_mb, seed, plain=False, models=None):
+    def __init__(self, out, size_mb, seed, plain=False, models=None, subagents=False):
         self.out = out
         self.plain = plain
+        self.subagents = subagents
+        self.subagent_files = 0
         self.models = models or ["claude-opus-5-5", "claude-sonnet-5-1", "claude-haiku-5"]
         self.target = size_mb * 1024 * 1024
         self.rng = random.Random(seed)
@@ -185,8 +192,7 @@ class Corpus:
             parent = None
             cost = {"input": 0, "output": 0}
             turns = rng.randint(2, 16)
-            opus, sonnet, haiku = self.models
-            model = rng.choice([opus, opus, sonnet, haiku])
+            model = rng.choice([self.models[0], *self.models])
             recent = []
             for _ in range(turns):
                 second += rng.randint(20, 600)
@@ -286,7 +292,37 @@ class Corpus:
                     self.record(message_id, usage, False)
         self.sessions += 1
         self.files += 1
+        if self.subagents and rng.random() < 0.3:
+            for _ in range(rng.randint(1, 3)):
+                self.subagent(project_dir, session_id, base, new_style, day, second)
         return rows
+
+    def subagent(self, project_dir, session_id, base, new_style, day, second):
+        """A subagent's conversation: its own file under the session's
+        folder, each response one row (its requests are new usage)."""
+        rng = self.rng
+        agent = uuid.UUID(int=rng.getrandbits(128)).hex[:17]
+        folder = os.path.join(project_dir, session_id, "subagents")
+        os.makedirs(folder, exist_ok=True)
+        model = rng.choice(self.models)
+        with open(os.path.join(folder, f"agent-{agent}.meta.json"), "w") as f:
+            json.dump({"agentType": "general-purpose", "description": self.content(10, 60), "model": model}, f)
+        rows = []
+        parent = None
+        with open(os.path.join(folder, f"agent-{agent}.jsonl"), "wb") as f:
+            self.emit(rows, f, {"parentUuid": None, "isSidechain": True, "agentId": agent, "type": "user", "message": {"role": "user", "content": self.content(30, 600)}, "uuid": self.uid(), "timestamp": self.stamp(day, second), **base}, "user-prompt")
+            for _ in range(rng.randint(1, 6)):
+                second += rng.randint(2, 60)
+                message_id = "msg_01" + uuid.UUID(int=rng.getrandbits(128)).hex[:22]
+                usage = self.usage(new_style, rng.randint(8, 2000))
+                row = {"parentUuid": parent, "isSidechain": True, "agentId": agent, "message": {"content": [{"type": "text", "text": self.content(20, 1500)}], "id": message_id, "model": model, "role": "assistant", "type": "message", "usage": usage}, "type": "assistant", "uuid": self.uid(), "timestamp": self.stamp(day, second), **base}
+                row["requestRef" if new_style and not self.plain else "requestId"] = "req_011" + uuid.UUID(int=rng.getrandbits(128)).hex[:20]
+                self.emit(rows, f, row, "subagent")
+                self.record(message_id, usage, False)
+                parent = row["uuid"]
+                self.emit(rows, f, {"parentUuid": parent, "isSidechain": True, "agentId": agent, "type": "user", "message": {"role": "user", "content": [{"tool_use_id": "toolu_x", "type": "tool_result", "content": self.content(50, 8000)}]}, "uuid": self.uid(), "timestamp": self.stamp(day, second), **base}, "tool-result")
+        self.subagent_files += 1
+        self.files += 1
 
     def generate(self):
         projects_dir = os.path.join(self.out, "projects")
@@ -334,6 +370,7 @@ class Corpus:
             "synthetic_rows": self.synthetic_rows,
             "sidechain_replays": self.replays,
             "resumed_copied_rows": self.resumed_copies,
+            "subagent_files": self.subagent_files,
             "bytes_by_kind": dict(sorted(self.kinds.items())),
         }
 
@@ -344,12 +381,13 @@ def main():
     parser.add_argument("--size-mb", type=int, default=400)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--plain", action="store_true")
-    parser.add_argument("--models", help="opus,sonnet,haiku replacements")
+    parser.add_argument("--models", help="model ids in place of the opus, sonnet and haiku ones (the first drawn twice as often)")
+    parser.add_argument("--subagents", action="store_true", help="give some sessions subagent files")
     args = parser.parse_args()
     models = args.models.split(",") if args.models else None
-    if models and len(models) != 3:
-        parser.error("--models takes three names")
-    corpus = Corpus(args.out, args.size_mb, args.seed, args.plain, models)
+    if models is not None and not all(models):
+        parser.error("--models takes comma-separated names")
+    corpus = Corpus(args.out, args.size_mb, args.seed, args.plain, models, args.subagents)
     corpus.generate()
     truth = corpus.truth()
     with open(os.path.join(args.out, "truth.json"), "w") as f:

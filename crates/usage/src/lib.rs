@@ -247,7 +247,27 @@ pub fn run(
     request: &Request,
     progress: &dyn Progress,
 ) -> Result<Report, UsageError> {
-    let prices = Prices::load(request.pricing.as_deref())?;
+    // The table (thousands of entries parsed and indexed) is only needed
+    // once every file is read: load it beside discovery and the tallies
+    // rather than before them.
+    std::thread::scope(|scope| {
+        let prices = scope.spawn(|| Prices::load(request.pricing.as_deref()));
+        let read = read_all(project, request, progress);
+        let prices = prices
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let (records, options, inputs) = read?;
+        Ok(report::build(&records, &options, &prices, inputs))
+    })
+}
+
+/// Discovery and the tallies: every request record, once, and what the
+/// report says besides them.
+fn read_all(
+    project: &Path,
+    request: &Request,
+    progress: &dyn Progress,
+) -> Result<(Vec<record::Record>, report::Options, report::Inputs), UsageError> {
     let sandbox = Sandbox::with_default_cache()?;
     let plan = discover::plan(
         &sandbox,
@@ -333,10 +353,9 @@ pub fn run(
     };
     let repeated_requests = requests.repeats;
     let records = requests.into_records();
-    Ok(report::build(
-        &records,
-        &options,
-        &prices,
+    Ok((
+        records,
+        options,
         report::Inputs {
             files,
             repeated_requests,

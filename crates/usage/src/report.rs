@@ -103,6 +103,26 @@ pub struct Row {
     /// Models in the row the price table does not know: their tokens are
     /// counted above, their cost is not in `cost_usd`.
     pub unpriced_models: Vec<String>,
+    /// `--by model` rows of a model the latest LiteLLM release no longer
+    /// lists, priced at its last known price.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub retired: bool,
+    /// With `retired`: the last LiteLLM release that listed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired_after: Option<String>,
+}
+
+/// How one model name of the transcripts was priced.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct PricedAs {
+    /// As the transcripts spell it.
+    pub model: String,
+    /// The price table's name for it.
+    pub price_key: String,
+    /// For a model the latest LiteLLM release no longer lists: the last
+    /// release that did, whose price this is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retired_after: Option<String>,
 }
 
 /// Tokens of a model the price table does not know.
@@ -145,6 +165,8 @@ pub struct Report {
     /// Per (CLI, session), oldest activity first, whatever `--by` says.
     pub sessions: Vec<Row>,
     pub unpriced: Vec<Unpriced>,
+    /// Each priced model name and the table entry that priced it.
+    pub priced_as: Vec<PricedAs>,
     /// Transcript files and databases read.
     pub files: usize,
     /// Copies of requests already counted from another row or file.
@@ -157,25 +179,42 @@ pub struct Report {
     pub warnings: Vec<Warning>,
 }
 
+/// A model's lookup: its rates and how it was found.
+struct Lookup {
+    rates: Rates,
+    key: String,
+    retired_after: Option<String>,
+}
+
 /// Prices records, remembering each model's lookup.
 struct Coster<'a> {
     prices: &'a Prices,
-    cache: HashMap<String, Option<Rates>>,
+    cache: HashMap<String, Option<Lookup>>,
 }
 
 impl Coster<'_> {
+    fn lookup(&mut self, model: &str) -> Option<&Lookup> {
+        let prices = self.prices;
+        // Records of one model come in runs: look the name up without
+        // allocating once it is cached.
+        if !self.cache.contains_key(model) {
+            let found = prices.find(model).map(|f| Lookup {
+                rates: f.rates.clone(),
+                key: f.key.to_string(),
+                retired_after: f.retired_after.map(str::to_string),
+            });
+            self.cache.insert(model.to_string(), found);
+        }
+        self.cache.get(model)?.as_ref()
+    }
+
     /// `Some(dollars)`, or `None` when the model is not in the table (a
     /// record without tokens costs nothing whatever its model).
     fn cost(&mut self, r: &Record) -> Option<f64> {
         if r.tokens.total() == 0 {
             return Some(0.0);
         }
-        let prices = self.prices;
-        let rates = self
-            .cache
-            .entry(r.model.clone())
-            .or_insert_with(|| prices.find(&r.model).map(|f| f.rates.clone()))
-            .as_ref()?;
+        let rates = &self.lookup(&r.model)?.rates;
         if r.single {
             rates.cost(&crate::record::billable(&r.tokens))
         } else {
@@ -236,6 +275,8 @@ impl Acc {
             usage: self.tokens,
             cost_usd: self.cost_usd(),
             unpriced_models: self.unpriced.iter().cloned().collect(),
+            retired: false,
+            retired_after: None,
         }
     }
 }
@@ -416,14 +457,33 @@ pub fn build(records: &[Record], options: &Options, prices: &Prices, inputs: Inp
         By::Model => groups
             .iter()
             .map(|((cli, model), acc)| {
-                acc.row(Label::Model {
-                    cli: cli.clone(),
-                    model: model.clone(),
-                })
+                let retired_after = coster.lookup(model).and_then(|l| l.retired_after.clone());
+                Row {
+                    retired: retired_after.is_some(),
+                    retired_after,
+                    ..acc.row(Label::Model {
+                        cli: cli.clone(),
+                        model: model.clone(),
+                    })
+                }
             })
             .collect(),
         By::Block => block_rows(records, &points, options, &mut coster),
     };
+
+    let mut priced_as: Vec<PricedAs> = coster
+        .cache
+        .iter()
+        .filter_map(|(model, lookup)| {
+            let l = lookup.as_ref()?;
+            Some(PricedAs {
+                model: model.clone(),
+                price_key: l.key.clone(),
+                retired_after: l.retired_after.clone(),
+            })
+        })
+        .collect();
+    priced_as.sort_by(|a, b| a.model.cmp(&b.model));
 
     Report {
         schema_version: SCHEMA_VERSION,
@@ -450,6 +510,7 @@ pub fn build(records: &[Record], options: &Options, prices: &Prices, inputs: Inp
                 usage,
             })
             .collect(),
+        priced_as,
         files: inputs.files,
         repeated_requests: inputs.repeated_requests,
         rejected_rows: inputs.rejected_rows,

@@ -95,9 +95,11 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            // Large reads amortize syscalls; 4 MiB stays in L2/L3-friendly
-            // territory per worker.
-            read_block: 4 << 20,
+            // Small enough that the block the kernel copies into is still in
+            // the core's cache when the prefilter scans it (4 MiB blocks cost
+            // 4% more CPU on the benchmark corpus), large enough that a
+            // 400 MB corpus is 1,600 reads.
+            read_block: 256 << 10,
             // One boundary crossing per MiB keeps the per-call cost (a store
             // deadline, a guest allocation) far below the parse cost.
             feed_batch: 1 << 20,

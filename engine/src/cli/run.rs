@@ -327,6 +327,27 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     })
 }
 
+/// The models of the turn's transcript the price table does not know, read
+/// as `drover usage FILE` reads it; empty when the turn named no transcript
+/// or it cannot be read.
+fn unpriced_models(r: &TurnReport) -> Vec<String> {
+    let Some(transcript) = &r.transcript_path else {
+        return Vec::new();
+    };
+    let request = crate::usage::Request {
+        clis: vec![r.cli.clone()],
+        paths: vec![PathBuf::from(transcript)],
+        ..crate::usage::Request::default()
+    };
+    match crate::usage::run(Path::new("."), &request, &crate::usage::Quiet) {
+        Ok(report) => report.unpriced.into_iter().map(|u| u.model).collect(),
+        Err(e) => {
+            tracing::debug!("the unpriced models of {transcript}: {e}");
+            Vec::new()
+        }
+    }
+}
+
 fn print_summary(r: &TurnReport) {
     outln!(
         "{}: {} ({})",
@@ -365,7 +386,20 @@ fn print_summary(r: &TurnReport) {
     if r.usage.is_some() {
         match r.cost_usd {
             Some(c) => outln!("  cost: ${c:.4}"),
-            None => outln!("  cost: unpriced (a model it used is not in the price table)"),
+            None => {
+                let models = unpriced_models(r);
+                let shown: Vec<&str> = models.iter().map(String::as_str).collect();
+                let which = if models.is_empty() {
+                    "a model it used".to_string()
+                } else {
+                    models.join(", ")
+                };
+                outln!(
+                    "  cost: unpriced: no price for {}; {}",
+                    terminal_line(&which),
+                    terminal_line(&crate::pricing::how_to_price(&shown, false))
+                );
+            }
         }
     }
     if let Some(kind) = &r.blocked {

@@ -364,12 +364,33 @@ pub fn render(report: &Report) -> String {
             ));
         }
     }
-    if !report.totals.unpriced_models.is_empty() {
-        out.push_str(&format!(
-            "* leaves out models the price table ({}) does not know: {} (their tokens are counted)\n",
+    if !report.unpriced.is_empty() {
+        let named: Vec<String> = report
+            .unpriced
+            .iter()
+            .map(|u| format!("{} ({})", u.model, u.cli))
+            .collect();
+        let models: Vec<&str> = report.unpriced.iter().map(|u| u.model.as_str()).collect();
+        out.push_str(&terminal_safe(&format!(
+            "* no price for {} in the price table ({}): its tokens are counted, its cost is not; {}",
+            named.join(", "),
             report.pricing.snapshot,
-            terminal_safe(&report.totals.unpriced_models.join(", "))
-        ));
+            crate::pricing::how_to_price(&models, true)
+        )));
+        out.push('\n');
+    }
+    for p in report
+        .priced_as
+        .iter()
+        .filter(|p| p.retired_after.is_some())
+    {
+        let last = p.retired_after.as_deref().unwrap_or_default();
+        out.push_str(&terminal_safe(&format!(
+            "{} is a retired model: priced at its last LiteLLM price, from litellm {last} \
+             ({} no longer lists it)",
+            p.model, report.pricing.snapshot
+        )));
+        out.push('\n');
     }
     let mut footer = format!("{} files, {} sessions", report.files, report.sessions.len());
     if report.repeated_requests > 0 {

@@ -88,12 +88,13 @@ fn a_tmux_seat_serves_several_messages_and_goes_down() {
 #[test]
 fn a_headless_seat_resumes_its_conversation() {
     let p = Project::new();
-    // The scripted CLI's model priced at $1 per input and output token.
+    // The scripted CLI's model (claude-opus-5-5) priced by the user's file
+    // at $1 per input and output token.
     let config = p.home.join(".config/drover");
     std::fs::create_dir_all(&config).expect("config dir");
     std::fs::write(
         config.join("pricing.json"),
-        r#"{"claude-scripted-1": {"input_cost_per_token": 1, "output_cost_per_token": 1,
+        r#"{"claude-opus-5-5": {"input_cost_per_token": 1, "output_cost_per_token": 1,
             "cache_read_input_token_cost": 0, "cache_creation_input_token_cost": 0}}"#,
     )
     .expect("pricing.json");

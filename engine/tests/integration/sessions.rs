@@ -67,4 +67,5 @@ macro_rules! both {
 mod acp;
 mod budgets;
 mod interrupt;
+mod summary;
 mod verdicts;

@@ -58,7 +58,15 @@ const INPUT: u64 = 1201;
 const CACHE_WRITE: u64 = 1302;
 const CACHE_READ: u64 = 1403;
 const OUTPUT: u64 = 57;
-const MODEL: &str = "claude-scripted-1";
+// A real Claude model id (the one Claude Code 2.1.332 reported in
+// tests/fixtures/real/claude), so a scripted run is priced like a real one;
+// `--model ID` reports ID instead, as given (no alias is resolved).
+const DEFAULT_MODEL: &str = "claude-opus-5-5";
+static MODEL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+fn model() -> &'static str {
+    MODEL.get().map_or(DEFAULT_MODEL, String::as_str)
+}
 
 struct Options {
     /// `--permission-mode bypassPermissions` or `--dangerously-skip-permissions`.
@@ -86,7 +94,7 @@ fn parse_args() -> Result<Options, String> {
             }
             "--help" | "-h" => {
                 println!(
-                    "Usage: scripted-cli [options] [prompt]\n\nA scripted stand-in for a coding CLI.\n\nOptions:\n  -p, --print <prompt>     one headless turn\n  --output-format <fmt>    json\n  --resume <id>            continue a conversation\n  --session-id <uuid>      id for a new conversation\n  --model <m>              ignored\n  --permission-mode <m>    ignored"
+                    "Usage: scripted-cli [options] [prompt]\n\nA scripted stand-in for a coding CLI.\n\nOptions:\n  -p, --print <prompt>     one headless turn\n  --output-format <fmt>    json\n  --resume <id>            continue a conversation\n  --session-id <uuid>      id for a new conversation\n  --model <m>              the model id to report\n  --permission-mode <m>    ignored"
                 );
                 std::process::exit(0);
             }
@@ -98,7 +106,11 @@ fn parse_args() -> Result<Options, String> {
                 o.bypass |= args.next().as_deref() == Some("bypassPermissions");
             }
             "--dangerously-skip-permissions" => o.bypass = true,
-            "--output-format" | "--model" | "--allowedTools" => {
+            "--model" => {
+                let id = args.next().ok_or("--model needs a model")?;
+                let _ = MODEL.set(id);
+            }
+            "--output-format" | "--allowedTools" => {
                 args.next();
             }
             other if other.starts_with('-') => {
@@ -355,9 +367,9 @@ impl Seat {
             json!([{"type": "thinking", "thinking": "…"}]),
             json!([{"type": "text", "text": reply}]),
         ] {
-            self.append(json!({"type": "assistant", "sessionId": self.session, "timestamp": ts, "requestId": request, "message": {"id": id, "model": MODEL, "role": "assistant", "content": content, "usage": usage}}));
+            self.append(json!({"type": "assistant", "sessionId": self.session, "timestamp": ts, "requestId": request, "message": {"id": id, "model": model(), "role": "assistant", "content": content, "usage": usage}}));
         }
-        self.append(json!({"type": "cost-state", "sessionId": self.session, "modelUsage": {MODEL: {"inputTokens": INPUT * u64::from(self.turn)}}}));
+        self.append(json!({"type": "cost-state", "sessionId": self.session, "modelUsage": {model(): {"inputTokens": INPUT * u64::from(self.turn)}}}));
     }
 
     fn error_row(&self, sentence: &str) {
@@ -424,7 +436,7 @@ fn result_object(
         "session_id": seat.session,
         "total_cost_usd": 0.0,
         "usage": {"input_tokens": if is_error {0} else {INPUT}, "cache_creation_input_tokens": if is_error {0} else {CACHE_WRITE}, "cache_read_input_tokens": if is_error {0} else {CACHE_READ}, "output_tokens": if is_error {0} else {OUTPUT}},
-        "modelUsage": if is_error { json!({}) } else { json!({MODEL: {"inputTokens": INPUT, "outputTokens": OUTPUT, "cacheReadInputTokens": CACHE_READ, "cacheCreationInputTokens": CACHE_WRITE}}) },
+        "modelUsage": if is_error { json!({}) } else { json!({model(): {"inputTokens": INPUT, "outputTokens": OUTPUT, "cacheReadInputTokens": CACHE_READ, "cacheCreationInputTokens": CACHE_WRITE}}) },
         "permission_denials": denials,
         "terminal_reason": if is_error { "api_error" } else { "completed" },
         "api_error_status": api_status,

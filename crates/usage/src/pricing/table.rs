@@ -101,12 +101,13 @@ fn apply(rates: &mut Rates, entry: &Map<String, Value>) -> Result<(), String> {
 
 /// Lays a whole table (`{"model": {…prices…}, …}`) over `models`: the
 /// fields an entry gives replace the ones there, field by field; new models
-/// are added. `source` names the table in errors.
+/// are added. `source` names the table in errors. Returns the models the
+/// table named.
 pub fn merge(
     models: &mut HashMap<String, Rates>,
     source: &str,
     text: &str,
-) -> Result<(), PricingError> {
+) -> Result<Vec<String>, PricingError> {
     let table: Map<String, Value> =
         serde_json::from_str(text).map_err(|e| PricingError::Syntax {
             path: source.to_string(),
@@ -121,7 +122,8 @@ pub fn merge_entries(
     models: &mut HashMap<String, Rates>,
     source: &str,
     table: Map<String, Value>,
-) -> Result<(), PricingError> {
+) -> Result<Vec<String>, PricingError> {
+    let mut named = Vec::with_capacity(table.len());
     for (model, entry) in table {
         let Value::Object(entry) = entry else {
             return Err(PricingError::Entry {
@@ -133,11 +135,12 @@ pub fn merge_entries(
         let rates = models.entry(model.clone()).or_default();
         apply(rates, &entry).map_err(|message| PricingError::Entry {
             path: source.to_string(),
-            model,
+            model: model.clone(),
             message,
         })?;
+        named.push(model);
     }
-    Ok(())
+    Ok(named)
 }
 
 #[cfg(test)]
@@ -146,7 +149,7 @@ mod tests {
 
     fn parse(source: &str, text: &str) -> Result<HashMap<String, Rates>, PricingError> {
         let mut models = HashMap::new();
-        merge(&mut models, source, text).map(|()| models)
+        merge(&mut models, source, text).map(|_| models)
     }
 
     #[test]

@@ -43,12 +43,13 @@ fn dollar_budget_ends_the_session(ws: &str) {
     if ws == HEADLESS {
         p.install_hooks("scripted");
     }
-    // The scripted CLI's model is in no price table: the user's file adds it.
+    // The user's file pins the scripted model's prices, so the figures
+    // below do not move with the embedded table.
     let config = p.home.join(".config/drover");
     std::fs::create_dir_all(&config).expect("config dir");
     std::fs::write(
         config.join("pricing.json"),
-        r#"{"claude-scripted-1": {"input_cost_per_token": 4e-6, "output_cost_per_token": 2e-5,
+        r#"{"claude-opus-5-5": {"input_cost_per_token": 4e-6, "output_cost_per_token": 2e-5,
             "cache_read_input_token_cost": 2e-7, "cache_creation_input_token_cost": 5e-6}}"#,
     )
     .expect("pricing.json");

@@ -125,3 +125,63 @@ fn claude_requests_carry_time_directory_and_cache_lifetimes() {
         serde_json::json!([here.display().to_string()])
     );
 }
+
+/// A model LiteLLM has since dropped is priced at its last known price and
+/// marked retired; a model no table knows is named, with how to price it,
+/// in the text table's footnote.
+#[test]
+fn retired_models_are_priced_and_marked_and_unpriced_ones_named() {
+    let w = World::new();
+    let row = |id: &str, model: &str| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s1","timestamp":"2026-11-30T10:20:00.000Z","requestId":"r-{id}","message":{{"id":"{id}","model":"{model}","usage":{{"input_tokens":1000,"output_tokens":100,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}}}}"#
+        )
+    };
+    let text = [
+        row("m1", "claude-opus-4-1-20250805"),
+        row("m2", "claude-made-up-9"),
+    ]
+    .join("\n");
+    let path = w.home().join(".claude/projects/-w/s1.jsonl");
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&path, text).expect("write");
+
+    let report = w.json(&["--cli", "claude", "--by", "model"], &[]);
+    let rows = report["groups"].as_array().expect("rows");
+    let row = |model: &str| {
+        rows.iter()
+            .find(|r| r["model"] == model)
+            .unwrap_or_else(|| panic!("no {model} row in {report:#}"))
+    };
+    // Claude Opus 4.1 as LiteLLM 1.103.6 last priced it: $15/M in, $75/M out.
+    let opus = row("claude-opus-4-1-20250805");
+    let cost = opus["cost_usd"].as_f64().expect("priced");
+    assert!(
+        (cost - (1000.0 * 15e-6 + 100.0 * 75e-6)).abs() < 1e-12,
+        "{cost}"
+    );
+    assert_eq!(
+        (&opus["retired"], &opus["retired_after"]),
+        (&Value::Bool(true), &Value::from("1.103.6"))
+    );
+    let unknown = row("claude-made-up-9");
+    assert_eq!(unknown["cost_usd"], Value::Null);
+    assert_eq!(unknown.get("retired"), None);
+    assert_eq!(
+        report["priced_as"],
+        serde_json::json!([{"model": "claude-opus-4-1-20250805",
+            "price_key": "claude-opus-4-1-20250805", "retired_after": "1.103.6"}])
+    );
+
+    let out = w.drover(&["usage", "--cli", "claude"], &[]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    let pricing_file = w.home().join(".config/drover/pricing.json");
+    for expected in [
+        "* no price for claude-made-up-9 (claude)".to_string(),
+        format!("add its prices to {} or pass --pricing FILE", pricing_file.display()),
+        r#"{"claude-made-up-9": {"input_cost_per_token""#.to_string(),
+        "claude-opus-4-1-20250805 is a retired model: priced at its last LiteLLM price, from litellm 1.103.6".to_string(),
+    ] {
+        assert!(table.contains(&expected), "{expected:?} not in:\n{table}");
+    }
+}
