@@ -64,8 +64,9 @@ pub enum Ends {
     /// once the CLI's sentence is in its output, and the fault is read
     /// from what it printed.
     AtSentence,
-    /// The CLI retries for ever without a word: drover's deadline, in
-    /// seconds, ends the run (a timeout with no fault, whatever the speed).
+    /// The CLI retries without a word for longer than drover's deadline,
+    /// in seconds, which ends the run: a timeout with no fault. A busier
+    /// machine only makes the CLI slower to give up, so the verdict holds.
     AtDeadline(u64),
 }
 
