@@ -280,7 +280,7 @@ fn kill_drover_mid_session(workspace: &str) {
             "scripted",
             "--workspace",
             workspace,
-            "Reply with exactly: SURVIVED @sleep=4000",
+            "Reply with exactly: SURVIVED @hold=release",
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -298,6 +298,7 @@ fn kill_drover_mid_session(workspace: &str) {
         doc["runs"][0]["tasks"][0]["verdict"].is_null(),
         "a verdict before the CLI finished: {doc:#}"
     );
+    std::fs::write(p.path().join("release"), "").expect("release the turn");
     let task = wait_for_verdict(&p, &run_id, crate::support::HANG);
     assert_eq!(task["verdict"], "completed", "{task:#}");
     assert_eq!(task["reconciled"], true);

@@ -24,6 +24,9 @@
 //! (write `{"ok":true}` to PATH, relative to the cwd), `@write-after-nudge=PATH`
 //! (write it only on a later turn), `@quiet=MS` (print nothing while working),
 //! `@usage-first` (write the turn's usage to the transcript before working),
+//! `@hold=PATH` (after the sleep, keep working until PATH exists, relative to
+//! the cwd: a test ends the turn when it has seen what it needs, however
+//! slow the machine),
 //! `@end-session` (fire SessionEnd and exit after the turn's work),
 //! `@reply=X` (reply X whatever the prompt says), `@as-root` (behave as
 //! Claude Code does under root: refuse the bypass flags unless
@@ -186,6 +189,7 @@ struct Script {
     write: Option<PathBuf>,
     write_after_nudge: Option<PathBuf>,
     quiet: Option<Duration>,
+    hold: Option<PathBuf>,
     usage_first: bool,
     end_session: bool,
 }
@@ -233,6 +237,7 @@ fn script(prompt: &str) -> Script {
             "write" => s.write = Some(PathBuf::from(value)),
             "write-after-nudge" => s.write_after_nudge = Some(PathBuf::from(value)),
             "quiet" => s.quiet = Some(ms(value)),
+            "hold" => s.hold = Some(PathBuf::from(value)),
             "reply" => s.reply = value.to_string(),
             "usage-first" => s.usage_first = true,
             "end-session" => s.end_session = true,
@@ -410,6 +415,17 @@ fn hook_commands(cwd: &Path, event: &str) -> Vec<String> {
     out
 }
 
+/// The turn's work: its sleep (or quiet time), then its hold.
+fn work(s: &Script, cwd: &Path) {
+    std::thread::sleep(s.quiet.unwrap_or(s.sleep));
+    if let Some(path) = &s.hold {
+        let gate = cwd.join(path);
+        while !gate.exists() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
 fn write_result(cwd: &Path, path: &Path) {
     let target = if path.is_absolute() {
         path.to_path_buf()
@@ -469,7 +485,7 @@ fn headless(options: &Options, prompt: &str) -> i32 {
     if s.usage_first {
         seat.record_turn(prompt, "(working)");
     }
-    std::thread::sleep(s.quiet.unwrap_or(s.sleep));
+    work(&s, &seat.cwd);
     if let Some(kind) = &s.fault {
         let (sentence, _, status) = fault_sentence(kind);
         seat.error_row(sentence);
@@ -655,7 +671,7 @@ fn interactive(options: &Options) -> i32 {
                 std::thread::sleep(Duration::from_secs(3600));
             }
         }
-        std::thread::sleep(s.quiet.unwrap_or(s.sleep));
+        work(&s, &seat.cwd);
         if s.quiet.is_none() {
             // The work is done: the spinner row goes, as a TUI redraws its
             // status row (a stale "esc to interrupt" reads as busy).

@@ -22,11 +22,12 @@ fn budget_warns_or_ends_the_session(ws: &str) {
     assert_eq!(status(&doc), "completed", "{doc:#}");
     let mut enforce = budget.to_vec();
     enforce.extend(["--budget-mode", "enforce", "--budget-grace", "0s"]);
+    // The turn is never released: only the budget can end it.
     let (doc, code) = run(
         &p,
         ws,
         &enforce,
-        "Reply with exactly: E @usage-first @sleep=4000",
+        "Reply with exactly: E @usage-first @hold=never-released",
     );
     assert_eq!((status(&doc), code), ("over_budget", 1), "{doc:#}");
     assert_eq!(doc["budget_weighted"], 2700);
@@ -75,7 +76,7 @@ fn dollar_budget_ends_the_session(ws: &str) {
             "--heartbeat",
             "300ms",
         ],
-        "Reply with exactly: E @usage-first @sleep=4000",
+        "Reply with exactly: E @usage-first @hold=never-released",
     );
     assert_eq!((status(&doc), code), ("over_budget", 1), "{doc:#}");
 }

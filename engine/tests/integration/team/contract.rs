@@ -30,7 +30,7 @@ fn a_script_drives_a_team_with_up_send_wait_events_and_down() {
             "--no-wait",
             "--json",
             "rev",
-            "Reply with exactly: LATER @sleep=1500",
+            "Reply with exactly: LATER @hold=release",
         ],
     );
     assert_eq!(sent["started"]["state"], "working", "{sent:#}");
@@ -43,6 +43,7 @@ fn a_script_drives_a_team_with_up_send_wait_events_and_down() {
         (Some(false), Some("working")),
         "{early:#}"
     );
+    std::fs::write(p.path().join("release"), "").expect("release the turn");
     let done = json(&p, &["wait", "rev", "--json"]);
     assert_eq!(
         (done["held"].as_bool(), done["verdict"].as_str()),

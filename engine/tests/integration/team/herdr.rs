@@ -29,7 +29,7 @@ fn a_herdr_seat_blocks_with_evidence_from_herdrs_own_status() {
             "send",
             "--json",
             "dev",
-            "Reply with exactly: SLOW @sleep=6000",
+            "Reply with exactly: SLOW @hold=release",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -63,6 +63,7 @@ fn a_herdr_seat_blocks_with_evidence_from_herdrs_own_status() {
         "pane.report_agent",
         serde_json::json!({"pane_id": pane, "source": "custom:test", "agent": "claude", "state": "working"}),
     );
+    std::fs::write(p.path().join("release"), "").expect("release the turn");
     let out = send.wait().expect("send ends");
     assert!(out.success());
     let mut text = String::new();
