@@ -90,7 +90,10 @@ step "tests: components"
 (cd components && cargo test --workspace -j2)
 
 step "tests: engine, end to end, real CLIs"
-cargo test --workspace -j2
+# Most end-to-end cases wait on a CLI (the real ones' fault cases sit in
+# their own back-off for minutes), not on the CPU: four at a time keep both
+# cores busy where two left them idle.
+RUST_TEST_THREADS="${RUST_TEST_THREADS:-4}" cargo test --workspace -j2
 
 step "adapter check: the example adapters, conformance included"
 # The compile cache the tests filled, so the components are not compiled again.
