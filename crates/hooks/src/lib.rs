@@ -1,4 +1,5 @@
-//! Installing, removing and detecting drover's relay in a CLI's hook config.
+//! Installing, removing and detecting drover's relay in a CLI's hook config,
+//! and writing out the relay binary drover carries ([`embedded`]).
 //!
 //! The component edits the text (it knows the dialect); the engine owns the
 //! file: reads it, checks the edit against it ([`guard`]: only drover's relay

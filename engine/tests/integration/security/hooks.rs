@@ -2,7 +2,9 @@
 //! dialect's hook table and nothing else — not the relay command planted at
 //! a key the CLI runs for another purpose (break 6). A settings file keeps
 //! its mode through install and remove, its backup is no more readable, and
-//! a read-only file is refused, not replaced (break 12).
+//! a read-only file is refused, not replaced (break 12). The relay binary
+//! install writes out is never written through a link, and a file at its
+//! path is registered only when it is the relay.
 
 use crate::support;
 
