@@ -1,7 +1,7 @@
-//! From a hook to a printed line: a real `drover-relay` drops an event
-//! file, a driver loop (the session drivers' own `EventWatcher`, parsing
-//! the drop with the warm component, and `Journal`) turns it into a journal
-//! line, and `drover events --follow
+//! From a hook to a printed line: a real `drover-relay` (the one `hooks
+//! install` registers) drops an event file, a driver loop (the session
+//! drivers' own `EventWatcher`, parsing the drop with the warm component,
+//! and `Journal`) turns it into a journal line, and `drover events --follow
 //! --json` prints it. Latency is measured from the relay's drop (the event
 //! record's timestamp) to the moment the line is read from the follower's
 //! stdout; `tail -F` on the same journal is the baseline beside it. Then
@@ -133,8 +133,16 @@ fn main() {
     let (follow_lines, tail_lines) = (reader(&mut follow), reader(&mut tail));
     std::thread::sleep(Duration::from_millis(500));
 
+    // The relay `hooks install` registers, written out the way it does.
+    let data = drover::gate::clear(
+        drover::gate::Effect::Write,
+        "the bench's relay directory",
+        drover::gate::Sourced::new(project.join("share"), drover::gate::Provenance::Operator),
+    )
+    .expect("cleared");
+    let relay_exe = drover::hooks::embedded::write_in(&data).expect("the relay is written out");
     let relay = |event: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_drover-relay"))
+        let mut child = Command::new(&relay_exe)
             .args(["--cli", "scripted", event])
             .env("DROVER_RUN_DIR", run.root())
             .env("DROVER_TASK_ID", "t")

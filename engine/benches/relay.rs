@@ -1,9 +1,11 @@
-//! The hook relay, end to end, side by side with a Python interpreter doing
-//! a relay's work (read the payload, publish one 0600 event file atomically
-//! into a no-follow directory; the Python one also picks the session fields,
-//! which drover leaves to the session's warm component). Prints a markdown
-//! table of p50/p90/p99 wall times per invocation (docs/benchmarks.md
-//! records the runs).
+//! The hook relay, end to end, side by side with `true` (the cost of a
+//! process spawn) and a Python interpreter doing a relay's work (read the
+//! payload, publish one 0600 event file atomically into a no-follow
+//! directory; the Python one also picks the session fields, which drover
+//! leaves to the session's warm component). The relay timed is the one
+//! `hooks install` registers: the binary drover carries, written out the way
+//! `hooks install` writes it. Prints a markdown table of p50/p90/p99 wall
+//! times per invocation (docs/benchmarks.md records the runs).
 #![allow(
     clippy::disallowed_macros,
     clippy::disallowed_methods,
@@ -77,13 +79,21 @@ fn main() {
             .env("HOME", dir.path());
         c
     };
-    let fast = || hook(env!("CARGO_BIN_EXE_drover-relay"), &[]);
-    // A statically linked build of the same relay, when given (how to make
-    // one: docs/benchmarks.md); timed in the same interleaved loop.
-    let static_relay = std::env::var("RELAY_BENCH_STATIC")
+    let data = drover::gate::clear(
+        drover::gate::Effect::Write,
+        "the bench's relay directory",
+        drover::gate::Sourced::new(dir.path().join("share"), drover::gate::Provenance::Operator),
+    )
+    .expect("cleared");
+    let registered = drover::hooks::embedded::write_in(&data).expect("the relay is written out");
+    let registered = registered.to_str().expect("a UTF-8 path").to_string();
+    let fast = || hook(&registered, &[]);
+    // Another build of the relay, when given (say the dynamically linked one
+    // `cargo build --release -p drover-relay` makes), timed in the same loop.
+    let other_relay = std::env::var("RELAY_BENCH_OTHER")
         .ok()
         .filter(|p| !p.is_empty());
-    let static_fast = |path: &str| hook(path, &[]);
+    let other = |path: &str| hook(path, &[]);
     let drover = || hook(env!("CARGO_BIN_EXE_drover"), &["hook"]);
     // The interpreter itself, not a version-manager shim in front of it.
     let interpreter = Command::new("python3")
@@ -108,8 +118,8 @@ fn main() {
     };
     // Warm the page cache.
     for _ in 0..5 {
-        if let Some(path) = &static_relay {
-            time_one(static_fast(path));
+        if let Some(path) = &other_relay {
+            time_one(other(path));
         }
         time_one(fast());
         time_one(drover());
@@ -119,8 +129,8 @@ fn main() {
     let mut s = Vec::new();
     // Interleaved, so drift on a shared machine hits all of them alike.
     for _ in 0..iterations {
-        if let Some(path) = &static_relay {
-            s.push(time_one(static_fast(path)));
+        if let Some(path) = &other_relay {
+            s.push(time_one(other(path)));
         }
         f.push(time_one(fast()));
         d.push(time_one(drover()));
@@ -131,24 +141,33 @@ fn main() {
         v.sort();
     }
     let ms = |x: Duration| format!("{:.2}", x.as_secs_f64() * 1000.0);
+    let p50 = |v: &[Duration]| percentile(v, 0.5).as_secs_f64();
     println!(
-        "| relay ({iterations} runs each, interleaved) | p50 ms | p90 ms | p99 ms | python p50 / p50 |"
+        "registered relay: {registered} ({:?})",
+        drover::hooks::embedded::LINKING
     );
-    println!("|---|---|---|---|---|");
+    println!(
+        "| relay ({iterations} runs each, interleaved) | p50 ms | p90 ms | p99 ms | p50 / `true` p50 | python p50 / p50 |"
+    );
+    println!("|---|---|---|---|---|---|");
     let rows = [
-        ("drover-relay, statically linked (Claude Stop)", &s),
-        ("drover-relay (Claude Stop)", &f),
+        (
+            "drover-relay as `hooks install` registers it (Claude Stop)",
+            &f,
+        ),
+        ("RELAY_BENCH_OTHER (Claude Stop)", &s),
         ("drover hook (Claude Stop)", &d),
         ("python3 relay", &p),
         ("`true` (process spawn floor)", &n),
     ];
     for (name, v) in rows.into_iter().filter(|(_, v)| !v.is_empty()) {
-        let speedup = percentile(&p, 0.5).as_secs_f64() / percentile(v, 0.5).as_secs_f64();
         println!(
-            "| {name} | {} | {} | {} | {speedup:.1}x |",
+            "| {name} | {} | {} | {} | {:.2}x | {:.1}x |",
             ms(percentile(v, 0.5)),
             ms(percentile(v, 0.9)),
-            ms(percentile(v, 0.99))
+            ms(percentile(v, 0.99)),
+            p50(v) / p50(&n),
+            p50(&p) / p50(v),
         );
     }
     // The relays compile nothing, warm cache or not.

@@ -1,8 +1,8 @@
 //! drover-build: what the build scripts of `drover-profile` (the adapter
-//! components it embeds), `drover-guest-builds` (the test guests) and
-//! `drover` (the kit and the conformance corpus) share. A build script
-//! reports errors by printing one line and exiting, so every helper here
-//! ends the build on failure.
+//! components it embeds), `drover-guest-builds` (the test guests),
+//! `drover-hooks` (the relay binary it embeds) and `drover` (the kit and the
+//! conformance corpus) share. A build script reports errors by printing one
+//! line and exiting, so every helper here ends the build on failure.
 #![allow(
     clippy::disallowed_macros,
     clippy::disallowed_methods,
@@ -43,8 +43,15 @@ pub fn repo_root() -> PathBuf {
 /// builds reuse the guest artifacts (OUT_DIR is
 /// `<target>/<profile>/build/<pkg>/out`).
 pub fn wasm_target_dir() -> PathBuf {
+    nested_target_dir("wasm")
+}
+
+/// `<target>/<name>`: a cargo target dir for a nested build, beside the
+/// outer build's profiles (a nested cargo cannot share the outer build's
+/// own directory, which the outer cargo holds locked while it runs).
+pub fn nested_target_dir(name: &str) -> PathBuf {
     let out_dir = PathBuf::from(cargo_env("OUT_DIR"));
-    out_dir.ancestors().nth(4).unwrap_or(&out_dir).join("wasm")
+    out_dir.ancestors().nth(4).unwrap_or(&out_dir).join(name)
 }
 
 /// Where `cargo build --release --target wasm32-wasip2` leaves its artifacts.
@@ -172,24 +179,16 @@ pub fn files_to_embed(dir: &Path, extension: &str) -> Vec<(String, PathBuf)> {
     files
 }
 
-/// `cargo build --release --target wasm32-wasip2` of a guest workspace.
-pub fn build_workspace(workspace: &Path, target_dir: &Path, packages: &[&str]) {
+/// `cargo build --release --target <target> --target-dir <target_dir>`
+/// from a build script, without the flags meant for the outer build (its
+/// rustflags, target, target dir, clippy's wrapper). Cargo's jobserver is
+/// inherited, so the nested build shares the outer build's job slots.
+pub fn nested_cargo(target: &str, target_dir: &Path) -> Command {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut command = Command::new(cargo);
     command
-        .args(["build", "--release", "--target", TARGET, "--manifest-path"])
-        .arg(workspace.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir)
-        .args(packages);
-    // Flags meant for the host build must not leak into the guest build.
-    // wasm SIMD (wasmtime enables it by default) lets memchr, which the
-    // usage tallies use to split lines and find needles, scan 16 bytes at a
-    // time instead of 4: about 10% of `drover usage`'s CPU.
-    command.env(
-        "CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS",
-        "-C target-feature=+simd128",
-    );
+        .args(["build", "--release", "--target", target, "--target-dir"])
+        .arg(target_dir);
     for var in [
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
@@ -200,6 +199,23 @@ pub fn build_workspace(workspace: &Path, target_dir: &Path, packages: &[&str]) {
     ] {
         command.env_remove(var);
     }
+    command
+}
+
+/// `cargo build --release --target wasm32-wasip2` of a guest workspace.
+pub fn build_workspace(workspace: &Path, target_dir: &Path, packages: &[&str]) {
+    let mut command = nested_cargo(TARGET, target_dir);
+    command
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .args(packages);
+    // wasm SIMD (wasmtime enables it by default) lets memchr, which the
+    // usage tallies use to split lines and find needles, scan 16 bytes at a
+    // time instead of 4: about 10% of `drover usage`'s CPU.
+    command.env(
+        "CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS",
+        "-C target-feature=+simd128",
+    );
     let status = command.status().unwrap_or_else(|e| {
         fail(&format!(
             "cannot run cargo for {}: {e}",

@@ -1,4 +1,5 @@
-//! Installing, removing and detecting drover's relay in a CLI's hook config.
+//! Installing, removing and detecting drover's relay in a CLI's hook config,
+//! and writing out the relay binary drover carries ([`embedded`]).
 //!
 //! The component edits the text (it knows the dialect); the engine owns the
 //! file: reads it, checks the edit against it ([`guard`]: only drover's relay
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
+pub mod embedded;
 mod guard;
 #[cfg(test)]
 mod properties;
@@ -43,6 +45,8 @@ pub enum HookError {
     },
     #[error("cannot locate the drover executable for the relay command: {0}")]
     Executable(std::io::Error),
+    #[error("writing the hook relay: {0}")]
+    Relay(std::io::Error),
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     #[error(transparent)]
@@ -67,8 +71,9 @@ pub struct Status {
     pub missing: Vec<String>,
 }
 
-/// The fast relay's file name: a binary beside `drover` that links no
-/// WebAssembly runtime (the `drover-relay` crate).
+/// The fast relay's file name: the `drover-relay` crate's binary, which
+/// links no WebAssembly runtime. drover carries it ([`embedded`]) and
+/// `install` writes it out.
 pub const FAST_RELAY: &str = "drover-relay";
 
 /// One way of running the relay: the command line (without the event) and
@@ -79,36 +84,36 @@ pub struct Relay {
     pub marker: String,
 }
 
-/// The relay hook configs get: `drover-relay --cli NAME` when that binary
-/// is beside drover (or `DROVER_RELAY_EXE` names one), else `drover hook
-/// --cli NAME`; and the other form, whose entries an install replaces.
+/// The relay hook configs get, and the other form, whose entries an install
+/// replaces: the relay drover carries, at the path `install` writes it to;
+/// without a data directory (no `HOME` or `XDG_DATA_HOME`), `drover hook
+/// --cli NAME`. Nothing is written.
 pub fn relay(profile: &Profile) -> Result<(Relay, Relay), HookError> {
-    let exe = match std::env::var_os("DROVER_RELAY_EXE") {
-        Some(path) => PathBuf::from(path),
-        None => std::env::current_exe().map_err(HookError::Executable)?,
-    };
-    Ok(relays_for(&exe, &profile.name))
+    let drover = std::env::current_exe().map_err(HookError::Executable)?;
+    let fast = embedded::data_home().map(|home| embedded::path_in(&home));
+    Ok(relays_for(&drover, fast.as_deref(), &profile.name))
 }
 
-/// (the relay to register, the other form) for drover (or the relay) at `exe`.
-pub fn relays_for(exe: &Path, cli: &str) -> (Relay, Relay) {
-    let dir = exe.parent().unwrap_or(Path::new(""));
-    let base = exe
-        .file_name()
-        .map(|b| b.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "drover".to_string());
-    let (fast_exe, drover_exe) = if base.starts_with(FAST_RELAY) {
-        (exe.to_path_buf(), dir.join("drover"))
-    } else {
-        (dir.join(FAST_RELAY), exe.to_path_buf())
-    };
-    let fast = relay_for(&fast_exe, "", cli);
-    let legacy = relay_for(&drover_exe, "hook ", cli);
-    if fast_exe.is_file() {
-        (fast, legacy)
-    } else {
-        (legacy, fast)
+/// (the relay to register, the other form): `fast` when there is one, else
+/// `drover hook` run from `drover`.
+pub fn relays_for(drover: &Path, fast: Option<&Path>, cli: &str) -> (Relay, Relay) {
+    let legacy = relay_for(drover, "hook ", cli);
+    match fast {
+        Some(fast) => (relay_for(fast, "", cli), legacy),
+        // Only the marker of the other form is used (to replace its entries).
+        None => (legacy, relay_for(Path::new(FAST_RELAY), "", cli)),
     }
+}
+
+/// Writes out the relay drover carries (when there is a data directory)
+/// and returns the relays to register, as [`relay`] names them.
+fn write_relay(profile: &Profile) -> Result<(Relay, Relay), HookError> {
+    let drover = std::env::current_exe().map_err(HookError::Executable)?;
+    let fast = match embedded::cleared_data_home()? {
+        Some(home) => Some(embedded::write_in(&home).map_err(HookError::Relay)?),
+        None => None,
+    };
+    Ok(relays_for(&drover, fast.as_deref(), &profile.name))
 }
 
 /// `<dir>/<program> <subcommand>--cli <name>`, with the marker
@@ -272,7 +277,13 @@ fn adapter_error(config: &ConfigFile, error: wit::AdapterError) -> HookError {
 /// Adds drover's relay entries. The edit is checked first (it may only add
 /// relay entries); the user's original bytes are kept before the first write.
 pub fn install(adapter: &Adapter, profile: &Profile, project: &Path) -> Result<Change, HookError> {
-    install_with(adapter, profile, project, requests(profile)?)
+    if profile.hookless() {
+        return Err(HookError::Hookless {
+            profile: profile.name.clone(),
+        });
+    }
+    let requests = requests_for(profile, write_relay(profile)?)?;
+    install_with(adapter, profile, project, requests)
 }
 
 fn install_with(

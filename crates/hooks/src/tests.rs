@@ -2,12 +2,16 @@ use super::*;
 
 #[test]
 fn relay_commands_keep_the_marker_verbatim() {
-    let (relay, fast) = relays_for(Path::new("/nonexistent/bin/drover"), "claude");
-    assert_eq!(relay.command, "/nonexistent/bin/drover hook --cli claude");
-    assert_eq!(relay.marker, "drover hook --cli");
-    assert_eq!(fast.command, "/nonexistent/bin/drover-relay --cli claude");
-    assert_eq!(fast.marker, "drover-relay --cli");
-    let (relay, _) = relays_for(Path::new("/home/me/my tools/drover"), "claude");
+    let fast = Path::new("/home/me/.local/share/drover/relay/0123/drover-relay");
+    let (relay, legacy) = relays_for(Path::new("/nonexistent/bin/drover"), Some(fast), "claude");
+    assert_eq!(
+        relay.command,
+        "/home/me/.local/share/drover/relay/0123/drover-relay --cli claude"
+    );
+    assert_eq!(relay.marker, "drover-relay --cli");
+    assert_eq!(legacy.command, "/nonexistent/bin/drover hook --cli claude");
+    assert_eq!(legacy.marker, "drover hook --cli");
+    let (relay, _) = relays_for(Path::new("/home/me/my tools/drover"), None, "claude");
     assert_eq!(
         relay.command,
         "'/home/me/my tools/'drover hook --cli claude"
@@ -28,7 +32,8 @@ fn an_install_replaces_the_other_relays_entries_and_remove_restores_the_bytes() 
     let original = "{\n  \"model\": \"x\"\n}\n";
     std::fs::write(&path, original).expect("write");
     let drover = Path::new("/opt/drover/bin/drover");
-    let (legacy, fast) = relays_for(drover, "claude");
+    let (legacy, _) = relays_for(drover, None, "claude");
+    let (fast, _) = relays_for(drover, Some(&embedded::path_in(dir.path())), "claude");
     let older = requests_for(profile, (legacy.clone(), fast.clone())).expect("requests");
     let newer = requests_for(profile, (fast.clone(), legacy.clone())).expect("requests");
     // An older drover registered `drover hook`.
@@ -38,7 +43,7 @@ fn an_install_replaces_the_other_relays_entries_and_remove_restores_the_bytes() 
         text.contains(&legacy.marker) && !text.contains(&fast.marker),
         "{text}"
     );
-    // This one registers drover-relay in their place, not beside them.
+    // This one registers the fast relay in their place, not beside them.
     let change = install_with(&adapter, profile, dir.path(), newer.clone()).expect("install");
     assert_eq!(change, Change::Written);
     let text = std::fs::read_to_string(&path).expect("read");
@@ -57,19 +62,12 @@ fn an_install_replaces_the_other_relays_entries_and_remove_restores_the_bytes() 
 }
 
 #[test]
-fn the_fast_relay_is_registered_when_it_is_beside_drover() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join(FAST_RELAY), b"").expect("relay");
-    let drover = dir.path().join("drover");
-    let (relay, legacy) = relays_for(&drover, "codex");
-    assert_eq!(
-        relay.command,
-        format!("{}/drover-relay --cli codex", dir.path().display())
-    );
-    assert_eq!(legacy.marker, "drover hook --cli");
-    // Named directly (DROVER_RELAY_EXE), the relay is the fast one too.
-    let (named, _) = relays_for(&dir.path().join(FAST_RELAY), "codex");
-    assert_eq!(named, relay);
+fn without_a_data_directory_drover_hook_is_registered() {
+    let drover = Path::new("/opt/drover/bin/drover");
+    let (relay, other) = relays_for(drover, None, "codex");
+    assert_eq!(relay.command, "/opt/drover/bin/drover hook --cli codex");
+    // Entries of the fast relay, wherever it was, are what it replaces.
+    assert_eq!(other.marker, "drover-relay --cli");
 }
 
 #[test]
@@ -90,10 +88,19 @@ fn every_builtin_edit_passes_the_check_and_remove_restores_the_bytes() {
             std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
             std::fs::write(&path, original).expect("write");
         }
-        let installed = install(&adapter, profile, dir.path())
+        // The relay's path as `install` registers it, without writing the
+        // relay into this user's data directory.
+        let fast = embedded::path_in(dir.path());
+        let relays = relays_for(
+            Path::new("/opt/drover/bin/drover"),
+            Some(&fast),
+            &profile.name,
+        );
+        let requests = requests_for(profile, relays).expect("requests");
+        let installed = install_with(&adapter, profile, dir.path(), requests.clone())
             .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
         assert_eq!(installed, Change::Written, "{}", profile.name);
-        let removed = remove(&adapter, profile, dir.path())
+        let removed = remove_with(&adapter, profile, dir.path(), requests)
             .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
         if json {
             assert_eq!(removed, Change::Restored, "{}", profile.name);

@@ -77,10 +77,40 @@ struct Report {
     notify: crate::notify::Notifiers,
     /// The desktop notifier found here, if any.
     desktop_notifier: Option<String>,
-    /// The relay command `hooks install` registers (`NAME` for the CLI).
-    relay: Option<String>,
-    /// Whether that is the fast `drover-relay` binary.
-    relay_fast: bool,
+    relay: RelayHealth,
+}
+
+/// The relay `hooks install` registers.
+#[derive(Serialize)]
+struct RelayHealth {
+    /// Its command (`NAME` for the CLI); `None` when drover cannot find its
+    /// own executable.
+    command: Option<String>,
+    /// The relay binary drover carries and writes out; `None` without a data
+    /// directory, when `drover hook` is registered instead.
+    path: Option<String>,
+    /// How that binary is linked.
+    linking: crate::hooks::embedded::Linking,
+    /// Whether it has been written there (by `hooks install`), intact.
+    exists: bool,
+}
+
+fn relay_health() -> RelayHealth {
+    let path =
+        crate::hooks::embedded::data_home().map(|home| crate::hooks::embedded::path_in(&home));
+    let command = std::env::current_exe().ok().map(|exe| {
+        crate::hooks::relays_for(&exe, path.as_deref(), "NAME")
+            .0
+            .command
+    });
+    RelayHealth {
+        command,
+        exists: path
+            .as_deref()
+            .is_some_and(crate::hooks::embedded::is_written),
+        path: path.map(|p| p.display().to_string()),
+        linking: crate::hooks::embedded::LINKING,
+    }
 }
 
 #[derive(Serialize)]
@@ -101,6 +131,34 @@ fn pricing_health() -> PricingHealth {
             source: Prices::embedded().source().clone(),
             error: Some(e.to_string()),
         },
+    }
+}
+
+fn print_relay(relay: &RelayHealth) {
+    use crate::hooks::embedded::Linking;
+    let Some(command) = &relay.command else {
+        outln!("hook relay: unknown (drover cannot find its own executable)");
+        return;
+    };
+    outln!("hook relay: {command} EVENT");
+    match &relay.path {
+        None => outln!(
+            "  no data directory (set HOME or XDG_DATA_HOME): each hook starts the whole drover binary"
+        ),
+        Some(_) => {
+            let linking = match relay.linking {
+                Linking::Static => "statically linked",
+                Linking::Dynamic => {
+                    "dynamically linked (this target cannot link it statically: each hook also runs the dynamic loader)"
+                }
+            };
+            let written = if relay.exists {
+                "written"
+            } else {
+                "not written yet: `drover hooks install` writes it"
+            };
+            outln!("  {linking}; {written}");
+        }
     }
 }
 
@@ -178,12 +236,6 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         })
         .collect();
     let ray = crate::ray::cluster_in(&config, project);
-    let relay = std::env::current_exe()
-        .ok()
-        .map(|exe| crate::hooks::relays_for(&exe, "NAME").0.command);
-    let relay_fast = relay
-        .as_deref()
-        .is_some_and(|r| r.contains(crate::hooks::FAST_RELAY));
     let report = Report {
         drover: env!("CARGO_PKG_VERSION"),
         backends: workspace::backends(selection.as_ref(), &ray.row()),
@@ -202,8 +254,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         },
         desktop_notifier: crate::notify::desktop_notifier("")
             .map(|(path, _)| path.display().to_string()),
-        relay,
-        relay_fast,
+        relay: relay_health(),
     };
     let healthy = report.profile_errors.is_empty()
         && report.notify.errors.is_empty()
@@ -264,14 +315,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         ),
         None => outln!("compile cache: disabled (no HOME, XDG_CACHE_HOME or DROVER_CACHE_DIR)"),
     }
-    match &report.relay {
-        Some(relay) if report.relay_fast => outln!("hook relay: {relay} EVENT"),
-        Some(relay) => outln!(
-            "hook relay: {relay} EVENT ({} is not beside drover: each hook starts the whole drover binary)",
-            crate::hooks::FAST_RELAY
-        ),
-        None => outln!("hook relay: unknown (drover cannot find its own executable)"),
-    }
+    print_relay(&report.relay);
     let prices = &report.pricing.source;
     outln!(
         "prices: {} (snapshot {}){}",

@@ -23,7 +23,7 @@ fn start(
     payload: &str,
 ) -> std::process::Child {
     let mut command = match relay {
-        Relay::Fast => Command::new(env!("CARGO_BIN_EXE_drover-relay")),
+        Relay::Fast => Command::new(support::relay_exe()),
         Relay::Drover => {
             let mut c = Command::new(drover_exe());
             c.arg("hook");
@@ -115,7 +115,7 @@ fn the_relay_is_inert_outside_a_session_and_never_fails() {
     for relay in [Relay::Fast, Relay::Drover] {
         let p = Project::new();
         let command = || match relay {
-            Relay::Fast => Command::new(env!("CARGO_BIN_EXE_drover-relay")),
+            Relay::Fast => Command::new(support::relay_exe()),
             Relay::Drover => {
                 let mut c = Command::new(drover_exe());
                 c.arg("hook");
@@ -336,4 +336,63 @@ fn a_killed_drover_headless_run_is_recovered() {
 #[test]
 fn a_killed_drover_tmux_run_is_recovered() {
     kill_drover_mid_session("tmux");
+}
+
+/// Whether an ELF executable asks for a dynamic loader (a `PT_INTERP`
+/// program header); `None` when the bytes are not a 64-bit ELF.
+fn wants_a_loader(elf: &[u8]) -> Option<bool> {
+    if elf.get(..5)? != b"\x7fELF\x02" {
+        return None;
+    }
+    let u16_at = |at: usize| Some(u16::from_le_bytes(elf.get(at..at + 2)?.try_into().ok()?));
+    let offset = usize::try_from(u64::from_le_bytes(elf.get(0x20..0x28)?.try_into().ok()?)).ok()?;
+    let (size, count) = (usize::from(u16_at(0x36)?), usize::from(u16_at(0x38)?));
+    (0..count)
+        .map(|i| elf.get(offset + i * size..offset + i * size + 4))
+        .map(|kind| kind.map(|k| k == 3u32.to_le_bytes()))
+        .try_fold(false, |found, interp| Some(found || interp?))
+}
+
+#[test]
+fn doctor_says_which_relay_is_registered() {
+    let p = Project::new();
+    let doctor = || -> Value {
+        let out = p.output(&["doctor", "--json"]);
+        serde_json::from_slice(&out.stdout).expect("doctor --json prints JSON")
+    };
+    let path = drover::hooks::embedded::path_in(&p.home.join(".local/share"));
+    let before = doctor();
+    let relay = &before["relay"];
+    assert_eq!(relay["path"], path.display().to_string(), "{relay}");
+    assert_eq!(
+        relay["command"],
+        format!("{} --cli NAME", path.display()),
+        "{relay}"
+    );
+    assert_eq!(relay["exists"], false, "{relay}");
+
+    p.install_hooks("scripted");
+    let after = doctor();
+    assert_eq!(after["relay"]["exists"], true, "{}", after["relay"]);
+    let bytes = std::fs::read(&path).expect("hooks install wrote the relay");
+    let loader = wants_a_loader(&bytes).expect("an ELF executable");
+    assert_eq!(
+        after["relay"]["linking"],
+        if loader { "dynamic" } else { "static" },
+        "{}",
+        after["relay"]
+    );
+    // On glibc Linux the relay users get is the statically linked one.
+    if cfg!(all(
+        target_os = "linux",
+        target_env = "gnu",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )) {
+        assert!(!loader, "the relay drover carries is dynamically linked");
+    }
+    let text = String::from_utf8_lossy(&p.output(&["doctor"]).stdout).into_owned();
+    assert!(
+        text.contains(&format!("hook relay: {} --cli NAME EVENT", path.display())),
+        "{text}"
+    );
 }

@@ -85,6 +85,7 @@ impl Scan<'_> {
             Err(
                 e @ (HookError::Io { .. }
                 | HookError::Executable(_)
+                | HookError::Relay(_)
                 | HookError::Hookless { .. }
                 | HookError::Refused(_)),
             ) => {

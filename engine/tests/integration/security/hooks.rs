@@ -2,7 +2,9 @@
 //! dialect's hook table and nothing else — not the relay command planted at
 //! a key the CLI runs for another purpose (break 6). A settings file keeps
 //! its mode through install and remove, its backup is no more readable, and
-//! a read-only file is refused, not replaced (break 12).
+//! a read-only file is refused, not replaced (break 12). The relay binary
+//! install writes out is never written through a link, and a file at its
+//! path is registered only when it is the relay.
 
 use crate::support;
 
@@ -187,4 +189,60 @@ fn a_read_only_settings_file_is_refused_and_left_alone() {
     );
     assert_eq!(std::fs::read_to_string(&path).expect("settings"), installed);
     assert_eq!(mode(&path), 0o444);
+}
+
+/// Where `hooks install` writes the relay for this project's user.
+fn relay_path(p: &Project) -> PathBuf {
+    drover::hooks::embedded::path_in(&p.home.join(".local/share"))
+}
+
+#[test]
+fn the_relay_is_never_written_through_a_link_in_the_data_directory() {
+    let p = Project::new();
+    let path = settings(&p, 0o644);
+    // Something (not the user) made drover's relay directory a link to a
+    // directory the user runs programs from.
+    let elsewhere = p.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("elsewhere");
+    let drover_dir = p.home.join(".local/share/drover");
+    std::fs::create_dir_all(&drover_dir).expect("data dir");
+    std::os::unix::fs::symlink(&elsewhere, drover_dir.join("relay")).expect("link");
+    let out = p.output(&["hooks", "install", "--cli", "scripted"]);
+    assert!(!out.status.success(), "installed through a link");
+    assert!(
+        text(&out.stderr).contains("symbolic link"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).expect("elsewhere").count(),
+        0,
+        "the relay was written through the link"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("settings"),
+        USER_SETTINGS
+    );
+}
+
+#[test]
+fn a_file_at_the_relays_path_is_registered_only_when_it_is_the_relay() {
+    let p = Project::new();
+    let path = settings(&p, 0o644);
+    let relay = relay_path(&p);
+    std::fs::create_dir_all(relay.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&relay, "#!/bin/sh\necho planted\n").expect("plant");
+    chmod(&relay, 0o755);
+    p.install_hooks("scripted");
+    assert_eq!(
+        std::fs::read(&relay).expect("relay"),
+        drover::hooks::embedded::BYTES,
+        "the planted file was kept"
+    );
+    assert_eq!(mode(&relay), 0o755);
+    let installed = std::fs::read_to_string(&path).expect("settings");
+    assert!(
+        installed.contains(&format!("{} --cli scripted Stop", relay.display())),
+        "{installed}"
+    );
 }

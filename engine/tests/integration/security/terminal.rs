@@ -126,7 +126,7 @@ fn the_relay_takes_any_argument_and_keeps_its_log_private() {
     let odd = OsStr::from_bytes(b"Stop\xff\xfe");
     let relays: [(std::path::PathBuf, Vec<&OsStr>); 2] = [
         (
-            env!("CARGO_BIN_EXE_drover-relay").into(),
+            support::relay_exe(),
             vec![OsStr::new("--cli"), OsStr::new("claude"), odd],
         ),
         (
@@ -175,7 +175,7 @@ fn the_relay_takes_any_argument_and_keeps_its_log_private() {
     let elsewhere = p.path().join("elsewhere.txt");
     std::fs::write(&elsewhere, "").expect("target");
     std::os::unix::fs::symlink(&elsewhere, &log).expect("link");
-    let out = Command::new(env!("CARGO_BIN_EXE_drover-relay"))
+    let out = Command::new(support::relay_exe())
         .args(["--cli", "claude", "Stop"])
         .env("DROVER_RUN_DIR", &run)
         .env("DROVER_TASK_ID", "t1")

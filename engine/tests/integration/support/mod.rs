@@ -39,6 +39,25 @@ pub fn scripted_cli() -> PathBuf {
     path
 }
 
+/// The relay `hooks install` registers: the binary drover carries, written
+/// out (once per test process, as `hooks install` writes it) under the
+/// target's temporary directory.
+pub fn relay_exe() -> PathBuf {
+    static RELAY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    RELAY
+        .get_or_init(|| {
+            let data = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("relay-data");
+            let cleared = drover::gate::clear(
+                drover::gate::Effect::Write,
+                "the tests' relay directory",
+                drover::gate::Sourced::new(data, drover::gate::Provenance::Operator),
+            )
+            .expect("cleared");
+            drover::hooks::embedded::write_in(&cleared).expect("the relay is written out")
+        })
+        .clone()
+}
+
 /// A compile cache shared by every test process, so components compile once.
 pub fn shared_cache() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("drover-cache")
@@ -166,6 +185,8 @@ impl Project {
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
             // The record seal's key: each project's user has their own.
             .env("XDG_STATE_HOME", self.home.join(".local/state"))
+            // Where `hooks install` writes the relay.
+            .env("XDG_DATA_HOME", self.home.join(".local/share"))
             .env("DROVER_CACHE_DIR", shared_cache())
             .env("PATH", path)
             .env_remove("DROVER_WORKSPACE")
