@@ -29,9 +29,11 @@ use drover_ray::jobs::{JobStatus, Jobs, RayError, Submission};
 use drover_run::now_ns;
 use drover_types::wit::SeatState;
 
-/// How long a worker waits for its next turn before it leaves (and gives
-/// its CPUs back).
-pub const WORKER_IDLE: Duration = Duration::from_secs(120);
+/// How long a worker waits for its next turn before it leaves. An idle
+/// worker holds its CPUs, which no other job (another project's worker
+/// included) gets meanwhile: long enough for a seat's next message in a
+/// working session, short enough to give a cluster back soon.
+pub const WORKER_IDLE: Duration = Duration::from_secs(30);
 /// How often the turn's output is looked at.
 const READ_EVERY: Duration = Duration::from_millis(20);
 /// How often Ray is asked about the worker's job while the turn runs.
