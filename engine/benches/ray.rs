@@ -68,7 +68,11 @@ fn env_usize(name: &str, default: usize) -> usize {
 fn project_with(cluster: &Cluster, ray: &str) -> Project {
     let p = Project::new();
     std::fs::create_dir_all(p.path().join(".drover")).expect("dir");
-    std::fs::write(p.path().join(".drover/config.toml"), format!("[ray]\n{ray}")).expect("config");
+    std::fs::write(
+        p.path().join(".drover/config.toml"),
+        format!("[ray]\n{ray}"),
+    )
+    .expect("config");
     let mut trust = p.drover();
     trust.env("RAY_ADDRESS", &cluster.address).arg("trust");
     assert!(trust.output().expect("trust").status.success());
@@ -131,9 +135,15 @@ fn main() {
             (&cold, "ray", &mut job),
         ] {
             let started = Instant::now();
-            let out = turn(p, &cluster, ws, &format!("seq{i}"), "Reply with exactly: SEQ")
-                .output()
-                .expect("drover");
+            let out = turn(
+                p,
+                &cluster,
+                ws,
+                &format!("seq{i}"),
+                "Reply with exactly: SEQ",
+            )
+            .output()
+            .expect("drover");
             samples.push(started.elapsed());
             assert!(
                 completed(&out),
@@ -152,7 +162,10 @@ fn main() {
     };
     println!("| one scripted turn ({n} each, interleaved) | p50 s | over headless |");
     println!("|---|---:|---:|");
-    println!("| headless, this machine | {:.2} | |", local_p50.as_secs_f64());
+    println!(
+        "| headless, this machine | {:.2} | |",
+        local_p50.as_secs_f64()
+    );
     println!(
         "| ray, warm seat (a worker job takes the turn) | {:.2} | {} |",
         seat_p50.as_secs_f64(),

@@ -54,9 +54,13 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
         .mailbox
         .canonicalize()
         .with_context(|| format!("the mailbox {} on this node", worker.mailbox.display()))?;
-    if !resolved.starts_with(&project) || !resolved.ends_with(worker.mailbox.strip_prefix(
-        worker.mailbox.ancestors().nth(4).unwrap_or(Path::new("/")),
-    )?) {
+    if !resolved.starts_with(&project)
+        || !resolved.ends_with(
+            worker
+                .mailbox
+                .strip_prefix(worker.mailbox.ancestors().nth(4).unwrap_or(Path::new("/")))?,
+        )
+    {
         anyhow::bail!(
             "{}: the mailbox {} is not a worker's directory in the project {}",
             wire::WORKER_ENV,

@@ -49,8 +49,11 @@ pub fn turn_of(record: &Value) -> String {
 /// Makes the project's turns one Ray job each (`[ray] warm = false`).
 pub fn job_per_turn(p: &Project, cluster: &Cluster) {
     std::fs::create_dir_all(p.path().join(".drover")).expect("dir");
-    std::fs::write(p.path().join(".drover/config.toml"), "[ray]\nwarm = false\n")
-        .expect("config");
+    std::fs::write(
+        p.path().join(".drover/config.toml"),
+        "[ray]\nwarm = false\n",
+    )
+    .expect("config");
     let trusted = drover(p, cluster).arg("trust").output().expect("trust");
     assert!(
         trusted.status.success(),
@@ -170,7 +173,10 @@ pub fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
     });
     let (run, turn) = found.expect("found");
     let record = job_record(p, &run, "scripted");
-    let job = record["submission_id"].as_str().unwrap_or_default().to_string();
+    let job = record["submission_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     // The node's turn has started once its journal has a line.
     let journal = p
         .path()

@@ -71,8 +71,15 @@ pub fn a_killed_driver_is_settled_from_ray(cluster: &Cluster) {
         "no verdict yet"
     );
     wait_for("the node to finish the turn", || node_verdict(&p, &job));
-    let (status, code) = json_of(p.output(&["status", "--json", &run]));
-    assert_eq!(code, 0, "{status:#}");
+    // The node's result follows its journal's verdict: `status` settles the
+    // task once it is there, and leaves it open until then.
+    let mut status = Value::Null;
+    wait_for("drover status to settle the run", || {
+        let (now, code) = json_of(p.output(&["status", "--json", &run]));
+        assert_eq!(code, 0, "{now:#}");
+        status = now;
+        !status["runs"][0]["tasks"][0]["verdict"].is_null()
+    });
     let task = &status["runs"][0]["tasks"][0];
     assert_eq!(task["verdict"], "completed", "{status:#}");
     assert_eq!(task["reconciled"], true);
@@ -253,7 +260,10 @@ pub fn an_unreachable_nodes_log_is_a_network_fault(cluster: &Cluster) {
     )
     .expect("json");
     assert_eq!(session["fault"]["kind"], "network", "{session:#}");
-    assert_eq!(session["fault"]["rule"], "ray:log-unreachable", "{session:#}");
+    assert_eq!(
+        session["fault"]["rule"], "ray:log-unreachable",
+        "{session:#}"
+    );
     let reason = session["reason"].as_str().unwrap_or_default();
     assert!(
         reason.contains("its log could not be read from its node: "),

@@ -53,7 +53,10 @@ pub fn completes_with_reply_usage_and_events(cluster: &Cluster) {
         "{again:#}"
     );
     let second = job_record(&p, again["run_id"].as_str().expect("run id"), "scripted");
-    assert_eq!(second["submission_id"], job, "the same worker took the turn");
+    assert_eq!(
+        second["submission_id"], job,
+        "the same worker took the turn"
+    );
     assert_ne!(turn_of(&second), turn_of(&record));
     // `drover status` reads the same.
     let (status, code) = json_of(p.output(&["status", "--json", run]));

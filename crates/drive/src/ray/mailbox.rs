@@ -221,8 +221,7 @@ mod tests {
     #[test]
     fn a_posted_turn_is_listed_with_its_lease() {
         let project = tempfile::tempdir().expect("tempdir");
-        let mailbox =
-            Mailbox::create(workers_dir(project.path()).join("w1")).expect("created");
+        let mailbox = Mailbox::create(workers_dir(project.path()).join("w1")).expect("created");
         mailbox.post("t1", "{}").expect("post");
         std::fs::write(mailbox.dir.join("../x.turn"), "{}").expect("outside");
         std::fs::write(mailbox.dir.join(".hidden.turn"), "{}").expect("hidden");

@@ -179,9 +179,9 @@ impl WorkerRequest {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let parent = worker.mailbox.parent().map(std::path::Path::to_path_buf);
-        let under_workers = parent.as_ref().is_some_and(|p| {
-            p.ends_with(".drover/ray/workers") && p.is_absolute()
-        });
+        let under_workers = parent
+            .as_ref()
+            .is_some_and(|p| p.ends_with(".drover/ray/workers") && p.is_absolute());
         if id.is_empty() || drover_run::safe_segment(&id) != id || !under_workers {
             return Err(format!(
                 "{WORKER_ENV}: mailbox {} is not <project>/.drover/ray/workers/<id>",
@@ -286,7 +286,11 @@ mod tests {
             WorkerRequest::parse(ok).expect("parses").mailbox,
             PathBuf::from("/p/.drover/ray/workers/w1")
         );
-        for bad in ["/p/.drover/ray/workers/..", "/home/me/.ssh", "p/.drover/ray/workers/w1"] {
+        for bad in [
+            "/p/.drover/ray/workers/..",
+            "/home/me/.ssh",
+            "p/.drover/ray/workers/w1",
+        ] {
             let text = format!(r#"{{"mailbox": "{bad}", "idle_ms": 1, "lapse_ms": 2}}"#);
             assert!(
                 WorkerRequest::parse(&text)

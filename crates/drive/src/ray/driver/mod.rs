@@ -94,7 +94,13 @@ pub(super) fn acting(run: &RunDir, record: &Sourced<RayRecord>) -> Result<Acting
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             let own = state.map(|s| s.join("ray").join("workers").join(&id));
-            if id.is_empty() || safe_segment(&id) != id || own.as_ref() != Some(&warm.mailbox) {
+            // The same directory, however each side spelled the project.
+            let resolved = |p: &Path| p.canonicalize().ok();
+            let same = own
+                .as_deref()
+                .and_then(resolved)
+                .is_some_and(|o| resolved(&warm.mailbox) == Some(o));
+            if id.is_empty() || safe_segment(&id) != id || !same {
                 return Err(Refused::new(
                     Effect::Write,
                     "the Ray worker's mailbox",
@@ -464,11 +470,9 @@ fn conclude(
                         format!("the Ray worker could not run the turn: {why}"),
                         None,
                     ),
-                    None => without_result(
-                        followed.info.as_ref(),
-                        &id,
-                        copier.log_error.as_deref(),
-                    ),
+                    None => {
+                        without_result(followed.info.as_ref(), &id, copier.log_error.as_deref())
+                    }
                 }
             };
             let mut r = ending(ctx, status, reason, fault);
@@ -653,7 +657,10 @@ mod tests {
         let ray_says = "Ray refused GET /api/jobs/j/logs (HTTP 500): aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host 127.0.0.4:52365";
         let (status, reason, fault) = without_result(Some(&info), "j", Some(ray_says));
         assert_eq!(status, Verdict::Crashed);
-        assert!(reason.contains("Cannot connect to host 127.0.0.4:52365"), "{reason}");
+        assert!(
+            reason.contains("Cannot connect to host 127.0.0.4:52365"),
+            "{reason}"
+        );
         let fault = fault.expect("a fault");
         assert_eq!(fault.kind, drover_types::wit::FaultKind::Network);
         assert_eq!(fault.rule, "ray:log-unreachable");

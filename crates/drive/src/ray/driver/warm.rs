@@ -128,7 +128,12 @@ fn claim_idle(
 }
 
 /// A new worker's mailbox and sealed record, held for `turn`.
-fn make_worker(ctx: &Context, target: &Target, placement: &str, turn: &str) -> std::io::Result<Claimed> {
+fn make_worker(
+    ctx: &Context,
+    target: &Target,
+    placement: &str,
+    turn: &str,
+) -> std::io::Result<Claimed> {
     let id = format!("{}-{}", now_ns(), std::process::id());
     let mailbox = Mailbox::create(mailbox::workers_dir(&ctx.project).join(&id))?;
     let job = format!("drover-worker-{id}");
