@@ -6,8 +6,8 @@
 //!   and as a job per turn, interleaved, p50 of each and the difference;
 //! - throughput: N scripted turns of 2 s of work started at once: headless
 //!   on this machine; on ray (three nodes, one CPU each) as a job per turn
-//!   with one CPU each, and on workers asking a quarter CPU each, first
-//!   new, then warm.
+//!   with one CPU each, and on workers asking one CPU, then a quarter CPU
+//!   each, first new, then warm.
 //!
 //! Needs Ray (`scripts/provision-ray.sh`) and `cargo build --workspace`
 //! (the scripted CLI). Prints markdown tables (docs/benchmarks.md records
@@ -106,6 +106,21 @@ fn wave(p: &Project, cluster: &Cluster, ws: &str, n: usize, tag: &str) -> f64 {
     started.elapsed().as_secs_f64()
 }
 
+/// Waits until every worker of the project has left (idle, 30 s).
+fn workers_gone(p: &Project) {
+    let dir = p.path().join(".drover/ray/workers");
+    let until = Instant::now() + Duration::from_secs(300);
+    while std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| !e.path().join("gone").exists())
+    {
+        assert!(Instant::now() < until, "the workers never left");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
 fn main() {
     watchdog(Duration::from_secs(30 * 60));
     let cluster = Cluster::start().unwrap_or_else(|e| panic!("the Ray cluster did not start: {e}"));
@@ -117,6 +132,7 @@ fn main() {
     // turn (`warm = false`), and warm seats asking a quarter CPU each.
     let warm = Project::new();
     let cold = project_with(&cluster, "warm = false\n");
+    let whole = Project::new();
     let quarter = project_with(&cluster, "num_cpus = 0.25\n");
     // Warm the compile cache, the cluster's workers and the warm seat.
     for (p, ws) in [(&warm, "headless"), (&warm, "ray"), (&cold, "ray")] {
@@ -194,7 +210,19 @@ fn main() {
         "ray, a job per turn, 1 CPU each",
         wave(&cold, &cluster, "ray", parallel, "par"),
     );
-    // The first wave starts the workers; the second finds them warm.
+    // The first wave of each starts the workers; the second finds them
+    // warm. Idle workers hold their CPUs until they leave (30 s idle): each
+    // placement starts on a cluster the last one left.
+    workers_gone(&warm);
+    row(
+        "ray, new workers, 1 CPU each",
+        wave(&whole, &cluster, "ray", parallel, "cold"),
+    );
+    row(
+        "ray, warm workers, 1 CPU each",
+        wave(&whole, &cluster, "ray", parallel, "par"),
+    );
+    workers_gone(&whole);
     row(
         "ray, new workers, 0.25 CPU each",
         wave(&quarter, &cluster, "ray", parallel, "cold"),

@@ -224,8 +224,7 @@ pub fn main() -> ExitCode {
         Command::RayTurn => {
             interrupt_flag().and_then(|flag| ray_turn::main(&project, flag).map(|()| Outcome::Ok))
         }
-        Command::RayWorker => interrupt_flag()
-            .and_then(|flag| ray_worker::main(&project, flag).map(|()| Outcome::Ok)),
+        Command::RayWorker => interrupt_flag().and_then(|flag| ray_worker::main(&project, flag)),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

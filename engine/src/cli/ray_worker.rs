@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
+use super::Outcome;
 use super::output::stdout_json;
 use super::ray_turn::run_turn;
 use crate::drive::ray::lease::{Held, Watch};
@@ -37,7 +38,9 @@ enum Served {
     Leave,
 }
 
-pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> {
+/// Serves turns until the worker leaves (idle, its lease lapsed, or
+/// stopped by Ray).
+pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<Outcome> {
     let text = std::env::var(wire::WORKER_ENV).with_context(|| {
         format!(
             "{} is not set: this command is the entrypoint of Ray worker jobs drover starts",
@@ -81,7 +84,7 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     loop {
         if interrupted.load(Ordering::Relaxed) {
             mailbox.mark_gone()?;
-            return Ok(());
+            return Ok(Outcome::Ok);
         }
         if let Some(turn) = mailbox.posted().into_iter().find(|t| !taken.contains(t)) {
             taken.insert(turn.clone());
@@ -92,7 +95,7 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
                 Served::Next => mailbox.release()?,
                 Served::Leave => {
                     mailbox.mark_gone()?;
-                    return Ok(());
+                    return Ok(Outcome::Ok);
                 }
             }
             continue;
@@ -107,7 +110,7 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
             }
         } else if idle_since.elapsed() >= idle && mailbox.retire()? {
             stdout_json("drover worker: idle, leaving\n");
-            return Ok(());
+            return Ok(Outcome::Ok);
         }
         std::thread::sleep(LOOK_EVERY);
     }

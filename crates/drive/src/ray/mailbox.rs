@@ -136,6 +136,11 @@ impl Mailbox {
         drover_state::write_atomic(&self.turn_file(turn), document.as_bytes())
     }
 
+    /// Takes back a turn no worker took yet.
+    pub fn withdraw(&self, turn: &str) -> std::io::Result<()> {
+        drover_state::remove_file(&self.turn_file(turn))
+    }
+
     /// Rewrites the turn's lease: the worker sees it change.
     pub fn renew(&self, turn: &str, count: u64) -> std::io::Result<()> {
         drover_state::write_atomic(&self.lease_file(turn), count.to_string().as_bytes())

@@ -93,33 +93,36 @@ fn claim_idle(
         .collect();
     dirs.sort();
     for dir in dirs {
+        let worker = Mailbox::new(dir);
+        if worker.is_gone() {
+            continue;
+        }
         // Only a worker this user's drover recorded: a committed
         // `worker.json` names nothing to give a turn to.
         let Ok(record) =
-            drover_run::sealed::read_sealed::<WorkerRecord>(&dir.join(mailbox::RECORD))
+            drover_run::sealed::read_sealed::<WorkerRecord>(&worker.dir.join(mailbox::RECORD))
         else {
             continue;
         };
         if record.from != Provenance::SealedRecord || record.value.placement != placement {
             continue;
         }
-        let mailbox = Mailbox::new(dir);
-        if !mailbox.claim(turn).unwrap_or(false) {
+        if !worker.claim(turn).unwrap_or(false) {
             continue;
         }
         match jobs.info(&record.value.submission_id) {
             Ok(Some(info)) if !info.status.terminal() => {
                 return Ok(Some(Claimed {
-                    mailbox,
+                    mailbox: worker,
                     job: record.value.submission_id,
                     fresh: false,
                 }));
             }
             Ok(_) => {
-                let _ = mailbox.mark_gone();
+                let _ = worker.mark_gone();
             }
             Err(e) => {
-                let _ = mailbox.release();
+                let _ = worker.release();
                 return Err(e);
             }
         }
@@ -149,6 +152,17 @@ fn make_worker(
         mailbox,
         job,
         fresh: true,
+    })
+}
+
+/// Posts the turn to the worker this driver holds; why not, if it cannot.
+fn give(claimed: &Claimed, turn: &str, document: &str) -> Result<(), String> {
+    claimed.mailbox.post(turn, document).map_err(|e| {
+        let _ = claimed.mailbox.release();
+        format!(
+            "cannot give the turn to the Ray worker at {}: {e}",
+            claimed.mailbox.dir.display()
+        )
     })
 }
 
@@ -196,12 +210,7 @@ pub(super) fn run(
         mailbox: claimed.mailbox.dir.clone(),
     });
     write_record(&ctx.run, task, &record);
-    if let Err(e) = claimed.mailbox.post(given.turn, given.document) {
-        let _ = claimed.mailbox.release();
-        let reason = format!(
-            "cannot give the turn to the Ray worker at {}: {e}",
-            claimed.mailbox.dir.display()
-        );
+    if let Err(reason) = give(&claimed, given.turn, given.document) {
         return conclude_without_result(ctx, task, crashed(reason, None));
     }
     ctx.state(task, SeatState::Working, None, "ray:submit");
@@ -233,7 +242,7 @@ pub(super) fn run(
             // the turn moves there, and the waiting job is stopped.
             Following::Moved(to) => {
                 drop(renewer);
-                let _ = std::fs::remove_file(claimed.mailbox.turn_file(given.turn));
+                let _ = claimed.mailbox.withdraw(given.turn);
                 let _ = claimed.mailbox.mark_gone();
                 let stopped = jobs.stop(&claimed.job);
                 ctx.run.lifecycle(
@@ -248,12 +257,7 @@ pub(super) fn run(
                     mailbox: claimed.mailbox.dir.clone(),
                 });
                 write_record(&ctx.run, task, &record);
-                if let Err(e) = claimed.mailbox.post(given.turn, given.document) {
-                    let _ = claimed.mailbox.release();
-                    let reason = format!(
-                        "cannot give the turn to the Ray worker at {}: {e}",
-                        claimed.mailbox.dir.display()
-                    );
+                if let Err(reason) = give(&claimed, given.turn, given.document) {
                     return conclude_without_result(ctx, task, crashed(reason, None));
                 }
                 renewer = Renewer::start(claimed.mailbox.clone(), given.turn.to_string());
@@ -262,7 +266,8 @@ pub(super) fn run(
     };
     drop(renewer);
     if copier.result.is_some() || copier.refused.is_some() {
-        let _ = std::fs::remove_file(claimed.mailbox.lease_file(given.turn));
+        // The turn is over: its lease file has nothing left to say.
+        let _ = claimed.mailbox.revoke(given.turn);
     }
     conclude(ctx, spec, copier, followed, record, ending)
 }
