@@ -2,10 +2,12 @@
 //! cluster: one CPU per node), side by side with local headless turns in
 //! the same run:
 //!
-//! - turn overhead: sequential scripted turns, headless and ray interleaved,
-//!   p50 of each and the difference;
-//! - throughput: N scripted turns of 2 s of work started at once, on ray
-//!   (three nodes, one CPU each) and headless on this machine.
+//! - turn overhead: sequential scripted turns, headless, on a warm ray seat
+//!   and as a job per turn, interleaved, p50 of each and the difference;
+//! - throughput: N scripted turns of 2 s of work started at once: headless
+//!   on this machine; on ray (three nodes, one CPU each) as a job per turn
+//!   with one CPU each, and on workers asking one CPU, then a quarter CPU
+//!   each, first new, then warm.
 //!
 //! Needs Ray (`scripts/provision-ray.sh`) and `cargo build --workspace`
 //! (the scripted CLI). Prints markdown tables (docs/benchmarks.md records
@@ -62,6 +64,63 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// A project whose `[ray]` section is `ray`, trusted so it counts.
+fn project_with(cluster: &Cluster, ray: &str) -> Project {
+    let p = Project::new();
+    std::fs::create_dir_all(p.path().join(".drover")).expect("dir");
+    std::fs::write(
+        p.path().join(".drover/config.toml"),
+        format!("[ray]\n{ray}"),
+    )
+    .expect("config");
+    let mut trust = p.drover();
+    trust.env("RAY_ADDRESS", &cluster.address).arg("trust");
+    assert!(trust.output().expect("trust").status.success());
+    p
+}
+
+/// Runs `n` turns of 2 s work at once; wall seconds.
+fn wave(p: &Project, cluster: &Cluster, ws: &str, n: usize, tag: &str) -> f64 {
+    let started = Instant::now();
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            turn(
+                p,
+                cluster,
+                ws,
+                &format!("{tag}{i}"),
+                "Reply with exactly: PAR @sleep=2000",
+            )
+            .spawn()
+            .expect("drover")
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("drover");
+        assert!(
+            completed(&out),
+            "{ws}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    started.elapsed().as_secs_f64()
+}
+
+/// Waits until every worker of the project has left (idle, 30 s).
+fn workers_gone(p: &Project) {
+    let dir = p.path().join(".drover/ray/workers");
+    let until = Instant::now() + Duration::from_secs(300);
+    while std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| !e.path().join("gone").exists())
+    {
+        assert!(Instant::now() < until, "the workers never left");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
 fn main() {
     watchdog(Duration::from_secs(30 * 60));
     let cluster = Cluster::start().unwrap_or_else(|e| panic!("the Ray cluster did not start: {e}"));
@@ -69,22 +128,31 @@ fn main() {
         "cluster: head ready in {:.1} s, three nodes in {:.1} s\n",
         cluster.head_ready_s, cluster.all_ready_s
     );
-    let p = Project::new();
-    // Warm the compile cache and the cluster's workers before measuring.
-    for ws in ["headless", "ray"] {
-        let out = turn(&p, &cluster, ws, "warm", "Reply with exactly: WARM")
+    // One project per way of running: a warm seat (the default), a job per
+    // turn (`warm = false`), and warm seats asking a quarter CPU each.
+    let warm = Project::new();
+    let cold = project_with(&cluster, "warm = false\n");
+    let whole = Project::new();
+    let quarter = project_with(&cluster, "num_cpus = 0.25\n");
+    // Warm the compile cache, the cluster's workers and the warm seat.
+    for (p, ws) in [(&warm, "headless"), (&warm, "ray"), (&cold, "ray")] {
+        let out = turn(p, &cluster, ws, "warm", "Reply with exactly: WARM")
             .output()
             .expect("drover");
         assert!(completed(&out), "{}", String::from_utf8_lossy(&out.stdout));
     }
 
     let n = env_usize("RAY_BENCH_N", 10);
-    let (mut local, mut ray) = (Vec::new(), Vec::new());
+    let (mut local, mut seat, mut job) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..n {
-        for (ws, samples) in [("headless", &mut local), ("ray", &mut ray)] {
+        for (p, ws, samples) in [
+            (&warm, "headless", &mut local),
+            (&warm, "ray", &mut seat),
+            (&cold, "ray", &mut job),
+        ] {
             let started = Instant::now();
             let out = turn(
-                &p,
+                p,
                 &cluster,
                 ws,
                 &format!("seq{i}"),
@@ -100,58 +168,67 @@ fn main() {
             );
         }
     }
-    let (local_p50, ray_p50) = (p50(&mut local), p50(&mut ray));
-    println!("| one scripted turn ({n} each, interleaved) | p50 s |");
-    println!("|---|---:|");
+    let (local_p50, seat_p50, job_p50) = (p50(&mut local), p50(&mut seat), p50(&mut job));
+    let over = |d: Duration| {
+        format!(
+            "+{:.2} ({:.1}×)",
+            d.as_secs_f64() - local_p50.as_secs_f64(),
+            d.as_secs_f64() / local_p50.as_secs_f64()
+        )
+    };
+    println!("| one scripted turn ({n} each, interleaved) | p50 s | over headless |");
+    println!("|---|---:|---:|");
     println!(
-        "| headless, this machine | {:.2} |",
+        "| headless, this machine | {:.2} | |",
         local_p50.as_secs_f64()
     );
     println!(
-        "| ray job (submit, node drover, events home) | {:.2} |",
-        ray_p50.as_secs_f64()
+        "| ray, warm seat (a worker job takes the turn) | {:.2} | {} |",
+        seat_p50.as_secs_f64(),
+        over(seat_p50)
     );
     println!(
-        "| ray overhead | +{:.2} ({:.1}×) |\n",
-        ray_p50.as_secs_f64() - local_p50.as_secs_f64(),
-        ray_p50.as_secs_f64() / local_p50.as_secs_f64()
+        "| ray, a job per turn (`warm = false`) | {:.2} | {} |\n",
+        job_p50.as_secs_f64(),
+        over(job_p50)
     );
 
     let parallel = env_usize("RAY_BENCH_PARALLEL", 12);
     println!("| {parallel} turns of 2 s work started at once | wall s | turns/min |");
     println!("|---|---:|---:|");
-    for ws in ["headless", "ray"] {
-        let started = Instant::now();
-        let children: Vec<_> = (0..parallel)
-            .map(|i| {
-                turn(
-                    &p,
-                    &cluster,
-                    ws,
-                    &format!("par{i}"),
-                    "Reply with exactly: PAR @sleep=2000",
-                )
-                .spawn()
-                .expect("drover")
-            })
-            .collect();
-        for child in children {
-            let out = child.wait_with_output().expect("drover");
-            assert!(
-                completed(&out),
-                "{ws}: {}",
-                String::from_utf8_lossy(&out.stdout)
-            );
-        }
-        let wall = started.elapsed().as_secs_f64();
-        let label = if ws == "ray" {
-            "ray, three nodes × 1 CPU"
-        } else {
-            "headless, this machine"
-        };
+    let row = |label: &str, wall: f64| {
         println!(
             "| {label} | {wall:.1} | {:.1} |",
             parallel as f64 * 60.0 / wall
         );
-    }
+    };
+    row(
+        "headless, this machine",
+        wave(&warm, &cluster, "headless", parallel, "par"),
+    );
+    row(
+        "ray, a job per turn, 1 CPU each",
+        wave(&cold, &cluster, "ray", parallel, "par"),
+    );
+    // The first wave of each starts the workers; the second finds them
+    // warm. Idle workers hold their CPUs until they leave (30 s idle): each
+    // placement starts on a cluster the last one left.
+    workers_gone(&warm);
+    row(
+        "ray, new workers, 1 CPU each",
+        wave(&whole, &cluster, "ray", parallel, "cold"),
+    );
+    row(
+        "ray, warm workers, 1 CPU each",
+        wave(&whole, &cluster, "ray", parallel, "par"),
+    );
+    workers_gone(&whole);
+    row(
+        "ray, new workers, 0.25 CPU each",
+        wave(&quarter, &cluster, "ray", parallel, "cold"),
+    );
+    row(
+        "ray, warm workers, 0.25 CPU each",
+        wave(&quarter, &cluster, "ray", parallel, "par"),
+    );
 }

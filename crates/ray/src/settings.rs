@@ -10,6 +10,7 @@
 //! num_cpus = 1                    # entrypoint_num_cpus of every turn
 //! resources = { ssd = 0.1 }       # more entrypoint resources
 //! place = "host_b"                # a custom resource every turn asks for
+//! warm = true                     # turns go to long-lived workers (false: a job per turn)
 //!
 //! [ray.cli.claude]
 //! place = "gpu_box"               # only the claude profile's turns
@@ -81,6 +82,9 @@ pub struct Settings {
     pub resources: BTreeMap<String, f64>,
     /// The custom resource that pins turns, if any.
     pub place: Option<String>,
+    /// Turns go to long-lived worker jobs that take turns as they come
+    /// (`[ray] warm`, default true); false submits one job per turn.
+    pub warm: bool,
     /// Settings set aside: an untrusted project's `[ray]` values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored: Vec<String>,
@@ -131,15 +135,26 @@ impl Settings {
         Ok(Jobs::new(&address))
     }
 
-    /// `exec DROVER --project PROJECT ray-turn`, the job's entrypoint, for
-    /// Ray to start on a node: cleared as a process drover starts.
+    /// `exec DROVER --project PROJECT ray-turn`, the entrypoint of a job
+    /// that runs one turn, for Ray to start on a node: cleared as a process
+    /// drover starts.
     pub fn entrypoint(&self) -> Result<Cleared<String>, Refused> {
+        self.entrypoint_of("ray-turn")
+    }
+
+    /// `exec DROVER --project PROJECT ray-worker`, the entrypoint of a
+    /// long-lived worker job that takes turns as they come.
+    pub fn worker_entrypoint(&self) -> Result<Cleared<String>, Refused> {
+        self.entrypoint_of("ray-worker")
+    }
+
+    fn entrypoint_of(&self, command: &str) -> Result<Cleared<String>, Refused> {
         drover_gate::clear(
             Effect::Spawn,
             "the Ray entrypoint (drover's and the project's paths on the nodes)",
             Sourced::new(
                 format!(
-                    "exec {} --project {} ray-turn",
+                    "exec {} --project {} {command}",
                     crate::shell_quote(&self.drover.to_string_lossy()),
                     crate::shell_quote(&self.project.to_string_lossy())
                 ),
@@ -227,6 +242,7 @@ impl Settings {
         let project_setting = setting(&["ray", "project"]);
         let num_cpus_setting = setting(&["ray", "num_cpus"]);
         let resources_setting = setting(&["ray", "resources"]);
+        let warm_setting = setting(&["ray", "warm"]);
         let place_setting = match setting(&["ray", "cli", cli, "place"]) {
             Some(found) => Some((found, vec!["ray", "cli", cli, "place"])),
             None => setting(&["ray", "place"]).map(|found| (found, vec!["ray", "place"])),
@@ -302,6 +318,13 @@ impl Settings {
         if let Some(p) = &place {
             resources.insert(p.clone(), PLACE_SHARE);
         }
+        let warm = match &warm_setting {
+            None => true,
+            Some((value, file)) => value.as_bool().ok_or_else(|| SettingsError::Field {
+                at: file.locate(&["ray", "warm"]),
+                message: "expected true or false".to_string(),
+            })?,
+        };
         Ok(Settings {
             address,
             address_source: source,
@@ -312,6 +335,7 @@ impl Settings {
             num_cpus,
             resources,
             place,
+            warm,
             ignored,
         })
     }

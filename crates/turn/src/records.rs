@@ -115,6 +115,17 @@ pub struct RayRecord {
     pub message: Option<String>,
     pub node_id: Option<String>,
     pub node_address: Option<String>,
+    /// A turn given to a long-lived worker job (`submission_id`): the
+    /// turn's id and the worker's mailbox on this machine.
+    #[serde(default)]
+    pub warm: Option<WarmTurn>,
+}
+
+/// A turn a Ray worker job took from its mailbox.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WarmTurn {
+    pub turn: String,
+    pub mailbox: PathBuf,
 }
 
 impl Record for RayRecord {

@@ -14,6 +14,7 @@ mod output;
 mod probe;
 mod profiles;
 mod ray_turn;
+mod ray_worker;
 mod run;
 mod seats;
 mod status;
@@ -136,6 +137,10 @@ enum Command {
     /// turn on this node, described by $DROVER_RAY_TURN.
     #[command(hide = true)]
     RayTurn,
+    /// The entrypoint of a Ray worker job the ray workspace starts: takes
+    /// turns from the mailbox $DROVER_RAY_WORKER names, one at a time.
+    #[command(hide = true)]
+    RayWorker,
     /// Sends the notifications one journal line asks for (started by drover).
     #[command(hide = true)]
     NotifyDispatch { run: String, task: String, ts: u64 },
@@ -219,6 +224,7 @@ pub fn main() -> ExitCode {
         Command::RayTurn => {
             interrupt_flag().and_then(|flag| ray_turn::main(&project, flag).map(|()| Outcome::Ok))
         }
+        Command::RayWorker => interrupt_flag().and_then(|flag| ray_worker::main(&project, flag)),
     };
     match result {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -1,5 +1,6 @@
 //! The node's side of a Ray turn: `drover --project DIR ray-turn`, the
-//! entrypoint of every job the ray workspace submits. It runs one headless
+//! entrypoint of a job that runs one turn ([`run_turn`] is also what a
+//! long-lived worker runs for each turn it takes). It runs one headless
 //! session exactly as `drover run` would (the CLI's component, hooks,
 //! verdict and fault classification), and prints its journal and result in
 //! the job's log as [`crate::drive::ray::wire`] lines for the submitting drover to read.
@@ -44,6 +45,19 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
         )
     })?;
     let turn = TurnRequest::parse(&text).map_err(anyhow::Error::msg)?;
+    run_turn(project, &turn, interrupted, &|line| {
+        stdout_json(&format!("{line}\n"));
+    })
+}
+
+/// Runs one turn on this node as `drover run` would, handing each wire line
+/// (journal lines as they come, the result last) to `emit`.
+pub fn run_turn(
+    project: &Path,
+    turn: &TurnRequest,
+    cancel: Arc<AtomicBool>,
+    emit: &(dyn Fn(&str) + Sync),
+) -> anyhow::Result<()> {
     let project = project
         .canonicalize()
         .with_context(|| format!("the project directory {} on this node", project.display()))?;
@@ -74,28 +88,26 @@ pub fn main(project: &Path, interrupted: Arc<AtomicBool>) -> anyhow::Result<()> 
     })?;
     let mut spec = turn.to_spec();
     spec.teardown_grace = spec.teardown_grace.min(TEARDOWN_MAX);
-    spec.cancel = Some(interrupted);
+    spec.cancel = Some(cancel);
     let journal = run.journal_path();
     let mut ctx = Context::new(state, run, prepared);
     ctx.notifies = false;
 
-    let done = Arc::new(AtomicBool::new(false));
-    let follower = {
-        let done = Arc::clone(&done);
-        std::thread::spawn(move || follow(&journal, &done))
-    };
-    let result = headless::run(&ctx, &spec);
-    done.store(true, Ordering::Relaxed);
-    if follower.join().is_err() {
-        anyhow::bail!("the journal follower panicked");
-    }
-    stdout_json(&format!("{}\n", wire::result_line(&result)?));
+    let done = AtomicBool::new(false);
+    let result = std::thread::scope(|scope| {
+        let follower = scope.spawn(|| follow(&journal, &done, emit));
+        let result = headless::run(&ctx, &spec);
+        done.store(true, Ordering::Relaxed);
+        follower.join().map(|()| result)
+    })
+    .map_err(|_| anyhow::anyhow!("the journal follower panicked"))?;
+    emit(&wire::result_line(&result)?);
     Ok(())
 }
 
-/// Prints every line the journal gets, numbered from 0, until `done` and
-/// the file is read to its end.
-fn follow(journal: &Path, done: &AtomicBool) {
+/// Hands every line the journal gets to `emit`, numbered from 0, until
+/// `done` and the file is read to its end.
+fn follow(journal: &Path, done: &AtomicBool, emit: &(dyn Fn(&str) + Sync)) {
     let mut offset = 0u64;
     let mut seq = 0u64;
     loop {
@@ -108,8 +120,7 @@ fn follow(journal: &Path, done: &AtomicBool) {
             // Only whole lines: a line being appended is read next time.
             while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line.ends_with('\n') {
                 offset += line.len() as u64;
-                // One write per line, under stdout's lock: lines never interleave.
-                stdout_json(&format!("{}\n", wire::event_line(seq, line.trim_end())));
+                emit(&wire::event_line(seq, line.trim_end()));
                 seq += 1;
                 line.clear();
             }

@@ -36,6 +36,42 @@ pub fn json_of(out: std::process::Output) -> (Value, i32) {
     (doc, out.status.code().unwrap_or(-1))
 }
 
+/// The turn's id: what names the node's run directory and the copied
+/// journal lines' origin (a warm turn's own id, else its job's).
+pub fn turn_of(record: &Value) -> String {
+    record["warm"]["turn"]
+        .as_str()
+        .or(record["submission_id"].as_str())
+        .expect("a turn id")
+        .to_string()
+}
+
+/// Makes the project's turns one Ray job each (`[ray] warm = false`).
+pub fn job_per_turn(p: &Project, cluster: &Cluster) {
+    std::fs::create_dir_all(p.path().join(".drover")).expect("dir");
+    std::fs::write(
+        p.path().join(".drover/config.toml"),
+        "[ray]\nwarm = false\n",
+    )
+    .expect("config");
+    let trusted = drover(p, cluster).arg("trust").output().expect("trust");
+    assert!(
+        trusted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+}
+
+/// Whether the node's drover journaled the turn's verdict.
+pub fn node_verdict(p: &Project, turn: &str) -> bool {
+    let path = p
+        .path()
+        .join(".drover/ray/.drover/runs")
+        .join(turn)
+        .join("events.jsonl");
+    std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"kind\":\"verdict\""))
+}
+
 pub fn job_record(p: &Project, run: &str, task: &str) -> Value {
     let path = p.run_dir(run).join("tasks").join(task).join("ray.json");
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
@@ -115,8 +151,8 @@ pub fn spawn_run(p: &Project, cluster: &Cluster, prompt: &str) -> Child {
         .expect("drover starts")
 }
 
-/// The only run of a project, once its driver wrote `ray.json`, and its job
-/// once Ray runs it.
+/// The only run of a project, once its driver wrote `ray.json`, and its
+/// turn's id (see [`turn_of`]) once the node runs it.
 pub fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
     let runs = p.path().join(".drover/runs");
     let mut found = None;
@@ -130,16 +166,22 @@ pub fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
                 let path = e.path().join("tasks/scripted/ray.json");
                 let text = std::fs::read_to_string(path).ok()?;
                 let record: Value = serde_json::from_str(&text).ok()?;
-                Some((run, record["submission_id"].as_str()?.to_string()))
+                record["submission_id"].as_str()?;
+                Some((run, turn_of(&record)))
             });
         found.is_some()
     });
-    let (run, job) = found.expect("found");
+    let (run, turn) = found.expect("found");
+    let record = job_record(p, &run, "scripted");
+    let job = record["submission_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     // The node's turn has started once its journal has a line.
     let journal = p
         .path()
         .join(".drover/ray/.drover/runs")
-        .join(&job)
+        .join(&turn)
         .join("events.jsonl");
     wait_for("the node's first journal line", || {
         std::fs::read_to_string(&journal).is_ok_and(|t| t.ends_with('\n'))
@@ -150,5 +192,5 @@ pub fn running_job(p: &Project, cluster: &Cluster) -> (String, String) {
                 .flatten()
                 .is_some_and(|i| i.status.terminal())
     });
-    (run, job)
+    (run, turn)
 }

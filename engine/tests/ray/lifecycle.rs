@@ -5,7 +5,8 @@
 use serde_json::Value;
 
 use crate::drive::{
-    assert_events_came_home, drover, json_of, ray_run, running_job, spawn_run, wait_for,
+    assert_events_came_home, drover, job_per_turn, job_record, json_of, node_verdict, ray_run,
+    running_job, spawn_run, wait_for,
 };
 use crate::support::Project;
 use crate::support::ray_cluster::Cluster;
@@ -69,16 +70,16 @@ pub fn a_killed_driver_is_settled_from_ray(cluster: &Cluster) {
         p.journal(&run).iter().all(|l| l["kind"] != "verdict"),
         "no verdict yet"
     );
-    wait_for("the job to end", || {
-        cluster
-            .jobs()
-            .info(&job)
-            .ok()
-            .flatten()
-            .is_some_and(|i| i.status.terminal())
+    wait_for("the node to finish the turn", || node_verdict(&p, &job));
+    // The node's result follows its journal's verdict: `status` settles the
+    // task once it is there, and leaves it open until then.
+    let mut status = Value::Null;
+    wait_for("drover status to settle the run", || {
+        let (now, code) = json_of(p.output(&["status", "--json", &run]));
+        assert_eq!(code, 0, "{now:#}");
+        status = now;
+        !status["runs"][0]["tasks"][0]["verdict"].is_null()
     });
-    let (status, code) = json_of(p.output(&["status", "--json", &run]));
-    assert_eq!(code, 0, "{status:#}");
     let task = &status["runs"][0]["tasks"][0];
     assert_eq!(task["verdict"], "completed", "{status:#}");
     assert_eq!(task["reconciled"], true);
@@ -98,7 +99,18 @@ pub fn a_killed_driver_is_settled_from_ray(cluster: &Cluster) {
 }
 
 pub fn stopping_a_run_stops_its_job(cluster: &Cluster) {
+    // A job of its own is stopped; a warm turn is stopped through its
+    // lease, and its worker stays for the next turn.
+    for warm in [false, true] {
+        stopping_a_run_stops_its_turn(cluster, warm);
+    }
+}
+
+fn stopping_a_run_stops_its_turn(cluster: &Cluster, warm: bool) {
     let p = Project::new();
+    if !warm {
+        job_per_turn(&p, cluster);
+    }
     let child = spawn_run(&p, cluster, "Reply with exactly: NEVER @hang");
     let (run, job) = running_job(&p, cluster);
     // The node's CLI process, as its drover recorded it.
@@ -127,15 +139,17 @@ pub fn stopping_a_run_stops_its_job(cluster: &Cluster) {
             .is_some_and(|r| r.contains("interrupted")),
         "{doc:#}"
     );
+    let record = job_record(&p, &run, "scripted");
     let info = cluster
         .jobs()
-        .info(&job)
+        .info(record["submission_id"].as_str().expect("job"))
         .expect("job info")
         .expect("known job");
-    assert!(info.status.terminal(), "{info:?}");
+    assert_eq!(info.status.terminal(), !warm, "{info:?}");
+    wait_for("the node to end the turn", || node_verdict(&p, &job));
     assert!(
         !drover::workspace::process::alive(identity),
-        "the CLI outlived its job"
+        "the CLI outlived its turn"
     );
     assert_eq!(
         p.journal(&run)
@@ -172,4 +186,87 @@ pub fn a_failed_job_is_crashed_with_rays_reason(cluster: &Cluster) {
     assert!(reason.contains("/nonexistent/drover"), "{reason}");
     let run = doc["run_id"].as_str().expect("run id");
     assert_eq!(p.states(run), ["working", "unknown"]);
+}
+
+pub fn a_killed_driver_stops_its_worker_through_the_lease(cluster: &Cluster) {
+    let p = Project::new();
+    let mut child = spawn_run(&p, cluster, "Reply with exactly: NEVER @hang");
+    let (run, turn) = running_job(&p, cluster);
+    let worker = job_record(&p, &run, "scripted")["submission_id"]
+        .as_str()
+        .expect("the worker's job")
+        .to_string();
+    // SIGKILL: nothing renews the turn's lease any more.
+    child.kill().expect("kill drover");
+    let _ = child.wait();
+    // The bound only catches a hang: the lease lapses after 20 s.
+    wait_for("the worker's job to end", || {
+        cluster
+            .jobs()
+            .info(&worker)
+            .ok()
+            .flatten()
+            .is_some_and(|i| i.status.terminal())
+    });
+    assert!(node_verdict(&p, &turn), "the node ended the turn");
+    let (status, code) = json_of(p.output(&["status", "--json", &run]));
+    assert_eq!(code, 0, "{status:#}");
+    let task = &status["runs"][0]["tasks"][0];
+    assert_eq!(task["verdict"], "crashed", "{status:#}");
+    assert_eq!(task["reconciled"], true);
+    let log = std::fs::read_to_string(cluster_log(cluster, &worker)).unwrap_or_default();
+    assert!(log.contains("lapsed"), "{log}");
+}
+
+/// The worker job's own log, as Ray keeps it.
+fn cluster_log(cluster: &Cluster, job: &str) -> std::path::PathBuf {
+    let path = cluster.dir.path().join(format!("{job}.log"));
+    let text = cluster.jobs().logs(job).unwrap_or_default();
+    std::fs::write(&path, text).expect("log copy");
+    path
+}
+
+/// Stops node c: run last, the cluster has two nodes afterwards.
+pub fn an_unreachable_nodes_log_is_a_network_fault(cluster: &Cluster) {
+    let p = Project::new();
+    job_per_turn(&p, cluster);
+    let mut child = drover(&p, cluster)
+        .args(crate::RAY_RUN)
+        .args(["--timeout", "5m", "--place", "host_c"])
+        .arg("Reply with exactly: OUT OF REACH @sleep=2000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("drover starts");
+    let (run, job) = running_job(&p, cluster);
+    child.kill().expect("kill drover");
+    let _ = child.wait();
+    wait_for("the job to end", || {
+        cluster
+            .jobs()
+            .info(&job)
+            .ok()
+            .flatten()
+            .is_some_and(|i| i.status.terminal())
+    });
+    cluster.stop_node("host_c");
+    let (status, code) = json_of(p.output(&["status", "--json", &run]));
+    assert_eq!(code, 0, "{status:#}");
+    let task = &status["runs"][0]["tasks"][0];
+    assert_eq!(task["verdict"], "crashed", "{status:#}");
+    let session: Value = serde_json::from_str(
+        &std::fs::read_to_string(p.run_dir(&run).join("tasks/scripted/session.json"))
+            .expect("session.json"),
+    )
+    .expect("json");
+    assert_eq!(session["fault"]["kind"], "network", "{session:#}");
+    assert_eq!(
+        session["fault"]["rule"], "ray:log-unreachable",
+        "{session:#}"
+    );
+    let reason = session["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("its log could not be read from its node: "),
+        "{reason}"
+    );
 }

@@ -29,7 +29,9 @@ use std::time::{Duration, Instant};
 use cluster::{a_dead_cluster_is_a_network_fault, mux_and_doctor_show_the_cluster};
 use lifecycle::{
     a_failed_job_is_crashed_with_rays_reason, a_killed_driver_is_settled_from_ray,
-    stopping_a_run_stops_its_job, wait_and_events_follow_a_ray_run,
+    a_killed_driver_stops_its_worker_through_the_lease,
+    an_unreachable_nodes_log_is_a_network_fault, stopping_a_run_stops_its_job,
+    wait_and_events_follow_a_ray_run,
 };
 use runs::{
     completes_with_reply_usage_and_events, pinned_runs_land_on_their_node,
@@ -88,6 +90,15 @@ fn main() -> ExitCode {
         (
             "a_dead_cluster_is_a_network_fault",
             a_dead_cluster_is_a_network_fault,
+        ),
+        (
+            "a_killed_driver_stops_its_worker_through_the_lease",
+            a_killed_driver_stops_its_worker_through_the_lease,
+        ),
+        // Last: it stops a node.
+        (
+            "an_unreachable_nodes_log_is_a_network_fault",
+            an_unreachable_nodes_log_is_a_network_fault,
         ),
     ];
     let chosen: Vec<_> = cases

@@ -6,7 +6,7 @@ use std::process::{Child, Stdio};
 use drover::ray::jobs::JobStatus;
 
 use crate::RAY_RUN;
-use crate::drive::{assert_events_came_home, drover, job_record, json_of, ray_run};
+use crate::drive::{assert_events_came_home, drover, job_record, json_of, ray_run, turn_of};
 use crate::support::Project;
 use crate::support::ray_cluster::Cluster;
 
@@ -33,18 +33,31 @@ pub fn completes_with_reply_usage_and_events(cluster: &Cluster) {
     assert_eq!(p.states(run), ["working", "done"]);
     let record = job_record(&p, run, "scripted");
     let job = record["submission_id"].as_str().expect("submission id");
-    assert_events_came_home(&p, run, job);
-    assert_eq!(record["status"], "SUCCEEDED");
-    // The local copy of the job's log holds the result line.
+    assert_events_came_home(&p, run, &turn_of(&record));
+    // The local copy of the turn's lines holds the result line.
     let log = std::fs::read_to_string(doc["logs"][0].as_str().expect("log")).expect("log copy");
     assert!(log.contains("drover-ray/1 result "), "{log}");
-    // Ray agrees: the job succeeded and asked for a CPU.
+    // The turn went to a worker job, which Ray still runs, waiting for the
+    // next turn…
     let info = cluster
         .jobs()
         .info(job)
         .expect("job info")
         .expect("known job");
-    assert_eq!(info.status, JobStatus::Succeeded);
+    assert_eq!(info.status, JobStatus::Running, "{record:#}");
+    // …which the next run of the project gives it.
+    let (again, code) = ray_run(&p, cluster, &[], "Reply with exactly: AGAIN");
+    assert_eq!(
+        (again["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{again:#}"
+    );
+    let second = job_record(&p, again["run_id"].as_str().expect("run id"), "scripted");
+    assert_eq!(
+        second["submission_id"], job,
+        "the same worker took the turn"
+    );
+    assert_ne!(turn_of(&second), turn_of(&record));
     // `drover status` reads the same.
     let (status, code) = json_of(p.output(&["status", "--json", run]));
     assert_eq!(code, 0, "{status:#}");
@@ -112,7 +125,7 @@ pub fn ten_parallel_runs_lose_no_events(cluster: &Cluster) {
         let run = doc["run_id"].as_str().expect("run id");
         let task = doc["task"].as_str().expect("task");
         let record = job_record(&p, run, task);
-        assert_events_came_home(&p, run, record["submission_id"].as_str().expect("id"));
+        assert_events_came_home(&p, run, &turn_of(&record));
         assert_eq!(p.states(run), ["working", "done"]);
     }
 }

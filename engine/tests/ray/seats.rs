@@ -7,7 +7,7 @@ use drover::ray::jobs::JobStatus;
 use serde_json::Value;
 
 use crate::WAIT;
-use crate::drive::{drover, job_record, json_of, wait_for};
+use crate::drive::{drover, job_record, json_of, node_verdict, turn_of, wait_for};
 use crate::support::Project;
 use crate::support::ray_cluster::Cluster;
 
@@ -64,8 +64,8 @@ pub fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
         .filter(|l| l["kind"] == "verdict")
         .count();
     assert_eq!(verdicts, 2, "one verdict per turn");
-    // `drover down` stops the job of a turn still running on the node.
-    let second_job = job_record(&p, run, "s1")["submission_id"].clone();
+    // `drover down` stops a turn still running on the node.
+    let second_turn = turn_of(&job_record(&p, run, "s1"));
     let queued = drover(&p, cluster)
         .args(["send", "--no-wait", "s1", "Reply with exactly: NEVER @hang"])
         .output()
@@ -76,19 +76,27 @@ pub fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
         String::from_utf8_lossy(&queued.stderr)
     );
     let until = Instant::now() + WAIT;
-    let job = loop {
+    let (job, turn) = loop {
         let record = job_record(&p, run, "s1");
         let job = record["submission_id"]
             .as_str()
             .unwrap_or_default()
             .to_string();
         let info = cluster.jobs().info(&job).ok().flatten();
-        if record["submission_id"] != second_job
+        let turn = turn_of(&record);
+        let started = p
+            .path()
+            .join(".drover/ray/.drover/runs")
+            .join(&turn)
+            .join("tasks/s1/process.json")
+            .is_file();
+        if turn != second_turn
+            && started
             && info
                 .as_ref()
                 .is_some_and(|i| i.status == JobStatus::Running)
         {
-            break job;
+            break (job, turn);
         }
         assert!(
             Instant::now() < until,
@@ -104,13 +112,9 @@ pub fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
             .expect("down"),
     );
     assert_eq!(code, 0, "{down:#}");
-    assert_eq!(down["down"][0]["stopped_job"], job.as_str(), "{down:#}");
-    wait_for("Ray to stop the job", || {
-        cluster
-            .jobs()
-            .info(&job)
-            .ok()
-            .flatten()
-            .is_some_and(|i| i.status == JobStatus::Stopped)
-    });
+    assert_eq!(down["down"][0]["stopped_job"], turn.as_str(), "{down:#}");
+    wait_for("the node to end the turn", || node_verdict(&p, &turn));
+    // The worker stays for the project's next turn.
+    let info = cluster.jobs().info(&job).expect("info").expect("known job");
+    assert_eq!(info.status, JobStatus::Running);
 }

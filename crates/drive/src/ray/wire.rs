@@ -6,6 +6,7 @@
 //! ```text
 //! drover-ray/1 event <seq> <events.jsonl line>   one per journal line, seq from 0
 //! drover-ray/1 result <TurnReport JSON>       the turn's result, last
+//! drover-ray/1 refused <reason>               a worker could not run the turn
 //! ```
 //!
 //! `seq` is the line's position in the node's journal, so a line read twice
@@ -21,6 +22,8 @@ use drover_run::Transition;
 
 /// The environment variable holding the turn on the node.
 pub const TURN_ENV: &str = "DROVER_RAY_TURN";
+/// The environment variable holding a worker job's [`WorkerRequest`].
+pub const WORKER_ENV: &str = "DROVER_RAY_WORKER";
 const PREFIX: &str = "drover-ray/1 ";
 /// A longer log line is not drover's (a result holds a reply, so be generous).
 pub const LINE_MAX: usize = 8 << 20;
@@ -154,6 +157,41 @@ impl TurnRequest {
     }
 }
 
+/// What a long-lived worker job is told: where its mailbox is on the node
+/// (`docs/distributed.md`), how long it waits idle, and when a lease lapses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkerRequest {
+    pub mailbox: PathBuf,
+    pub idle_ms: u64,
+    pub lapse_ms: u64,
+}
+
+impl WorkerRequest {
+    /// Reads and checks the document the worker job's environment carries:
+    /// the mailbox must be a worker's directory under a project's drover
+    /// state, named safely.
+    pub fn parse(text: &str) -> Result<WorkerRequest, String> {
+        let worker: WorkerRequest = serde_json::from_str(text)
+            .map_err(|e| format!("{WORKER_ENV} is not a worker's settings: {e}"))?;
+        let id = worker
+            .mailbox
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let parent = worker.mailbox.parent().map(std::path::Path::to_path_buf);
+        let under_workers = parent
+            .as_ref()
+            .is_some_and(|p| p.ends_with(".drover/ray/workers") && p.is_absolute());
+        if id.is_empty() || drover_run::safe_segment(&id) != id || !under_workers {
+            return Err(format!(
+                "{WORKER_ENV}: mailbox {} is not <project>/.drover/ray/workers/<id>",
+                worker.mailbox.display()
+            ));
+        }
+        Ok(worker)
+    }
+}
+
 /// A recognised line of the job's log.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
@@ -162,10 +200,18 @@ pub enum Line {
         transition: Box<Transition>,
     },
     Result(Box<TurnReport>),
+    /// A worker could not run the turn at all (a bad document, a profile
+    /// not trusted on the node): no result will come.
+    Refused(String),
 }
 
 pub fn event_line(seq: u64, journal_line: &str) -> String {
     format!("{PREFIX}event {seq} {journal_line}")
+}
+
+/// One line, whatever the reason holds (newlines become spaces).
+pub fn refused_line(reason: &str) -> String {
+    format!("{PREFIX}refused {}", reason.replace(['\r', '\n'], " "))
 }
 
 pub fn result_line(result: &TurnReport) -> Result<String, serde_json::Error> {
@@ -184,6 +230,9 @@ pub fn parse_line(line: &str) -> Option<Line> {
         let seq = seq.parse().ok()?;
         let transition = Box::new(serde_json::from_str(json).ok()?);
         return Some(Line::Event { seq, transition });
+    }
+    if let Some(reason) = rest.strip_prefix("refused ") {
+        return Some(Line::Refused(reason.to_string()));
     }
     let json = rest.strip_prefix("result ")?;
     serde_json::from_str(json)
@@ -231,6 +280,27 @@ mod tests {
     }
 
     #[test]
+    fn a_worker_serves_only_a_workers_mailbox() {
+        let ok = r#"{"mailbox": "/p/.drover/ray/workers/w1", "idle_ms": 1, "lapse_ms": 2}"#;
+        assert_eq!(
+            WorkerRequest::parse(ok).expect("parses").mailbox,
+            PathBuf::from("/p/.drover/ray/workers/w1")
+        );
+        for bad in [
+            "/p/.drover/ray/workers/..",
+            "/home/me/.ssh",
+            "p/.drover/ray/workers/w1",
+        ] {
+            let text = format!(r#"{{"mailbox": "{bad}", "idle_ms": 1, "lapse_ms": 2}}"#);
+            assert!(
+                WorkerRequest::parse(&text)
+                    .expect_err(bad)
+                    .contains("is not <project>/.drover/ray/workers/<id>")
+            );
+        }
+    }
+
+    #[test]
     fn only_well_formed_lines_are_recognised() {
         let journal = r#"{"ts":1,"task":"t","kind":"state","state":"working","source":"launch"}"#;
         match parse_line(&format!("{}\n", event_line(3, journal))) {
@@ -243,6 +313,10 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        assert_eq!(
+            parse_line(&refused_line("no trust\nfor x")),
+            Some(Line::Refused("no trust for x".to_string()))
+        );
         for noise in [
             "Running entrypoint for job x: drover ray-turn",
             "drover-ray/1 event x {}",

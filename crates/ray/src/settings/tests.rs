@@ -213,4 +213,26 @@ fn bad_fields_name_file_line_and_field() {
         .expect_err("bad")
         .to_string();
     assert!(e.starts_with("--place: "), "{e}");
+    let c = config(Some("[ray]\nwarm = \"yes\"\n"), None);
+    let e = resolve(&Overrides::default(), &c, &[])
+        .expect_err("bad")
+        .to_string();
+    assert!(
+        e.starts_with("/p/.drover/config.toml:2: ray.warm: expected true or false"),
+        "{e}"
+    );
+}
+
+#[test]
+fn turns_are_warm_unless_a_setting_says_not() {
+    let s = resolve(&Overrides::default(), &config(None, None), &[]).expect("resolves");
+    assert!(s.warm);
+    let c = config(Some("[ray]\nwarm = false\n"), None);
+    let s = resolve(&Overrides::default(), &c, &[]).expect("resolves");
+    assert!(!s.warm);
+    assert!(
+        s.worker_entrypoint()
+            .expect("cleared")
+            .ends_with(" ray-worker")
+    );
 }

@@ -293,3 +293,81 @@ fn a_committed_conversation_is_never_continued_and_no_id_is_an_option() {
     );
     assert!(!p.path().join(".drover/runs").exists(), "a run was started");
 }
+
+/// A turn for `drover ray-worker`, as a driver posts it.
+fn ray_turn(p: &Project, id: &str, prompt: &str) -> String {
+    json!({
+        "submission_id": id, "run_id": "r1", "task": "t", "cli": "scripted",
+        "prompt": prompt, "cwd": p.path(), "model": "", "timeout_ms": 60_000,
+        "result_wait_ms": 1000, "stop_nudges": 0, "stall_nudges": 0,
+        "budget_mode": "off", "budget_grace_ms": 1000, "heartbeat_ms": 30_000,
+        "teardown_grace_ms": 1000
+    })
+    .to_string()
+}
+
+fn ray_worker(p: &Project, mailbox: &Path, idle_ms: u64, lapse_ms: u64) -> std::process::Output {
+    p.drover()
+        .arg("ray-worker")
+        .env(
+            "DROVER_RAY_WORKER",
+            json!({"mailbox": mailbox, "idle_ms": idle_ms, "lapse_ms": lapse_ms}).to_string(),
+        )
+        .output()
+        .expect("drover ray-worker")
+}
+
+#[test]
+fn a_ray_worker_takes_turns_only_from_its_own_projects_mailbox() {
+    let p = Project::new();
+    let other = Project::new();
+    let mailbox = other.path().join(".drover/ray/workers/w1");
+    std::fs::create_dir_all(&mailbox).expect("mailbox");
+    std::fs::write(
+        mailbox.join("t1.turn"),
+        ray_turn(&other, "t1", "Reply with exactly: X"),
+    )
+    .expect("turn");
+    let out = ray_worker(&p, &mailbox, 100, 100);
+    assert!(!out.status.success(), "the worker served another project");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is not a worker's directory in the project"),
+        "{stderr}"
+    );
+    assert!(!mailbox.join("t1.out").exists(), "a turn ran");
+}
+
+#[test]
+fn a_ray_worker_stops_a_turn_whose_lease_lapses_and_leaves() {
+    let p = Project::new();
+    let mailbox = p.path().join(".drover/ray/workers/w1");
+    std::fs::create_dir_all(&mailbox).expect("mailbox");
+    std::fs::write(mailbox.join("claim"), "t1").expect("claim");
+    // A lease its driver never renews.
+    std::fs::write(mailbox.join("t1.lease"), "0").expect("lease");
+    std::fs::write(
+        mailbox.join("t1.turn"),
+        ray_turn(&p, "t1", "Reply with exactly: NEVER @hang"),
+    )
+    .expect("turn");
+    let out = ray_worker(&p, &mailbox, 3_600_000, 500);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("lapsed"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let lines = std::fs::read_to_string(mailbox.join("t1.out")).expect("the turn's lines");
+    let result = lines
+        .lines()
+        .find_map(|l| l.strip_prefix("drover-ray/1 result "))
+        .expect("a result line");
+    let result: Value = serde_json::from_str(result).expect("json");
+    assert_ne!(result["status"], "completed", "{result:#}");
+    assert!(mailbox.join("gone").exists(), "the worker left");
+}

@@ -302,6 +302,16 @@ impl Cluster {
             .unwrap_or_else(|| panic!("no node has {resource}"))
     }
 
+    /// Kills the node holding `resource` and everything it started (Ray
+    /// then finds it dead); dropping the cluster reaps it.
+    pub fn stop_node(&self, resource: &str) {
+        let group = self.member(resource).child.id() as i32;
+        // SAFETY: a signal to the process group this harness created.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+
     pub fn member(&self, resource: &str) -> &Member {
         self.members
             .iter()

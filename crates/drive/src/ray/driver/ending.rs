@@ -9,6 +9,10 @@ use drover_run::now_ns;
 use drover_types::wit;
 
 use super::{Copier, RayRecord, acting, read_record, write_record};
+use crate::ray::mailbox;
+
+/// Bytes of a warm turn's output read when settling.
+const LOG_MAX: u64 = 64 << 20;
 
 pub(super) fn network_fault(reason: &str) -> FaultReport {
     FaultReport {
@@ -26,6 +30,36 @@ pub(super) fn note_job(record: &mut RayRecord, info: Option<&JobInfo>) {
         record.message = info.message.as_deref().map(drover_ray::jobs::summarize);
         record.node_id = info.driver_node_id.clone();
         record.node_address = info.driver_agent_http_address.clone();
+    }
+}
+
+/// The verdict when no result line was read: a job Ray says succeeded
+/// whose log could not be read from its node (`log_error`, Ray's own
+/// message) is a `network` fault, not a crash of drover on the node.
+pub(super) fn without_result(
+    info: Option<&JobInfo>,
+    id: &str,
+    log_error: Option<&str>,
+) -> (Verdict, String, Option<FaultReport>) {
+    match (info, log_error) {
+        (Some(info), Some(error)) if info.status == JobStatus::Succeeded => (
+            Verdict::Crashed,
+            format!(
+                "the Ray job succeeded but its log could not be read from its node: {}",
+                drover_ray::clean(error)
+            ),
+            Some(FaultReport {
+                kind: wit::FaultKind::Network,
+                evidence: drover_types::text::truncate_chars(&drover_ray::clean(error), 500),
+                retry_after_secs: None,
+                rule: "ray:log-unreachable".to_string(),
+                hint: None,
+            }),
+        ),
+        _ => {
+            let (status, reason) = from_job(info, id);
+            (status, reason, None)
+        }
     }
 }
 
@@ -168,13 +202,32 @@ pub fn settle(ctx: &Context, task: &str) -> Option<TurnReport> {
             return None;
         }
     };
-    let id = record.submission_id.clone();
+    let id = record
+        .warm
+        .as_ref()
+        .map_or(&record.submission_id, |w| &w.turn)
+        .clone();
     let mut copier = Copier::new(ctx, task, &id, &acting.log, true);
-    if info.is_some() {
-        copier.catch_up(&jobs);
-    }
-    if info.as_ref().is_some_and(|i| !i.status.terminal()) {
-        return None;
+    match (&acting.mailbox, &record.warm) {
+        // A warm turn's lines are in its worker's mailbox; the worker's job
+        // outlives the turn, so the result decides, not the job.
+        (Some(mailbox), Some(warm)) => {
+            if let Ok(bytes) = mailbox::read_from(&mailbox.out_file(&warm.turn), 0, LOG_MAX) {
+                copier.feed(&bytes);
+            }
+            let ended = copier.result.is_some() || copier.refused.is_some();
+            if !ended && info.as_ref().is_some_and(|i| !i.status.terminal()) {
+                return None;
+            }
+        }
+        _ => {
+            if info.is_some() {
+                copier.catch_up(&jobs);
+            }
+            if info.as_ref().is_some_and(|i| !i.status.terminal()) {
+                return None;
+            }
+        }
     }
     note_job(&mut record, info.as_ref());
     write_record(&ctx.run, task, &record);
@@ -186,7 +239,18 @@ pub fn settle(ctx: &Context, task: &str) -> Option<TurnReport> {
             r
         }
         None => {
-            let (status, reason) = from_job(info.as_ref(), &id);
+            let (status, reason, fault) = match copier.refused.take() {
+                Some(why) => (
+                    Verdict::Crashed,
+                    format!("the Ray worker could not run the turn: {why}"),
+                    None,
+                ),
+                None => without_result(
+                    info.as_ref(),
+                    &record.submission_id,
+                    copier.log_error.as_deref(),
+                ),
+            };
             let mut r = bare_result(
                 ctx,
                 task,
@@ -194,6 +258,7 @@ pub fn settle(ctx: &Context, task: &str) -> Option<TurnReport> {
                 format!("{reason} (reconciled)"),
                 record.submitted_ns,
             );
+            r.fault = fault;
             r.logs = vec![record.log.clone()];
             r
         }

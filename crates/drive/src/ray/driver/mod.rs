@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod ending;
+mod warm;
 
+use super::mailbox::Mailbox;
 use super::wire::{self, Line, TurnRequest};
 use crate::clock::Deadline;
 use crate::records::{RayRecord, Record};
@@ -28,7 +30,8 @@ use drover_types::wit::SeatState;
 
 pub use ending::settle;
 use ending::{
-    bare_result, conclude_without_result, finish, from_job, from_remote, network_fault, note_job,
+    bare_result, conclude_without_result, finish, from_remote, network_fault, note_job,
+    without_result,
 };
 
 /// How long a read of the log stream waits before the loop looks around.
@@ -36,6 +39,8 @@ const POLL: Duration = Duration::from_millis(250);
 /// Between reconnects, and between status checks while the stream is quiet.
 const RETRY_EVERY: Duration = Duration::from_secs(1);
 const CHECK_QUIET_EVERY: Duration = Duration::from_secs(10);
+/// Between status checks once the node's result is in (the job is ending).
+const SETTLING_EVERY: Duration = Duration::from_millis(100);
 /// How long the cluster may stay unreachable before the turn is given up
 /// as a `network` fault.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -68,17 +73,51 @@ pub fn read_record(run: &RunDir, task: &str) -> Option<Sourced<RayRecord>> {
 pub(super) struct Acting {
     pub address: Cleared<String>,
     pub log: PathBuf,
+    /// A warm turn's worker mailbox: always one of this project's workers.
+    pub mailbox: Option<Mailbox>,
 }
 
 pub(super) fn acting(run: &RunDir, record: &Sourced<RayRecord>) -> Result<Acting, Refused> {
     let job = &record.value;
-    let own_log = run
-        .root()
-        .join("logs")
-        .join(format!("{}.log", job.submission_id));
+    // A warm turn's log is named by the turn, a job's by the job.
+    let name = job.warm.as_ref().map_or(&job.submission_id, |w| &w.turn);
+    let own_log = run.root().join("logs").join(format!("{name}.log"));
     let names_own_log = job.log.file_name() == own_log.file_name()
         && job.log.parent().and_then(Path::file_name) == Some(std::ffi::OsStr::new("logs"));
-    if safe_segment(&job.submission_id) != job.submission_id || !names_own_log {
+    let mailbox = match &job.warm {
+        None => None,
+        Some(warm) => {
+            let state = run.root().parent().and_then(Path::parent);
+            let id = warm
+                .mailbox
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let own = state.map(|s| s.join("ray").join("workers").join(&id));
+            // The same directory, however each side spelled the project.
+            let resolved = |p: &Path| p.canonicalize().ok();
+            let same = own
+                .as_deref()
+                .and_then(resolved)
+                .is_some_and(|o| resolved(&warm.mailbox) == Some(o));
+            if id.is_empty() || safe_segment(&id) != id || !same {
+                return Err(Refused::new(
+                    Effect::Write,
+                    "the Ray worker's mailbox",
+                    record.from,
+                    format!(
+                        "{} is not one of this project's Ray workers (.drover/ray/workers/<id>)",
+                        warm.mailbox.display()
+                    ),
+                ));
+            }
+            own.map(Mailbox::new)
+        }
+    };
+    if safe_segment(name) != *name
+        || safe_segment(&job.submission_id) != job.submission_id
+        || !names_own_log
+    {
         return Err(Refused::new(
             Effect::Write,
             "the Ray job's log",
@@ -97,6 +136,7 @@ pub(super) fn acting(run: &RunDir, record: &Sourced<RayRecord>) -> Result<Acting
     Ok(Acting {
         address,
         log: own_log,
+        mailbox,
     })
 }
 
@@ -116,6 +156,15 @@ pub fn stop_job(run: &RunDir, task: &str) -> Result<Option<String>, RayError> {
             return Ok(None);
         }
     };
+    // A warm turn is stopped through its lease; the worker stays for others.
+    if let (Some(mailbox), Some(warm)) = (&acting.mailbox, &record.value.warm) {
+        let held = mailbox.lease(&warm.turn).is_some();
+        if held && let Err(e) = mailbox.revoke(&warm.turn) {
+            tracing::warn!("cannot revoke the lease on {task}'s Ray turn: {e}");
+            return Ok(None);
+        }
+        return Ok(held.then(|| warm.turn.clone()));
+    }
     let stopped = Jobs::new(&acting.address).stop(&record.value.submission_id)?;
     Ok(stopped.then_some(record.value.submission_id))
 }
@@ -153,6 +202,10 @@ struct Copier<'a> {
     log: Option<std::fs::File>,
     position: Position,
     result: Option<TurnReport>,
+    /// Why a worker could not run the turn.
+    refused: Option<String>,
+    /// Why the job's whole log could not be read (Ray's message).
+    log_error: Option<String>,
     verdict_seen: bool,
 }
 
@@ -175,12 +228,14 @@ impl<'a> Copier<'a> {
             log,
             position: Position::default(),
             result: None,
+            refused: None,
+            log_error: None,
             verdict_seen: false,
         }
     }
 
-    fn feed(&mut self, chunk: &str) {
-        for line in self.position.feed(chunk.as_bytes()) {
+    fn feed(&mut self, chunk: &[u8]) {
+        for line in self.position.feed(chunk) {
             if let Some(file) = &mut self.log {
                 let _ = writeln!(file, "{line}");
             }
@@ -200,6 +255,12 @@ impl<'a> Copier<'a> {
                 Some(Line::Result(result)) if result.task == self.task => {
                     self.result = Some(*result);
                 }
+                Some(Line::Refused(reason)) => {
+                    self.refused = Some(drover_types::text::truncate_chars(
+                        &drover_ray::clean(&reason),
+                        2000,
+                    ));
+                }
                 _ => {}
             }
         }
@@ -210,12 +271,18 @@ impl<'a> Copier<'a> {
         match jobs.logs(self.job) {
             Ok(text) => {
                 self.position.restart();
-                self.feed(&text);
+                self.feed(text.as_bytes());
             }
-            Err(e) => tracing::debug!("cannot read the job's log: {e}"),
+            Err(e) => {
+                tracing::debug!("cannot read the job's log: {e}");
+                self.log_error = Some(e.to_string());
+            }
         }
     }
 }
+
+/// How a driver ends a turn without the node's result.
+type Ending<'a> = dyn Fn(&Context, Verdict, String, Option<FaultReport>) -> TurnReport + 'a;
 
 /// Runs one turn as a Ray job and waits for its verdict.
 pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
@@ -231,7 +298,12 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
         result
     };
     // Where the turn goes and what starts there, through the gate.
-    let (jobs, entrypoint) = match (settings.jobs(), settings.entrypoint()) {
+    let entrypoint = if settings.warm {
+        settings.worker_entrypoint()
+    } else {
+        settings.entrypoint()
+    };
+    let (jobs, entrypoint) = match (settings.jobs(), entrypoint) {
         (Ok(jobs), Ok(entrypoint)) => (jobs, entrypoint.into_inner()),
         (Err(refused), _) | (_, Err(refused)) => {
             let r = ending(ctx, Verdict::Crashed, refused.to_string(), None);
@@ -255,7 +327,7 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
         .root()
         .join("logs")
         .join(format!("{submission_id}.log"));
-    let mut record = RayRecord {
+    let record = RayRecord {
         address: settings.address.clone(),
         submission_id: submission_id.clone(),
         entrypoint: entrypoint.clone(),
@@ -269,6 +341,7 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
         message: None,
         node_id: None,
         node_address: None,
+        warm: None,
     };
     let turn_text = match serde_json::to_string(&turn) {
         Ok(text) if text.len() <= wire::TURN_MAX => text,
@@ -292,6 +365,17 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
             );
         }
     };
+    if settings.warm {
+        let given = warm::Given {
+            jobs: &jobs,
+            entrypoint,
+            turn: &submission_id,
+            document: &turn_text,
+            log: &log,
+            record,
+        };
+        return warm::run(ctx, spec, target, given, &ending);
+    }
     write_record(&ctx.run, task, &record);
     let submission = Submission {
         entrypoint,
@@ -325,6 +409,23 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
     }
     let mut copier = Copier::new(ctx, task, &submission_id, &log, false);
     let followed = follow(ctx, spec, &jobs, &mut copier);
+    conclude(ctx, spec, copier, followed, record, &ending)
+}
+
+/// The verdict once following ended: the node's result (told from here),
+/// else why there is none.
+fn conclude(
+    ctx: &Context,
+    spec: &TurnSpec,
+    mut copier: Copier<'_>,
+    followed: Followed,
+    mut record: RayRecord,
+    ending: &Ending<'_>,
+) -> TurnReport {
+    let task = spec.task.as_str();
+    let log = record.log.clone();
+    let address = record.address.clone();
+    let id = record.submission_id.clone();
     let verdict_seen = copier.verdict_seen;
     let remote = copier.result.take();
     note_job(&mut record, followed.info.as_ref());
@@ -344,7 +445,7 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
             let (status, reason, fault) = if let Some(reason) = &followed.unreachable {
                 (
                     Verdict::Crashed,
-                    format!("lost the Ray cluster at {}: {reason}", settings.address),
+                    format!("lost the Ray cluster at {address}: {reason}"),
                     Some(network_fault(reason)),
                 )
             } else if let Some(which) = followed.timed_out {
@@ -363,8 +464,16 @@ pub fn run(ctx: &Context, spec: &TurnSpec, target: &Target) -> TurnReport {
                     None,
                 )
             } else {
-                let (status, reason) = from_job(followed.info.as_ref(), &submission_id);
-                (status, reason, None)
+                match copier.refused.take() {
+                    Some(why) => (
+                        Verdict::Crashed,
+                        format!("the Ray worker could not run the turn: {why}"),
+                        None,
+                    ),
+                    None => {
+                        without_result(followed.info.as_ref(), &id, copier.log_error.as_deref())
+                    }
+                }
             };
             let mut r = ending(ctx, status, reason, fault);
             r.logs = vec![log.clone()];
@@ -443,9 +552,16 @@ fn follow(ctx: &Context, spec: &TurnSpec, jobs: &Jobs, copier: &mut Copier<'_>) 
             Some(t) => match t.receive() {
                 Next::Text(text) => {
                     last_contact = Instant::now();
-                    copier.feed(&text);
+                    copier.feed(text.as_bytes());
+                    check_now = copier.result.is_some();
                 }
-                Next::Idle => check_now = last_check.elapsed() >= CHECK_QUIET_EVERY,
+                // Ray's tail closes seconds after the job ends (it polls the
+                // file and the job's status once a second each): once the
+                // result is in, ask for the status at once instead.
+                Next::Idle => {
+                    check_now = last_check.elapsed() >= CHECK_QUIET_EVERY
+                        || (copier.result.is_some() && last_check.elapsed() >= SETTLING_EVERY)
+                }
                 Next::Closed => {
                     tail = None;
                     check_now = true;
@@ -482,6 +598,8 @@ fn follow(ctx: &Context, spec: &TurnSpec, jobs: &Jobs, copier: &mut Copier<'_>) 
         }
         if tail.is_none() {
             std::thread::sleep(RETRY_EVERY);
+        } else if copier.result.is_some() {
+            std::thread::sleep(SETTLING_EVERY);
         }
     }
 }
@@ -513,12 +631,42 @@ mod tests {
             driver_agent_http_address: None,
             driver_exit_code: Some(1),
         };
-        let (status, reason) = from_job(Some(&info), "j");
+        let (status, reason) = ending::from_job(Some(&info), "j");
         assert_eq!(status, Verdict::Crashed);
         assert_eq!(
             reason,
             "the Ray job failed: error: unknown CLI profile 'nope'"
         );
-        assert!(from_job(None, "j").1.contains("does not know the job j"));
+        assert!(
+            ending::from_job(None, "j")
+                .1
+                .contains("does not know the job j")
+        );
+    }
+
+    #[test]
+    fn a_succeeded_job_whose_log_is_out_of_reach_is_a_network_fault() {
+        let info = JobInfo {
+            status: JobStatus::Succeeded,
+            message: Some("Job finished successfully.".to_string()),
+            error_type: None,
+            driver_node_id: None,
+            driver_agent_http_address: None,
+            driver_exit_code: Some(0),
+        };
+        let ray_says = "Ray refused GET /api/jobs/j/logs (HTTP 500): aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host 127.0.0.4:52365";
+        let (status, reason, fault) = without_result(Some(&info), "j", Some(ray_says));
+        assert_eq!(status, Verdict::Crashed);
+        assert!(
+            reason.contains("Cannot connect to host 127.0.0.4:52365"),
+            "{reason}"
+        );
+        let fault = fault.expect("a fault");
+        assert_eq!(fault.kind, drover_types::wit::FaultKind::Network);
+        assert_eq!(fault.rule, "ray:log-unreachable");
+        // A job that ran without a result and whose log was read stays a crash.
+        let (_, reason, fault) = without_result(Some(&info), "j", None);
+        assert!(reason.contains("without a result"), "{reason}");
+        assert!(fault.is_none());
     }
 }
