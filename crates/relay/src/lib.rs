@@ -24,7 +24,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
-use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 pub const ENV_RUN_DIR: &str = "DROVER_RUN_DIR";
 pub const ENV_TASK_ID: &str = "DROVER_TASK_ID";
@@ -48,8 +48,10 @@ pub const DROP_EXTENSION: &str = "drop";
 pub const DROP_FILE_MAX: u64 = (PAYLOAD_MAX + HEADER_MAX + 1) as u64;
 const FORMAT: u32 = 2;
 
-/// Who fired what, and when.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// Who fired what, and when. Written and read by hand rather than derived:
+/// the relay is built apart from drover (statically linked), and serde's
+/// derive would compile `syn` once more for it on every first build.
+#[derive(Debug, Clone, PartialEq)]
 pub struct DropHeader {
     /// Format version (2: the raw-payload drop).
     pub v: u32,
@@ -60,8 +62,8 @@ pub struct DropHeader {
     pub cli: String,
     /// The CLI's own event name.
     pub native: String,
-    /// Keep the raw payload in the parsed record (`probe-adapter --probe`).
-    #[serde(default)]
+    /// Keep the raw payload in the parsed record (`probe-adapter --probe`);
+    /// absent means false.
     pub capture: bool,
 }
 
@@ -72,19 +74,80 @@ pub struct HookDrop {
     pub payload: Vec<u8>,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum DropError {
-    #[error("no header line")]
     NoHeader,
-    #[error("the header is not drover's: {0}")]
     Header(String),
-    #[error("format version {0} is not one this drover reads")]
     Version(u32),
+}
+
+impl std::fmt::Display for DropError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DropError::NoHeader => write!(f, "no header line"),
+            DropError::Header(why) => write!(f, "the header is not drover's: {why}"),
+            DropError::Version(v) => write!(f, "format version {v} is not one this drover reads"),
+        }
+    }
+}
+
+impl std::error::Error for DropError {}
+
+impl DropHeader {
+    /// One line of JSON, fields in a fixed order.
+    pub fn to_json(&self) -> String {
+        let text = |s: &str| Value::String(s.to_owned()).to_string();
+        format!(
+            r#"{{"v":{},"ts":{},"task":{},"cli":{},"native":{},"capture":{}}}"#,
+            self.v,
+            self.ts,
+            text(&self.task),
+            text(&self.cli),
+            text(&self.native),
+            self.capture
+        )
+    }
+
+    /// Reads [`DropHeader::to_json`]'s line; unknown fields are ignored.
+    pub fn from_json(bytes: &[u8]) -> Result<DropHeader, DropError> {
+        let value: Value =
+            serde_json::from_slice(bytes).map_err(|e| DropError::Header(e.to_string()))?;
+        let Value::Object(fields) = value else {
+            return Err(DropError::Header("not a JSON object".into()));
+        };
+        let number = |name: &str| {
+            fields
+                .get(name)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| DropError::Header(format!("`{name}` is not a whole number")))
+        };
+        let text = |name: &str| {
+            fields
+                .get(name)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| DropError::Header(format!("`{name}` is not a string")))
+        };
+        let v = number("v")?;
+        let header = DropHeader {
+            v: u32::try_from(v).map_err(|_| DropError::Version(u32::MAX))?,
+            ts: number("ts")?,
+            task: text("task")?,
+            cli: text("cli")?,
+            native: text("native")?,
+            capture: match fields.get("capture") {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(DropError::Header("`capture` is not true or false".into())),
+            },
+        };
+        Ok(header)
+    }
 }
 
 impl HookDrop {
     pub fn to_bytes(&self) -> std::io::Result<Vec<u8>> {
-        let mut bytes = serde_json::to_vec(&self.header).map_err(std::io::Error::other)?;
+        let mut bytes = self.header.to_json().into_bytes();
         bytes.push(b'\n');
         bytes.extend_from_slice(&self.payload);
         Ok(bytes)
@@ -96,8 +159,7 @@ impl HookDrop {
             .take(HEADER_MAX)
             .position(|&b| b == b'\n')
             .ok_or(DropError::NoHeader)?;
-        let header: DropHeader =
-            serde_json::from_slice(&bytes[..end]).map_err(|e| DropError::Header(e.to_string()))?;
+        let header = DropHeader::from_json(&bytes[..end])?;
         if header.v != FORMAT {
             return Err(DropError::Version(header.v));
         }
@@ -358,7 +420,7 @@ mod tests {
         ));
         let mut later = drop.header.clone();
         later.v = 3;
-        let bytes = [serde_json::to_vec(&later).expect("json"), b"\n".to_vec()].concat();
+        let bytes = [later.to_json().into_bytes(), b"\n".to_vec()].concat();
         assert!(matches!(
             HookDrop::from_bytes(&bytes),
             Err(DropError::Version(3))
