@@ -72,6 +72,8 @@ fn write_kit_table(components: &Path, out_dir: &Path) {
             }
         }
     }
+    // The kit's tests stay here, and so do the crates only they use.
+    kit.remove("dev-dependencies");
     let manifest = out_dir.join("kit-Cargo.toml");
     fs::write(
         &manifest,

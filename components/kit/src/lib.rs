@@ -1,6 +1,6 @@
 //! Shared guest-side code for drover adapter components: the SDK.
 //!
-//! The WIT bindings are generated here once. An adapter crate implements
+//! The WIT bindings are generated here once (`src/bindings.rs`). An adapter crate implements
 //! [`Adapter`] (every function has a default, so it writes only what its CLI
 //! needs) and exports itself with [`export!`]; it uses the generated types
 //! directly. The helper
@@ -11,16 +11,11 @@
 //! The bindings also compile natively, which is how adapter logic is unit
 //! tested with plain `cargo test` and benchmarked against the sandboxed build.
 
-wit_bindgen::generate!({
-    world: "adapter",
-    path: "../../wit",
-    pub_export_macro: true,
-    // Wrapped by this crate's own `export!`, which exports an `Adapter`.
-    export_macro_name: "__export_world",
-    default_bindings_module: "drover_kit",
-    additional_derives: [PartialEq],
-});
-
+// wit-bindgen's output for `wit/adapter.wit` (world `adapter`), generated
+// ahead of time (tests/bindings.rs keeps it equal to the generator's output
+// and says how to write it again): the `generate!` macro would compile
+// wit-bindgen's code generator on every first build.
+include!("bindings.rs");
 mod adapter;
 pub mod claims;
 pub mod claude_hooks;

@@ -204,9 +204,14 @@ mod tests {
                 assert!(file(&format!("src/{module}.rs")).is_some(), "{module}");
             }
         }
-        // The kit finds the WIT, and reads its version, at the new crate's root.
-        assert!(lib.contains(r#"path: "../../wit""#));
+        // The generated bindings come with the kit, and it reads the WIT's
+        // version at the new crate's root.
+        assert!(lib.contains(r#"include!("bindings.rs");"#));
+        let bindings = file("src/bindings.rs").expect("the bindings");
+        assert!(bindings.contains("pub mod drover"), "generated bindings");
         assert!(lib.contains(r#"include_str!("../../../wit/adapter.wit")"#));
+        // Its tests are not vendored, so neither is what they need.
+        assert!(!manifest.contains("dev-dependencies"), "{manifest}");
     }
 
     #[test]
