@@ -11,6 +11,7 @@
 //! resources = { ssd = 0.1 }       # more entrypoint resources
 //! place = "host_b"                # a custom resource every turn asks for
 //! warm = true                     # turns go to long-lived workers (false: a job per turn)
+//! idle = 30                       # seconds a warm worker waits for its next turn
 //!
 //! [ray.cli.claude]
 //! place = "gpu_box"               # only the claude profile's turns
@@ -29,6 +30,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -85,9 +87,25 @@ pub struct Settings {
     /// Turns go to long-lived worker jobs that take turns as they come
     /// (`[ray] warm`, default true); false submits one job per turn.
     pub warm: bool,
+    /// How long a warm worker waits for its seat's next turn before it
+    /// leaves and gives its CPUs back (`[ray] idle`, seconds, default 30).
+    #[serde(rename = "idle_s", serialize_with = "seconds")]
+    pub idle: Duration,
     /// Settings set aside: an untrusted project's `[ray]` values.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored: Vec<String>,
+}
+
+/// How long a warm worker waits for its next turn by default. An idle
+/// worker holds its CPUs, which no other job (another project's worker
+/// included) gets meanwhile: long enough for a seat's next message in a
+/// working session, short enough to give a cluster back soon.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(30);
+/// The longest `[ray] idle`: a day.
+const IDLE_MAX_S: f64 = 86_400.0;
+
+fn seconds<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }
 
 /// What the command line says.
@@ -243,6 +261,7 @@ impl Settings {
         let num_cpus_setting = setting(&["ray", "num_cpus"]);
         let resources_setting = setting(&["ray", "resources"]);
         let warm_setting = setting(&["ray", "warm"]);
+        let idle_setting = setting(&["ray", "idle"]);
         let place_setting = match setting(&["ray", "cli", cli, "place"]) {
             Some(found) => Some((found, vec!["ray", "cli", cli, "place"])),
             None => setting(&["ray", "place"]).map(|found| (found, vec!["ray", "place"])),
@@ -325,6 +344,27 @@ impl Settings {
                 message: "expected true or false".to_string(),
             })?,
         };
+        let idle = match &idle_setting {
+            None => DEFAULT_IDLE,
+            Some((value, file)) => {
+                let n = value
+                    .as_float()
+                    .or_else(|| value.as_integer().map(|i| i as f64));
+                match n {
+                    Some(n) if n.is_finite() && (0.0..=IDLE_MAX_S).contains(&n) => {
+                        Duration::from_secs_f64(n)
+                    }
+                    _ => {
+                        return Err(SettingsError::Field {
+                            at: file.locate(&["ray", "idle"]),
+                            message: format!(
+                                "expected seconds a warm worker waits for its next turn, 0 to {IDLE_MAX_S}"
+                            ),
+                        });
+                    }
+                }
+            }
+        };
         Ok(Settings {
             address,
             address_source: source,
@@ -336,6 +376,7 @@ impl Settings {
             resources,
             place,
             warm,
+            idle,
             ignored,
         })
     }

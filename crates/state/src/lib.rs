@@ -253,6 +253,36 @@ pub fn create_file(path: &Path) -> std::io::Result<std::fs::File> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
+/// Creates `path` only if nothing is there (not even a link), mode 0600,
+/// confined: `Ok(None)` when it already exists. What one writer's claim on
+/// a file is made of, so two racing writers never both win.
+pub fn create_new(path: &Path) -> std::io::Result<Option<std::fs::File>> {
+    use cap_std::fs::OpenOptionsExt;
+    let opened = match parent(path, true)? {
+        Some((dir, name)) => {
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true).mode(0o600);
+            dir.open_with(&name, &options).map(|f| f.into_std())
+        }
+        None => {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path)
+        }
+    };
+    match opened {
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+        Err(e) => Err(std::io::Error::new(
+            e.kind(),
+            format!("{}: {e}", path.display()),
+        )),
+    }
+}
+
 /// Removes the file `path`, confined; a missing file is fine.
 pub fn remove_file(path: &Path) -> std::io::Result<()> {
     let result = match parent(path, false) {
@@ -347,6 +377,43 @@ mod tests {
             "{err}"
         );
         assert_eq!(std::fs::read_dir(elsewhere.path()).expect("dir").count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_is_won_once_and_never_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let project = tempfile::tempdir().expect("project");
+        let claim = project.path().join(".drover/ray/workers/w1/claim");
+        let mut first = create_new(&claim)
+            .expect("creates")
+            .expect("the first wins");
+        first.write_all(b"turn-1").expect("write");
+        assert!(create_new(&claim).expect("no error").is_none(), "taken");
+        let mode = std::fs::metadata(&claim)
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // A link planted where the file goes counts as taken, and the file it
+        // points at is left alone; a linked directory above it is refused.
+        let elsewhere = tempfile::tempdir().expect("elsewhere");
+        let victim = elsewhere.path().join("victim");
+        std::fs::write(&victim, "mine").expect("victim");
+        let planted = project.path().join(".drover/ray/workers/w2/claim");
+        std::fs::create_dir_all(planted.parent().expect("dir")).expect("mkdir");
+        std::os::unix::fs::symlink(&victim, &planted).expect("link");
+        assert!(create_new(&planted).expect("no error").is_none());
+        assert_eq!(std::fs::read_to_string(&victim).expect("read"), "mine");
+        std::os::unix::fs::symlink(
+            elsewhere.path(),
+            project.path().join(".drover/ray/workers/w3"),
+        )
+        .expect("link");
+        let err =
+            create_new(&project.path().join(".drover/ray/workers/w3/claim")).expect_err("refused");
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_dir(elsewhere.path()).expect("dir").count(), 1);
     }
 
     #[cfg(unix)]

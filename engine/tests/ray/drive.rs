@@ -10,7 +10,29 @@ use crate::support::Project;
 use crate::support::ray_cluster::Cluster;
 use crate::{RAY_RUN, WAIT};
 
+/// The user config's `[ray] idle` for cases that do not say: an idle worker
+/// holds its CPUs until it leaves, and on this three-node cluster the next
+/// case would wait for the last one's workers (30 s each by default).
+const CASE_IDLE: &str = "[ray]\nidle = 2\n";
+
+/// Sets how long the project's warm workers wait for a next turn (the
+/// user's `[ray] idle`), for a case that counts on a worker staying.
+pub fn worker_idle(p: &Project, seconds: u32) {
+    let dir = p.home.join(".config/drover");
+    std::fs::create_dir_all(&dir).expect("config dir");
+    std::fs::write(
+        dir.join("config.toml"),
+        format!("[ray]\nidle = {seconds}\n"),
+    )
+    .expect("user config");
+}
+
 pub fn drover(p: &Project, cluster: &Cluster) -> Command {
+    let config = p.home.join(".config/drover/config.toml");
+    if !config.exists() {
+        std::fs::create_dir_all(config.parent().expect("dir")).expect("config dir");
+        std::fs::write(&config, CASE_IDLE).expect("user config");
+    }
     let mut cmd = p.drover();
     cmd.env("RAY_ADDRESS", &cluster.address);
     cmd

@@ -6,12 +6,16 @@ use std::process::{Child, Stdio};
 use drover::ray::jobs::JobStatus;
 
 use crate::RAY_RUN;
-use crate::drive::{assert_events_came_home, drover, job_record, json_of, ray_run, turn_of};
+use crate::drive::{
+    assert_events_came_home, drover, job_record, json_of, ray_run, turn_of, worker_idle,
+};
 use crate::support::Project;
 use crate::support::ray_cluster::Cluster;
 
 pub fn completes_with_reply_usage_and_events(cluster: &Cluster) {
     let p = Project::new();
+    // The next turn must find this one's worker still waiting.
+    worker_idle(&p, 30);
     let (doc, code) = ray_run(&p, cluster, &[], "Reply with exactly: HELLO FROM RAY");
     assert_eq!(
         (doc["status"].as_str(), code),

@@ -7,12 +7,14 @@ use drover::ray::jobs::JobStatus;
 use serde_json::Value;
 
 use crate::WAIT;
-use crate::drive::{drover, job_record, json_of, node_verdict, turn_of, wait_for};
+use crate::drive::{drover, job_record, json_of, node_verdict, turn_of, wait_for, worker_idle};
 use crate::support::Project;
 use crate::support::ray_cluster::Cluster;
 
 pub fn a_seat_keeps_its_node_and_conversation(cluster: &Cluster) {
     let p = Project::new();
+    // The next turn must find this one's worker still waiting.
+    worker_idle(&p, 30);
     let up = drover(&p, cluster)
         .args(["up", "s1", "--cli", "scripted", "--workspace", "ray"])
         .output()

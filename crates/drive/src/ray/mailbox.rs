@@ -84,19 +84,14 @@ impl Mailbox {
         if self.file(GONE).exists() {
             return Ok(false);
         }
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(self.file(CLAIM))
-        {
-            Ok(mut file) => {
+        // Exclusive and confined: the workers' directory is inside the
+        // project, where a checkout or the driven CLI could plant a link.
+        match drover_state::create_new(&self.file(CLAIM))? {
+            Some(mut file) => {
                 file.write_all(turn.as_bytes())?;
                 Ok(true)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-            Err(e) => Err(e),
+            None => Ok(false),
         }
     }
 

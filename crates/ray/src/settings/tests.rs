@@ -236,3 +236,23 @@ fn turns_are_warm_unless_a_setting_says_not() {
             .ends_with(" ray-worker")
     );
 }
+
+#[test]
+fn a_warm_worker_waits_as_long_as_the_setting_says() {
+    let s = resolve(&Overrides::default(), &config(None, None), &[]).expect("resolves");
+    assert_eq!(s.idle, std::time::Duration::from_secs(30));
+    let c = config(None, Some("[ray]\nidle = 2.5\n"));
+    let s = resolve(&Overrides::default(), &c, &[]).expect("resolves");
+    assert_eq!(s.idle, std::time::Duration::from_millis(2500));
+    assert_eq!(serde_json::to_value(&s).expect("json")["idle_s"], 2.5);
+    for bad in ["-1", "\"soon\"", "1e9"] {
+        let c = config(Some(&format!("[ray]\nidle = {bad}\n")), None);
+        let e = resolve(&Overrides::default(), &c, &[])
+            .expect_err(bad)
+            .to_string();
+        assert!(
+            e.starts_with("/p/.drover/config.toml:2: ray.idle: expected seconds"),
+            "{e}"
+        );
+    }
+}

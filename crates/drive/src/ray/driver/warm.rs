@@ -29,11 +29,6 @@ use drover_ray::jobs::{JobStatus, Jobs, RayError, Submission};
 use drover_run::now_ns;
 use drover_types::wit::SeatState;
 
-/// How long a worker waits for its next turn before it leaves. An idle
-/// worker holds its CPUs, which no other job (another project's worker
-/// included) gets meanwhile: long enough for a seat's next message in a
-/// working session, short enough to give a cluster back soon.
-pub const WORKER_IDLE: Duration = Duration::from_secs(30);
 /// How often the turn's output is looked at.
 const READ_EVERY: Duration = Duration::from_millis(20);
 /// How often Ray is asked about the worker's job while the turn runs.
@@ -284,7 +279,7 @@ fn start_worker(
     let on_node = super::on_node(&claimed.mailbox.dir, &ctx.project, &settings.project);
     let worker = WorkerRequest {
         mailbox: on_node,
-        idle_ms: WORKER_IDLE.as_millis() as u64,
+        idle_ms: u64::try_from(settings.idle.as_millis()).unwrap_or(u64::MAX),
         lapse_ms: lease::LAPSE_AFTER.as_millis() as u64,
     };
     let document = serde_json::to_string(&worker).map_err(|e| RayError::Malformed {
