@@ -13,6 +13,7 @@
 
 mod commands;
 mod family;
+mod printed;
 mod screen;
 mod turn;
 

@@ -11,10 +11,11 @@
 //! (`input_tokens`, `inputTokens`, or `prompt_tokens` less its cached part),
 //! cache reads and writes, output and reasoning as the CLI reports them.
 
-use drover_kit::{TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
+use drover_kit::{AdapterError, Profile, TurnOutcome, TurnOutput, TurnResult, Usage, UsageReport};
 use serde_json::{Map, Value};
 
 use crate::family::Family;
+use crate::printed::Printed;
 use drover_kit::output::last_line;
 
 fn result(outcome: TurnOutcome) -> TurnResult {
@@ -36,19 +37,38 @@ fn failure(output: &TurnOutput) -> TurnResult {
     }
 }
 
-pub fn text(output: &TurnOutput) -> TurnResult {
-    let reply = output.stdout.trim();
-    match output.exit_code {
-        Some(0) if !reply.is_empty() => TurnResult {
-            reply: Some(reply.to_string()),
+/// Plain text: the reply is stdout less the profile's `[turn] drop` lines,
+/// or the `reply` group of its `[turn] reply` pattern; usage is read from
+/// the printed summary when `[turn.usage]` says how.
+pub fn text(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {
+    let printed = Printed::of(profile)?;
+    if output.exit_code != Some(0) {
+        return Ok(failure(output));
+    }
+    let usage = printed
+        .usage(&output.stdout)
+        .map(|u| UsageReport::single("", "", u));
+    let kept = printed.kept(&output.stdout);
+    Ok(match printed.reply(&kept) {
+        Some(reply) if !reply.is_empty() => TurnResult {
+            reply: Some(reply),
+            usage,
             ..result(TurnOutcome::Success)
         },
-        Some(0) => TurnResult {
+        Some(_) => TurnResult {
             error: Some("the turn printed nothing".to_string()),
+            usage,
             ..result(TurnOutcome::Unknown)
         },
-        _ => failure(output),
-    }
+        None => TurnResult {
+            error: Some(
+                "the output does not match [turn] reply, so drover cannot tell the reply apart"
+                    .to_string(),
+            ),
+            usage,
+            ..result(TurnOutcome::Unknown)
+        },
+    })
 }
 
 fn object(stdout: &str) -> Option<Map<String, Value>> {
@@ -195,7 +215,7 @@ pub fn parse(
     output: &TurnOutput,
 ) -> Result<TurnResult, drover_kit::AdapterError> {
     match profile.turn_output.as_str() {
-        "" | "text" => Ok(text(output)),
+        "" | "text" => text(profile, output),
         "json" => Ok(json(output)),
         format => match Family::of_turn_format(format) {
             Some(family) => family.parse_turn(profile, output),
@@ -216,6 +236,7 @@ mod tests {
 
     #[test]
     fn text_is_the_reply_or_the_last_error_line() {
+        let text = |o: &TurnOutput| text(&crate::tests_support::profile(), o).expect("reads");
         let ok = text(&output("PONG\n", "", 0));
         assert_eq!(
             (ok.outcome, ok.reply.as_deref()),

@@ -238,6 +238,7 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
         reply: None,
         usage: None,
         cost_usd: None,
+        usage_approximate: false,
         fault: None,
         blocked: None,
         stop_seen: stop,

@@ -138,7 +138,46 @@ pub struct Turn {
     /// How to read the turn's stdout: `text`, `json` or a CLI family's
     /// format (`claude-json`, …); empty = not set.
     pub output: String,
+    /// Regexes of lines that are not the reply (a banner, warnings, a
+    /// token line), for plain-text output.
+    pub drop: Vec<String>,
+    /// A regex whose `reply` group is the reply in plain-text output.
+    pub reply: Option<String>,
+    /// `[turn.usage]`: count (`input`, `output`, …) -> a regex whose group
+    /// is that count as the CLI prints it (`3.1k`). Figures read this way
+    /// are marked approximate.
+    pub usage: BTreeMap<String, String>,
 }
+
+impl Turn {
+    /// How the `[turn]` text settings reach a component: as
+    /// `[component_settings]` entries under `turn.` (the adapter world's
+    /// profile record has no fields for them; the generic adapter reads them).
+    pub fn text_settings(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if !self.drop.is_empty() {
+            out.push((SETTING_DROP.to_string(), self.drop.join("\n")));
+        }
+        if let Some(reply) = &self.reply {
+            out.push((SETTING_REPLY.to_string(), reply.clone()));
+        }
+        for (count, pattern) in &self.usage {
+            out.push((format!("{SETTING_USAGE}{count}"), pattern.clone()));
+        }
+        out
+    }
+
+    /// Whether usage may come from the CLI's printed text: such figures
+    /// are estimates (rounded, `3.1k`), never counts.
+    pub fn usage_is_printed(&self) -> bool {
+        !self.usage.is_empty()
+    }
+}
+
+/// The component settings `[turn]`'s text fields travel as.
+pub const SETTING_DROP: &str = "turn.drop";
+pub const SETTING_REPLY: &str = "turn.reply";
+pub const SETTING_USAGE: &str = "turn.usage.";
 
 /// `[sandbox]`: per-profile overrides of the component limits.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -233,6 +272,7 @@ impl Profile {
                 .component_settings
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
+                .chain(self.turn.text_settings())
                 .collect(),
             turn_argv: self.turn.argv.clone(),
             turn_resume: self.turn.resume.clone(),

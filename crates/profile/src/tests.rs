@@ -101,14 +101,20 @@ fn each_bad_field_gets_its_own_error() {
         (with_top("stop_without_result_nudges = nan"), format!("{file}:3: stop_without_result_nudges: expected a non-negative integer, found a float: cannot convert float NaN to integer")),
         (with_top("adapter = \"tmux\""), format!("{file}:3: adapter: unknown adapter kind 'tmux' (drover has: generic, opencode-http)")),
         (with_top("adapter = 3"), format!("{file}:3: adapter: expected the adapter kind as a string (one of: generic, opencode-http), found an integer")),
-        ("name = \"d\"\nbinary = \"b\"\nadapter = \"generic\"\n[hooks]\ndialect = \"none\"\n".to_string(), format!("{file}:3: adapter: 'generic' drives a CLI by its hook signals, but hooks.dialect is none")),
+        ("name = \"d\"\nbinary = \"b\"\nadapter = \"generic\"\n[hooks]\ndialect = \"none\"\n".to_string(), format!("{file}:3: adapter: 'generic' runs a hookless CLI from its [turn] table (how to run one headless turn), and this profile has none")),
         (with_top("adapter = { mode = \"x\" }\ncomponent_settings = { mode = \"y\" }"), format!("{file}:4: component_settings: given twice: here and as the old [adapter] table")),
         (with_top("component_settings = { mode = 2 }"), format!("{file}:3: component_settings.mode: expected a string, found an integer (write it in quotes)")),
         (with_top("turn = { argv = [\"-p\", \"{promt}\"] }"), format!("{file}:3: turn.argv[1]: unknown placeholder {{promt}} (known: {{prompt}})")),
         (with_top("turn = { resume = [\"--resume\"] }"), format!("{file}:3: turn.resume: must contain {{id}} where the conversation id goes")),
         (with_top("turn = { session_id = [\"--id={prompt}\"] }"), format!("{file}:3: turn.session_id[0]: unknown placeholder {{prompt}} (known: {{id}})")),
         (with_top("turn = { output = \"yaml\" }"), format!("{file}:3: turn.output: unknown output format 'yaml' (one of: text, json, ")),
-        (with_top("turn = { format = \"json\" }"), format!("{file}:3: turn.format: unknown field (known: args, env, argv, resume, session_id, output)")),
+        (with_top("turn = { format = \"json\" }"), format!("{file}:3: turn.format: unknown field (known: args, env, argv, resume, session_id, output, drop, reply, usage)")),
+        (with_top("turn = { drop = [\"^ok\", \"(unclosed\"] }"), format!("{file}:3: turn.drop[1]: not a valid regex: ")),
+        (with_top("turn = { reply = \"^(.*)$\" }"), format!("{file}:3: turn.reply: needs a group named reply, as in (?P<reply>...)")),
+        (with_top("turn = { usage = { sent = \"(\\\\d+)\" } }"), format!("{file}:3: turn.usage.sent: unknown count (one of: input, output, cache_read, cache_write, reasoning)")),
+        (with_top("turn = { usage = { input = \"Tokens: \\\\d+\" } }"), format!("{file}:3: turn.usage.input: needs a group around the figure")),
+        (with_top("turn = { usage = { input = 3 } }"), format!("{file}:3: turn.usage.input: expected a regex as a string")),
+        (with_top("component_settings = { \"turn.reply\" = \"x\" }"), format!("{file}:3: component_settings.turn.reply: names under turn. are [turn]'s own")),
         (with_top("bypas_args = []"), format!("{file}:3: bypas_args: unknown field (known: name, binary, adapter, hooks, ")),
     ];
     for (text, expected) in cases {
@@ -290,6 +296,32 @@ fn bmad_loop_coercions_load_and_say_what_they_were_read_as() {
             "7: model_flag: an integer read as the string \"7\", as bmad-loop's str() reads it; write it in quotes to say so",
         ]
     );
+}
+
+#[test]
+fn a_hookless_profile_with_a_turn_table_is_the_generic_adapters() {
+    let hookless = "name = \"aider\"\nbinary = \"aider\"\n[hooks]\ndialect = \"none\"\n[turn]\nargv = [\"--message\", \"{prompt}\"]\n";
+    for text in [
+        hookless.to_string(),
+        hookless.replace("[hooks]", "adapter = \"generic\"\n[hooks]"),
+    ] {
+        let p = parse(&text).expect("hookless with [turn]");
+        assert_eq!(p.adapter, AdapterKind::Generic, "{text}");
+        assert_eq!(p.component, ComponentRef::Implicit("aider".to_string()));
+    }
+    // The text fields reach the component as turn.* settings.
+    let text = format!(
+        "{hookless}drop = ['^Aider v', '^Warning:']\nreply = '(?s)(?P<reply>.*)'\n[turn.usage]\ninput = 'Tokens: ([\\d.,]+[kM]?) sent'\n"
+    );
+    let p = parse(&text).expect("text fields");
+    assert!(p.turn.usage_is_printed());
+    let settings = p.to_wit().settings;
+    assert!(settings.contains(&("turn.drop".to_string(), "^Aider v\n^Warning:".to_string())));
+    assert!(settings.contains(&("turn.reply".to_string(), "(?s)(?P<reply>.*)".to_string())));
+    assert!(settings.contains(&(
+        "turn.usage.input".to_string(),
+        "Tokens: ([\\d.,]+[kM]?) sent".to_string()
+    )));
 }
 
 #[test]

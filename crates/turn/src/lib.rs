@@ -235,6 +235,10 @@ pub struct TurnReport {
     /// costs were recorded.
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// `usage` was read from what the CLI printed for people (`Tokens: 3.1k
+    /// sent`, the profile's `[turn.usage]`): an estimate, not a count.
+    #[serde(default)]
+    pub usage_approximate: bool,
     pub fault: Option<FaultReport>,
     /// The prompt kind a blocked seat was showing when the session ended.
     pub blocked: Option<wit::PromptKind>,

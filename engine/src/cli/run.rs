@@ -372,9 +372,14 @@ fn print_summary(r: &TurnReport) {
             terminal_line(&drover_types::text::truncate_chars(first, 200))
         );
     }
+    // Printed figures (`3.1k`) are estimates; say so beside every one.
+    let about = if r.usage_approximate { "~" } else { "" };
+    if r.usage_approximate {
+        outln!("  usage is approximate: read from the CLI's printed summary ([turn.usage])");
+    }
     if let Some(u) = &r.usage {
         outln!(
-            "  tokens: input {} · output {} (reasoning {}) · cache read {} · cache write {} · {} requests",
+            "  tokens: input {about}{} · output {about}{} (reasoning {about}{}) · cache read {about}{} · cache write {about}{} · {} requests",
             u.input,
             u.output,
             u.reasoning,
@@ -385,7 +390,7 @@ fn print_summary(r: &TurnReport) {
     }
     if r.usage.is_some() {
         match r.cost_usd {
-            Some(c) => outln!("  cost: ${c:.4}"),
+            Some(c) => outln!("  cost: {about}${c:.4}"),
             None => {
                 let models = unpriced_models(r);
                 let shown: Vec<&str> = models.iter().map(String::as_str).collect();

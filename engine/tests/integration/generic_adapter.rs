@@ -215,3 +215,91 @@ fn on_tmux_its_hooks_and_the_common_screen_shapes_drive_it() {
         "{states:?}"
     );
 }
+
+/// A stand-in for a hookless CLI that prints for people (aider's shape): a
+/// banner, warnings, model and repo lines, the reply, and a rounded token
+/// summary. `--message TEXT` is the turn; a message containing `FAIL`
+/// fails the way such CLIs do, on stderr.
+const TEXT_CLI: &str = r#"#!/bin/sh
+[ "$1" = "--message" ] || { echo "usage: textcli --message TEXT" >&2; exit 2; }
+case "$2" in *FAIL*) echo "litellm.AuthenticationError: invalid api key" >&2; exit 1;; esac
+printf '\033[1mTextcli v0.86.1\033[0m\n'
+echo "Warning: could not fetch the model price list"
+echo "Model: openai/scripted with whole edit format"
+echo "Git repo: none"
+echo
+echo "${2#Reply with exactly: }"
+echo
+echo "Tokens: 3.1k sent, 77 received."
+"#;
+
+fn text_cli_profile(p: &Project, extra_top: &str) -> String {
+    let script = p.home.join("textcli");
+    std::fs::write(&script, TEXT_CLI).expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    format!(
+        r#"name = "textcli"
+binary = "{}"
+{extra_top}
+env_fault_patterns = ["AuthenticationError"]
+
+[hooks]
+dialect = "none"
+
+[turn]
+argv = ["--message", "{{prompt}}"]
+output = "text"
+drop = ["^Textcli v", "^Warning:", "^Model:", "^Git repo:", "^Tokens:"]
+
+[turn.usage]
+input = 'Tokens: ([\d.,]+[kM]?) sent'
+output = 'sent, ([\d.,]+[kM]?) received'
+"#,
+        script.display()
+    )
+}
+
+#[test]
+fn a_hookless_text_cli_runs_from_its_profile_alone() {
+    // No `adapter`, no `component`: a hookless profile with [turn] is the
+    // generic adapter's; `adapter = "generic"` says the same.
+    for extra in ["", "adapter = \"generic\""] {
+        let p = Project::new();
+        let dir = p.home.join(".config/drover/profiles");
+        std::fs::create_dir_all(&dir).expect("profiles dir");
+        std::fs::write(dir.join("textcli.toml"), text_cli_profile(&p, extra)).expect("profile");
+        let (doc, code) = p.run(&["--cli", "textcli", "Reply with exactly: HELLO TEXT"]);
+        assert_eq!(
+            (doc["status"].as_str(), code),
+            (Some("completed"), 0),
+            "{extra}: {doc:#}"
+        );
+        // The reply alone: no banner, warning, model line or token line.
+        assert_eq!(doc["reply"], "HELLO TEXT", "{doc:#}");
+        assert_eq!(doc["usage"]["input"], 3100, "{doc:#}");
+        assert_eq!(doc["usage"]["output"], 77);
+        assert_eq!(doc["usage_approximate"], true, "{doc:#}");
+
+        // People see the figures marked as estimates.
+        let human = p
+            .drover()
+            .args(["run", "--cli", "textcli", "Reply with exactly: AGAIN"])
+            .output()
+            .expect("run");
+        let text = String::from_utf8_lossy(&human.stdout);
+        assert!(human.status.success(), "{text}");
+        assert!(text.contains("usage is approximate"), "{text}");
+        assert!(text.contains("input ~3100 · output ~77"), "{text}");
+
+        // A failing turn is a failure with the CLI's sentence, classified
+        // by the profile's own patterns.
+        let (doc, code) = p.run(&["--cli", "textcli", "FAIL please"]);
+        assert_eq!(code, 1, "{doc:#}");
+        assert!(
+            doc["fault"]["evidence"]
+                .as_str()
+                .is_some_and(|e| e.contains("invalid api key")),
+            "{doc:#}"
+        );
+    }
+}

@@ -109,6 +109,7 @@ fn base(
         reply: None,
         usage: None,
         cost_usd: None,
+        usage_approximate: false,
         fault: None,
         blocked: None,
         stop_seen: false,

@@ -132,6 +132,8 @@ struct Session<'a> {
     seen: Seen,
     result_file: Option<ResultFile>,
     total_usage: Option<Spent>,
+    /// Some of `total_usage` came from the CLI's printed summary.
+    usage_approximate: bool,
 }
 
 pub fn run(ctx: &Context, spec: &TurnSpec) -> TurnReport {
@@ -155,6 +157,7 @@ pub fn run(ctx: &Context, spec: &TurnSpec) -> TurnReport {
             .as_ref()
             .map(|p| ResultFile::before_launch(p.clone())),
         total_usage: None,
+        usage_approximate: false,
     };
     let ending = session.turns();
     let result = session.finish(ending, started, clock);
@@ -352,6 +355,11 @@ impl Session<'_> {
                 .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile().name, id));
             Some(prior.map_or(whole, |p| whole.minus(&p)))
         });
+        // Counts the output reports under `[turn.usage]` are the printed
+        // summary's, read by the profile's patterns: estimates.
+        if outcome.usage.is_some() && ctx.profile().turn.usage_is_printed() {
+            self.usage_approximate = true;
+        }
         if let Some(u) = &turn_usage {
             match self.total_usage.as_mut() {
                 Some(total) => total.add(u),
@@ -390,6 +398,7 @@ impl Session<'_> {
             reply: ending.reply,
             usage: usage.map(|u| u.tokens),
             cost_usd: usage.and_then(|u| u.cost_usd),
+            usage_approximate: usage.is_some() && self.usage_approximate,
             fault,
             blocked: if status == Verdict::Completed {
                 None

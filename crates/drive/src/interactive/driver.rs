@@ -93,6 +93,7 @@ impl<'a> Driver<'a> {
             reply: self.st.reply.clone(),
             usage: None,
             cost_usd: None,
+            usage_approximate: false,
             fault: None,
             blocked: if status == Verdict::Completed {
                 None

@@ -18,8 +18,7 @@ use sections::{adapter_field, component_ref, parse_hooks, parse_turn, values};
 
 use super::error::ProfileError;
 use super::{
-    AdapterKind, ComponentRef, Profile, ProfileSource, SandboxOverrides, Turn, known, paths,
-    template,
+    AdapterKind, ComponentRef, Profile, ProfileSource, SandboxOverrides, known, paths, template,
 };
 
 /// Reads a spanned TOML tree with line-aware errors (and warnings).
@@ -75,7 +74,17 @@ const TOP_FIELDS: &[&str] = &[
     "component_env",
 ];
 
-const TURN_FIELDS: &[&str] = &["args", "env", "argv", "resume", "session_id", "output"];
+const TURN_FIELDS: &[&str] = &[
+    "args",
+    "env",
+    "argv",
+    "resume",
+    "session_id",
+    "output",
+    "drop",
+    "reply",
+    "usage",
+];
 
 /// Parses and validates one profile file.
 pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError> {
@@ -118,15 +127,23 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             ));
         }
     };
+    let turn = match top.table("turn")? {
+        Some((table, _)) => Some(parse_turn(&reader, table, file_component)?),
+        None => None,
+    };
+    // bmad-loop's rule (hookless means opencode-http) holds for its
+    // profiles, which have no `[turn]`; a hookless profile with a `[turn]`
+    // table says how to run the CLI itself, which is the generic adapter's
+    // job: its headless turns need no hooks.
     let adapter = match adapter_kind {
-        None if hooks.dialect == "none" => AdapterKind::OpencodeHttp,
+        None if hooks.dialect == "none" && turn.is_none() => AdapterKind::OpencodeHttp,
         None => AdapterKind::Generic,
         Some((kind, span)) => match kind.as_str() {
-            "generic" if hooks.dialect == "none" => {
+            "generic" if hooks.dialect == "none" && turn.is_none() => {
                 return Err(reader.error(
                     Some(span),
                     "adapter",
-                    "'generic' drives a CLI by its hook signals, but hooks.dialect is none; a hookless profile is adapter = \"opencode-http\" (the default when adapter is left out), or give it a hook dialect",
+                    "'generic' runs a hookless CLI from its [turn] table (how to run one headless turn), and this profile has none; add [turn] with argv, or give it a hook dialect",
                 ));
             }
             "generic" => AdapterKind::Generic,
@@ -242,10 +259,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             ));
         }
     }
-    let turn = match top.table("turn")? {
-        Some((table, _)) => parse_turn(&reader, table, file_component)?,
-        None => Turn::default(),
-    };
+    let turn = turn.unwrap_or_default();
     let sandbox = match top.table("sandbox")? {
         Some((table, _)) => {
             let mut t = Table::new(&reader, "sandbox", table);
@@ -276,6 +290,13 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             ));
         }
         component_settings = top.strings_of("component_settings", table)?;
+        if let Some(key) = component_settings.keys().find(|k| k.starts_with("turn.")) {
+            return Err(reader.error(
+                Some(span),
+                &format!("component_settings.{key}"),
+                "names under turn. are [turn]'s own (drover passes [turn] drop, reply and usage to the component as turn.*); write them in [turn]",
+            ));
+        }
     }
     top.finish(TOP_FIELDS)?;
 

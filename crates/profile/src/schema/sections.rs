@@ -83,6 +83,23 @@ pub(super) fn parse_turn(
         }
         None => String::new(),
     };
+    let drop = patterns_of(reader, t.strings("drop")?, "turn.drop", None)?;
+    let reply = match t.string("reply")? {
+        Some((pattern, at)) => {
+            patterns_of(
+                reader,
+                vec![(pattern.clone(), at)],
+                "turn.reply",
+                Some("reply"),
+            )?;
+            Some(pattern)
+        }
+        None => None,
+    };
+    let usage = match t.table("usage")? {
+        Some((table, span)) => printed_usage(reader, table, span)?,
+        None => BTreeMap::new(),
+    };
     t.finish(TURN_FIELDS)?;
     Ok(Turn {
         args,
@@ -91,7 +108,105 @@ pub(super) fn parse_turn(
         resume,
         session_id,
         output,
+        drop,
+        reply,
+        usage,
     })
+}
+
+/// The counts `[turn.usage]` may read from printed text.
+pub(super) const PRINTED_USAGE_FIELDS: &[&str] =
+    &["input", "output", "cache_read", "cache_write", "reasoning"];
+
+/// Regexes of `[turn]`: checked here so a profile that loads never fails in
+/// the component. `group`: a named group each must have. One line each
+/// (the component gets them a line apiece).
+fn patterns_of(
+    reader: &Reader<'_>,
+    items: Vec<(String, usize)>,
+    field: &str,
+    group: Option<&str>,
+) -> Result<Vec<String>, ProfileError> {
+    let many = items.len() > 1 || field == "turn.drop";
+    let mut out = Vec::new();
+    for (n, (pattern, at)) in items.into_iter().enumerate() {
+        let name = if many {
+            format!("{field}[{n}]")
+        } else {
+            field.to_string()
+        };
+        let regex = regex::Regex::new(&pattern)
+            .map_err(|e| reader.error(Some(at..at), &name, format!("not a valid regex: {e}")))?;
+        if pattern.contains('\n') {
+            return Err(reader.error(
+                Some(at..at),
+                &name,
+                "a pattern is one line (write a line break as \\n)",
+            ));
+        }
+        if let Some(group) = group
+            && !regex.capture_names().flatten().any(|g| g == group)
+        {
+            return Err(reader.error(
+                Some(at..at),
+                &name,
+                format!("needs a group named {group}, as in (?P<{group}>...)"),
+            ));
+        }
+        out.push(pattern);
+    }
+    Ok(out)
+}
+
+/// `[turn.usage]`: count name -> a regex whose first group (or the group
+/// named `n`) is the figure.
+fn printed_usage(
+    reader: &Reader<'_>,
+    table: DeTable<'_>,
+    span: std::ops::Range<usize>,
+) -> Result<BTreeMap<String, String>, ProfileError> {
+    let mut out = BTreeMap::new();
+    for (key, value) in table {
+        let name = key.get_ref().to_string();
+        let field = format!("turn.usage.{name}");
+        if !PRINTED_USAGE_FIELDS.contains(&name.as_str()) {
+            return Err(reader.error(
+                Some(key.span()),
+                &field,
+                format!(
+                    "unknown count (one of: {})",
+                    PRINTED_USAGE_FIELDS.join(", ")
+                ),
+            ));
+        }
+        let DeValue::String(pattern) = value.get_ref() else {
+            return Err(reader.error(Some(value.span()), &field, "expected a regex as a string"));
+        };
+        let at = value.span().start;
+        patterns_of(reader, vec![(pattern.to_string(), at)], &field, None)?;
+        let groups = regex::Regex::new(pattern)
+            .map(|r| r.captures_len())
+            .unwrap_or(0);
+        if groups < 2 {
+            return Err(reader.error(
+                Some(at..at),
+                &field,
+                "needs a group around the figure, as in Tokens: ([\\d.,]+[kM]?) sent",
+            ));
+        }
+        out.insert(name, pattern.to_string());
+    }
+    if out.is_empty() {
+        return Err(reader.error(
+            Some(span),
+            "turn.usage",
+            format!(
+                "names no count (one of: {})",
+                PRINTED_USAGE_FIELDS.join(", ")
+            ),
+        ));
+    }
+    Ok(out)
 }
 
 /// An argv template of `[turn]`: only `{placeholder}` may appear, and the

@@ -113,6 +113,7 @@ pub(super) fn bare_result(
         reply: None,
         usage: None,
         cost_usd: None,
+        usage_approximate: false,
         fault: None,
         blocked: None,
         stop_seen: false,
