@@ -202,6 +202,9 @@ pub struct Profile {
     /// How long a pane's screen may read as nothing known (no adapter rule
     /// matches) before drover gives up on it; nothing is typed meanwhile.
     pub ready_timeout: Duration,
+    /// A hookless seat on a pane: how long its screen must read idle
+    /// without changing for its turn to count as ended (`screen_settle_s`).
+    pub screen_settle: Duration,
     pub stop_without_result_nudges: Option<u32>,
     pub subagent_stop_without_transcript: bool,
     pub first_run_note: String,
@@ -283,6 +286,10 @@ impl Profile {
 }
 
 /// Built-in aliases (bmad-loop's names and common spellings).
+/// `screen_settle_s` when a profile does not set it: longer than a CLI's
+/// pause between printing its reply and showing its prompt again.
+pub const SCREEN_SETTLE_S: f64 = 2.0;
+
 /// `ready_timeout_s` when a profile does not set it: long enough for a
 /// CLI that installs plugins on its first start.
 pub const READY_TIMEOUT_S: f64 = 45.0;

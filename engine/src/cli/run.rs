@@ -187,15 +187,15 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     };
     if selection.kind.has_panes() {
         workspace::open_panes(selection.kind, &project)?;
-        if profile.hookless() {
-            bail!(
-                "{} has no hook dialect; the {} workspace needs hooks to know when a turn ends (use --workspace headless)",
-                profile.name,
-                selection.kind.as_str()
-            );
-        }
-        let status = hooks::status(prepared.adapter(), &profile, &project)?;
-        if !status.missing.is_empty() {
+        // A hookless seat's turn ends when its idle screen settles
+        // (`screen_settle_s`); a hooked one's when its Stop hook fires, so
+        // the relay must be registered.
+        let status = if profile.hookless() {
+            None
+        } else {
+            Some(hooks::status(prepared.adapter(), &profile, &project)?)
+        };
+        if let Some(status) = status.filter(|s| !s.missing.is_empty()) {
             bail!(
                 "drover's relay is not registered in {} for {}; run `drover hooks install --cli {}` first",
                 project.join(&status.config_path).display(),

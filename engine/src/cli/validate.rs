@@ -315,6 +315,15 @@ fn check_profile(
         ),
     }
     if profile.hookless() {
+        let settle = profile.screen_settle.as_secs_f64();
+        out.push(
+            "hooks.none",
+            Severity::Warning,
+            format!(
+                "{name}: hookless: a headless turn ends when the CLI exits; on a pane, when its screen reads idle and stays unchanged for {settle}s (screen_settle_s). That cannot tell apart a finished turn from one still waiting on the model with nothing printed and the idle prompt showing, nor a question the screen rules do not know from an idle prompt; and no hook carries the reply or the transcript"
+            ),
+            json!({"profile": name, "screen_settle_s": settle}),
+        );
         return;
     }
     match hooks::status(&adapter, profile, project) {

@@ -303,3 +303,79 @@ fn a_hookless_text_cli_runs_from_its_profile_alone() {
         );
     }
 }
+
+/// A hookless CLI with a prompt of its own (`> `), for panes: it prints a
+/// banner, then for each line typed the reply and a token line, and shows
+/// its prompt again.
+const TEXT_REPL: &str = r#"#!/bin/sh
+echo "Textrepl v1.0 (no hooks)"
+while printf '> ' && read -r line; do
+  echo "${line#Reply with exactly: }"
+  echo "Tokens: 1.2k sent, 9 received."
+done
+"#;
+
+#[test]
+fn on_tmux_a_hookless_turn_ends_when_its_idle_screen_settles() {
+    tmux_required();
+    let p = Project::new();
+    let script = p.home.join("textrepl");
+    std::fs::write(&script, TEXT_REPL).expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let dir = p.home.join(".config/drover/profiles");
+    std::fs::create_dir_all(&dir).expect("profiles dir");
+    std::fs::write(
+        dir.join("textrepl.toml"),
+        format!(
+            "name = \"textrepl\"\nbinary = \"{}\"\nscreen_settle_s = 1.5\n\n[hooks]\ndialect = \"none\"\n\n[turn]\nargv = [\"{{prompt}}\"]\n",
+            script.display()
+        ),
+    )
+    .expect("profile");
+    let (doc, code) = p.run(&[
+        "--cli",
+        "textrepl",
+        "--workspace",
+        "tmux",
+        "--teardown-grace",
+        "2s",
+        "--timeout",
+        "2m",
+        "Reply with exactly: SETTLED",
+    ]);
+    assert_eq!(
+        (doc["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{doc:#}"
+    );
+    assert!(
+        doc["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("the idle screen settled")),
+        "{doc:#}"
+    );
+    let run_id = doc["run_id"].as_str().expect("run id");
+    let events = p.journal(run_id);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["state"] == "done" && e["source"] == "screen:settled"),
+        "{events:#?}"
+    );
+    // `validate` says what reading the end off the screen cannot tell apart.
+    let validate = json(&p.output(&["validate", "--cli", "textrepl", "--json"]));
+    let hookless = validate["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["check"] == "hooks.none")
+        .cloned()
+        .unwrap_or_else(|| panic!("no hooks.none finding: {validate:#}"));
+    assert_eq!(hookless["severity"], "warning", "{hookless:#}");
+    assert!(
+        hookless["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unchanged for 1.5s") && m.contains("cannot tell apart")),
+        "{hookless:#}"
+    );
+}

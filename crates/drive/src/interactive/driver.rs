@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::dialog;
-use super::{Driver, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK};
+use super::{Driver, EndSignal, Event, POLICY_TRIES, Readiness, SETTLE_LIMIT, Seat, State, TICK};
 use crate::clock::Deadline;
 use crate::result_file::ResultFile;
 use crate::watchdog::Watchdog;
@@ -43,6 +43,7 @@ impl<'a> Driver<'a> {
                 blocked: None,
                 stop_seen: false,
                 reply: None,
+                typed_over: None,
             },
             result_file: spec
                 .result_file
@@ -151,7 +152,10 @@ impl<'a> Driver<'a> {
     }
 
     /// The adapter's reading of the pane, with the screen it read.
-    fn read_screen_and_rows(&self, seat: &Seat) -> Option<(wit::ScreenReading, wit::Screen)> {
+    pub(super) fn read_screen_and_rows(
+        &self,
+        seat: &Seat,
+    ) -> Option<(wit::ScreenReading, wit::Screen)> {
         let screen = seat.ws().read_pane(&seat.pane).ok()?;
         let reading = self
             .ctx
@@ -439,6 +443,12 @@ impl<'a> Driver<'a> {
             Ok(not_ready) => return self.not_typed(&not_ready),
             Err(result) => return *result,
         }
+        // A hookless seat learns its turn ended from the screen: what it
+        // showed before the prompt tells a screen that moved on from one
+        // that never did.
+        if self.ctx.profile().hookless() {
+            self.st.typed_over = seat.ws().read_pane(&seat.pane).ok().map(|s| s.rows);
+        }
         if let Err(e) = seat.ws().type_text(&seat.pane, &rendered, self.human) {
             return self.result(
                 Verdict::Crashed,
@@ -483,7 +493,7 @@ impl<'a> Driver<'a> {
                 if event.last_message.is_some() {
                     self.st.reply = event.last_message.clone();
                 }
-                Event::Stop
+                Event::Stop(EndSignal::StopHook)
             }
             wit::CanonicalEvent::StopFailure => Event::Failure(event.reason.clone()),
             wit::CanonicalEvent::SessionEnd => Event::End(event.reason.clone()),

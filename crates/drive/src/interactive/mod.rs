@@ -72,10 +72,13 @@ struct State {
     blocked: Option<wit::PromptKind>,
     stop_seen: bool,
     reply: Option<String>,
+    /// A hookless seat: the screen as it was before the prompt was typed.
+    typed_over: Option<Vec<String>>,
 }
 
 enum Event {
-    Stop,
+    /// The turn ended: a Stop hook, or (hookless) a settled idle screen.
+    Stop(EndSignal),
     Failure(Option<String>),
     End(Option<String>),
     Nothing,
@@ -96,11 +99,40 @@ impl Seat {
     }
 }
 
+/// What told drover a turn ended.
+#[derive(Clone, Copy)]
+enum EndSignal {
+    StopHook,
+    /// A hookless seat's screen read idle and stopped changing.
+    SettledScreen,
+}
+
+impl EndSignal {
+    fn source(self) -> &'static str {
+        match self {
+            EndSignal::StopHook => "hook:Stop",
+            EndSignal::SettledScreen => "screen:settled",
+        }
+    }
+
+    fn why(self) -> &'static str {
+        match self {
+            EndSignal::StopHook => "Stop hook",
+            EndSignal::SettledScreen => "the idle screen settled",
+        }
+    }
+}
+
 /// The waiting loop's own counters and clocks.
 struct Watch {
     nudges_left: u32,
     stall_nudges_left: u32,
     last_screen: Instant,
+    /// A hookless seat: the screen has moved since the prompt was typed
+    /// (or read working), and the idle screen last seen with when it was
+    /// first seen unchanged.
+    moved: bool,
+    still: Option<(Vec<String>, Instant)>,
     activity: Activity<Option<(u64, std::time::SystemTime)>>,
 }
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::{Driver, Event, SCREEN_EVERY, Seat, TICK, Watch};
+use super::{Driver, EndSignal, Event, SCREEN_EVERY, Seat, TICK, Watch};
 use crate::shared::{NUDGE_BUDGET, NUDGE_RESULT, NUDGE_STALL, humanize};
 use crate::verdict::{self, ResultState};
 use crate::watchdog::{Activity, Alarm};
@@ -19,6 +19,8 @@ impl Driver<'_> {
             stall_nudges_left: self.spec.stall_nudges,
             last_screen: Instant::now(),
             activity: Activity::new(log_key(&self.log)),
+            moved: false,
+            still: None,
         };
         loop {
             if let Some(r) = self.clock_and_budget(seat) {
@@ -47,7 +49,13 @@ impl Driver<'_> {
             }
             if watch.last_screen.elapsed() >= SCREEN_EVERY {
                 watch.last_screen = Instant::now();
-                self.look_at_screen(seat);
+                let settled = self.look_at_screen(seat, &mut watch);
+                if settled
+                    && let Some(r) =
+                        self.on_event(seat, Event::Stop(EndSignal::SettledScreen), &mut watch)
+                {
+                    return r;
+                }
             }
             if let Some(r) = self.on_silence(seat, &mut watch) {
                 return r;
@@ -99,10 +107,10 @@ impl Driver<'_> {
     ) -> Option<TurnReport> {
         let (ctx, spec, task) = (self.ctx, self.spec, self.task());
         match outcome {
-            Event::Stop => {
+            Event::Stop(signal) => {
                 self.st.stop_seen = true;
                 self.st.blocked = None;
-                ctx.state(task, wit::SeatState::Done, None, "hook:Stop");
+                ctx.state(task, wit::SeatState::Done, None, signal.source());
                 let alive = || !matches!(seat.ws().pane_alive(&seat.pane), Ok(false));
                 let found = self
                     .result_file
@@ -111,7 +119,7 @@ impl Driver<'_> {
                 let state = ResultState::of(spec.result_file.as_ref(), found.is_some());
                 let (Some(result_file), ResultState::Missing(_)) = (&self.result_file, &state)
                 else {
-                    let ruling = verdict::finished(Some("Stop hook"), &state);
+                    let ruling = verdict::finished(Some(signal.why()), &state);
                     return Some(self.result(ruling.verdict, ruling.reason, found, None));
                 };
                 ctx.run.lifecycle(
@@ -120,7 +128,7 @@ impl Driver<'_> {
                     serde_json::json!({"path": result_file.path(), "nudges_left": watch.nudges_left}),
                 );
                 if watch.nudges_left == 0 {
-                    let ruling = verdict::finished(Some("Stop hook"), &state);
+                    let ruling = verdict::finished(Some(signal.why()), &state);
                     return Some(self.result(ruling.verdict, ruling.reason, None, None));
                 }
                 watch.nudges_left -= 1;
@@ -156,13 +164,20 @@ impl Driver<'_> {
 
     /// Reads the screen (and the multiplexer's own reading) for a blocked
     /// or working seat; a dialog mid-turn (a tool permission) becomes the
-    /// seat's question, which the policy may answer.
-    pub(super) fn look_at_screen(&mut self, seat: &Seat) {
+    /// seat's question, which the policy may answer. For a hookless seat,
+    /// true when the turn ended: the screen moved on from what it showed
+    /// before the prompt, then read idle without changing for the
+    /// profile's `screen_settle_s`.
+    pub(super) fn look_at_screen(&mut self, seat: &Seat, watch: &mut Watch) -> bool {
         let (ctx, task) = (self.ctx, self.task());
         let native = seat.ws().agent_state(&seat.pane).ok().flatten();
         let native_blocked = native.as_deref() == Some("blocked");
-        if let Some(reading) = self.read_screen(seat) {
+        let mut settled = false;
+        if let Some((reading, screen)) = self.read_screen_and_rows(seat) {
             let source = format!("screen:{}", reading.rule);
+            if ctx.profile().hookless() {
+                settled = self.screen_settled(&reading, screen.rows, watch);
+            }
             match reading.state {
                 wit::SeatState::Blocked => {
                     self.on_blocked_screen(seat, &reading, false);
@@ -178,6 +193,38 @@ impl Driver<'_> {
             let source = format!("{}:blocked", self.workspace);
             let evidence = format!("{} reads the agent as blocked", self.workspace);
             self.blocked(wit::PromptKind::Other, &source, false, Some(&evidence));
+        }
+        settled && !native_blocked && self.st.blocked.is_none()
+    }
+
+    /// One look at a hookless seat's screen for the end of its turn.
+    fn screen_settled(
+        &self,
+        reading: &wit::ScreenReading,
+        rows: Vec<String>,
+        watch: &mut Watch,
+    ) -> bool {
+        if reading.state == wit::SeatState::Working
+            || self
+                .st
+                .typed_over
+                .as_ref()
+                .is_some_and(|before| *before != rows)
+        {
+            watch.moved = true;
+        }
+        if !watch.moved || reading.state != wit::SeatState::Idle {
+            watch.still = None;
+            return false;
+        }
+        match &watch.still {
+            Some((seen, since)) if *seen == rows => {
+                since.elapsed() >= self.ctx.profile().screen_settle
+            }
+            _ => {
+                watch.still = Some((rows, Instant::now()));
+                false
+            }
         }
     }
 

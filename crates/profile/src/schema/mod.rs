@@ -61,6 +61,7 @@ const TOP_FIELDS: &[&str] = &[
     "usage_parser",
     "usage_grace_s",
     "ready_timeout_s",
+    "screen_settle_s",
     "stop_without_result_nudges",
     "subagent_stop_without_transcript",
     "first_run_note",
@@ -210,6 +211,9 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         None => "none".to_string(),
     };
     let usage_grace = top.seconds("usage_grace_s")?.unwrap_or(0.0);
+    let screen_settle = top
+        .seconds("screen_settle_s")?
+        .unwrap_or(crate::SCREEN_SETTLE_S);
     let ready_timeout = top
         .seconds("ready_timeout_s")?
         .unwrap_or(crate::READY_TIMEOUT_S);
@@ -313,6 +317,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         usage_parser,
         usage_grace: Duration::from_secs_f64(usage_grace),
         ready_timeout: Duration::from_secs_f64(ready_timeout),
+        screen_settle: Duration::from_secs_f64(screen_settle),
         stop_without_result_nudges,
         subagent_stop_without_transcript,
         first_run_note,
