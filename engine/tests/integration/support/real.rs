@@ -59,6 +59,8 @@ pub const OPENCODE_KEY: &str = "sk-fake-opencode-0123456789";
 pub const QWEN_KEY: &str = "sk-fake-qwen-0123456789";
 pub const COPILOT_KEY: &str = "sk-fake-copilot-0123456789";
 pub const GROK_KEY: &str = "xai-fake-grok-0123456789";
+pub const DROID_KEY: &str = "sk-fake-droid-0123456789";
+pub const KILO_KEY: &str = "sk-fake-kilo-0123456789";
 
 /// One isolated tree with a real CLI, its seeded config, a model server and
 /// a project for drover.
@@ -178,6 +180,8 @@ impl Real {
             "qwen" => self.seed_qwen(base),
             "copilot" => self.seed_copilot(base),
             "grok" => self.seed_grok(base),
+            "droid" => self.seed_droid(base),
+            "kilo" => self.seed_kilo(base),
             other => panic!("no seeding known for {other}"),
         }
     }
@@ -305,6 +309,55 @@ screen_reader_detection_done = true
         self.set_env("GEMINI_API_KEY", GEMINI_KEY);
         self.set_env("GOOGLE_GEMINI_BASE_URL", base);
         self.set_env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+    }
+
+    /// droid with a custom (BYOK) chat-completions model and no login;
+    /// airgap mode keeps it from asking Factory's servers for the org's
+    /// settings first (6 s a turn otherwise, offline).
+    fn seed_droid(&mut self, base: &str) {
+        let settings = json!({
+            "customModels": [{
+                "model": "fake-model",
+                "displayName": "Fake",
+                "baseUrl": format!("{base}/v1"),
+                "apiKey": DROID_KEY,
+                "provider": "generic-chat-completion-api",
+                "maxOutputTokens": 8192
+            }]
+        });
+        self.write(
+            &self.home.join(".factory").join("settings.json"),
+            &serde_json::to_string_pretty(&settings).unwrap_or_default(),
+        );
+        self.set_env("FACTORY_AIRGAP_ENABLED", "1");
+    }
+
+    /// kilo with an OpenAI-compatible provider, as opencode is seeded.
+    fn seed_kilo(&mut self, base: &str) {
+        let config = json!({
+            "autoupdate": false,
+            "share": "disabled",
+            "model": "fake/fake-model",
+            "provider": {
+                "fake": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "Fake",
+                    "options": {"baseURL": format!("{base}/v1"), "apiKey": KILO_KEY},
+                    "models": {"fake-model": {"name": "Fake Model", "limit": {"context": 200000, "output": 8192}}}
+                }
+            }
+        });
+        self.write(
+            &self.home.join(".config").join("kilo").join("kilo.json"),
+            &serde_json::to_string_pretty(&config).unwrap_or_default(),
+        );
+        for (k, v) in [
+            ("KILO_DISABLE_MODELS_FETCH", "1"),
+            ("KILO_TELEMETRY_LEVEL", "off"),
+            ("KILO_DISABLE_SHARE", "1"),
+        ] {
+            self.set_env(k, v);
+        }
     }
 
     fn seed_opencode(&mut self, base: &str) {
