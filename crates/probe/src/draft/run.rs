@@ -78,7 +78,11 @@ pub fn draft_from_binary(
     let mut draft = draft(&name, &base, &main, sub.as_ref());
     draft.binary_how = binary_how(&given, &base, &path);
     let mut s = Sanitizer::new(identity);
-    s.add_project(&opts.scan.project, &[name.as_str(), base.as_str()]);
+    // As scan does: the project's real path, so a relative `.` is not what
+    // gets aliased.
+    let project =
+        std::fs::canonicalize(&opts.scan.project).unwrap_or_else(|_| opts.scan.project.clone());
+    s.add_project(&project, &[name.as_str(), base.as_str()]);
     let version = binary::run(&path, &["--version"], timeout);
     draft.version = text_of(&version)
         .and_then(|t| t.lines().map(str::trim).find(|l| !l.is_empty()))
