@@ -22,7 +22,7 @@ pub struct Found<T> {
 }
 
 impl<T> Found<T> {
-    fn found(value: T, how: String) -> Found<T> {
+    fn some(value: T, how: String) -> Found<T> {
         Found {
             value: Some(value),
             how,
@@ -217,8 +217,8 @@ pub fn draft(name: &str, binary: &str, main: &Help, sub: Option<&Help>) -> Draft
         draft.argv.value = Some(argv);
     }
     draft.output = match output {
-        Some((_, how)) => Found::found("json".to_string(), how),
-        None => Found::found(
+        Some((_, how)) => Found::some("json".to_string(), how),
+        None => Found::some(
             "text".to_string(),
             format!(
                 "no JSON output option in `{}`: the reply is read as plain text",
@@ -297,7 +297,7 @@ fn resume(helps: &[&Help], notes: &mut Vec<String>) -> Found<Vec<String>> {
                 if opt.takes == help::Takes::OptionalValue {
                     how.push_str(" (optional: without one it may open a picker)");
                 }
-                return Found::found(vec![format!("--{long}"), "{id}".to_string()], how);
+                return Found::some(vec![format!("--{long}"), "{id}".to_string()], how);
             }
         }
     }
@@ -314,7 +314,7 @@ fn session_id(helps: &[&Help]) -> Found<Vec<String>> {
             {
                 how.push_str("; the help says it must be a UUID");
             }
-            return Found::found(vec!["--session-id".to_string(), "{id}".to_string()], how);
+            return Found::some(vec!["--session-id".to_string(), "{id}".to_string()], how);
         }
     }
     Found::missing("no --session-id option: drover cannot choose a new conversation's id")
@@ -323,7 +323,7 @@ fn session_id(helps: &[&Help]) -> Found<Vec<String>> {
 fn model_flag(helps: &[&Help]) -> Found<String> {
     for help in helps {
         if let Some(opt) = help.long("model").filter(|o| o.takes_value()) {
-            return Found::found("--model".to_string(), quoted(opt, help));
+            return Found::some("--model".to_string(), quoted(opt, help));
         }
     }
     Found::missing("no --model option found; `--model` is the default, check it")
@@ -358,7 +358,7 @@ fn bypass(helps: &[&Help]) -> Found<Vec<String>> {
             argv.push("--allow-all-paths".to_string());
             how.push_str(&format!(", with {}", quoted(paths, help)));
         }
-        return Found::found(argv, how);
+        return Found::some(argv, how);
     }
     for long in ["permission-mode", "approval-mode"] {
         for help in helps {
@@ -371,13 +371,13 @@ fn bypass(helps: &[&Help]) -> Found<Vec<String>> {
                 .find(|m| choices.iter().any(|c| c == m))
             {
                 let how = format!("{} offers \"{mode}\"", quoted(opt, help));
-                return Found::found(vec![format!("--{long}"), mode.to_string()], how);
+                return Found::some(vec![format!("--{long}"), mode.to_string()], how);
             }
         }
     }
     for long in ["dangerously-skip-permissions", "yolo", "allow-all"] {
         if let Some((opt, help)) = flag(long) {
-            return Found::found(vec![format!("--{long}")], quoted(opt, help));
+            return Found::some(vec![format!("--{long}")], quoted(opt, help));
         }
     }
     Found::missing(
@@ -398,7 +398,7 @@ fn no_questions(helps: &[&Help]) -> Found<Vec<String>> {
             .find(|o| !o.takes_value() && o.long().is_some() && NO_QUESTIONS.is_match(&o.desc))
             && let Some(long) = opt.long()
         {
-            return Found::found(
+            return Found::some(
                 vec![format!("--{long}")],
                 format!(
                     "{}: a headless turn cannot answer questions",
