@@ -38,10 +38,10 @@ pub fn locate(binary: &str) -> Option<PathBuf> {
     which::which(binary).ok()
 }
 
-/// Runs `<path> <arg>` with a deadline and returns what it printed.
-pub fn run(path: &Path, arg: &str, timeout: Duration) -> Run {
+/// Runs `<path> <args…>` with a deadline and returns what it printed.
+pub fn run(path: &Path, args: &[&str], timeout: Duration) -> Run {
     let child = Command::new(path)
-        .arg(arg)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,9 +4,11 @@
 //!
 //! Scan mode reads what is on disk and runs only `--version`/`--help`.
 //! Probe mode (launching one real turn) fills the same report model.
+//! `--draft-profile` drafts a profile from the CLI's help (draft).
 
 mod binary;
 mod discover;
+pub mod draft;
 pub mod live;
 pub mod report;
 pub mod sanitize;

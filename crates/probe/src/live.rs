@@ -19,7 +19,7 @@ use super::sanitize::{Clean, Identity, Sanitizer, clean};
 use super::scan::{ScanError, ScanOptions, scan};
 use drover_drive::drops::ENV_PROBE_CAPTURE;
 use drover_drive::{Context, Prepared, TurnReport, TurnSpec, Verdict, headless, interactive};
-use drover_profile::Catalog;
+use drover_profile::{Catalog, Profile};
 use drover_run::{EventWatcher, RunDir, RunInfo, new_run_id, now_ns};
 use drover_sandbox::Sandbox;
 use drover_workspace::{WorkspaceKind, process};
@@ -92,7 +92,9 @@ pub fn probe(
         .prefix("drover-probe-")
         .tempdir()
         .map_err(|_| ScanError::NothingToScan)?;
-    let live = run_turn(opts, &profile.name, temp.path(), &binary);
+    let mut turn_profile = profile.clone();
+    turn_profile.binary = binary.clone();
+    let live = run_turn(opts, turn_profile, temp.path());
     let mut scan_opts = opts.scan.clone();
     scan_opts.payloads.extend(live.payloads.iter().cloned());
     if scan_opts.transcript.is_none() && scan_opts.session_dir.is_none() {
@@ -135,9 +137,43 @@ fn push(report: &mut Report, id: &'static str, severity: Severity, message: Clea
     });
 }
 
+/// Runs one turn of `profile` (its binary already the one to probe) in a
+/// temporary directory and returns what it left behind, sanitized into
+/// notes: `(id, severity, message)`. `--draft-profile --probe` runs its
+/// drafted profile through here, so a draft's turn takes the same launch
+/// path as any probe's.
+pub fn turn_notes(
+    opts: &ProbeOptions,
+    profile: Profile,
+    s: &Sanitizer,
+) -> Vec<(&'static str, Severity, Clean)> {
+    let Ok(temp) = tempfile::Builder::new().prefix("drover-probe-").tempdir() else {
+        return vec![(
+            "probe.workspace",
+            Severity::Warning,
+            Clean::lit("cannot create the temporary workspace"),
+        )];
+    };
+    let live = run_turn(opts, profile, temp.path());
+    let mut notes: Vec<_> = live
+        .notes
+        .iter()
+        .map(|(id, severity, message)| (*id, *severity, s.text(message, 3)))
+        .collect();
+    if let Some(tail) = live.log_tail.filter(|t| !t.trim().is_empty()) {
+        notes.push((
+            "probe.log-tail",
+            Severity::Info,
+            clean!("its last output: {}", s.text(&tail, 5)),
+        ));
+    }
+    notes
+}
+
 /// Runs the turn in `root/project` and collects what it produced. Every
 /// failure becomes a note; nothing here returns an error.
-fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
+fn run_turn(opts: &ProbeOptions, profile: Profile, root: &Path) -> Live {
+    let cli = profile.name.clone();
     let mut live = Live {
         payloads: Vec::new(),
         transcript: None,
@@ -164,18 +200,6 @@ fn run_turn(opts: &ProbeOptions, cli: &str, root: &Path, binary: &str) -> Live {
             &project.join(".drover").join(sub),
         );
     }
-    // The real project's profile: the scratch copy has the same bytes, but
-    // trust is recorded for the real project's files.
-    let catalog = Catalog::load(&opts.scan.project);
-    let Some(mut profile) = catalog.find(cli).cloned() else {
-        live.notes.push((
-            "probe.workspace",
-            Severity::Warning,
-            format!("the profile {cli} did not load in the temporary workspace"),
-        ));
-        return live;
-    };
-    profile.binary = binary.to_string();
     let sandbox = match Sandbox::with_default_cache() {
         Ok(s) => s,
         Err(e) => {

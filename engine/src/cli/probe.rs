@@ -15,7 +15,8 @@ use crate::probe::{self, Format, Identity, ScanOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The CLI profile (name or alias); optional with --binary.
+    /// The CLI profile (name or alias); optional with --binary. With
+    /// --draft-profile, the drafted profile's name.
     #[arg(required_unless_present = "binary", value_name = "CLI")]
     cli: Option<String>,
     /// The CLI's binary: overrides the profile's, or names a CLI without a
@@ -52,6 +53,10 @@ pub struct Args {
     /// Probe mode: the model to ask.
     #[arg(long, value_name = "MODEL", requires = "probe")]
     model: Option<String>,
+    /// Draft a profile from the CLI's --help (and its exec/run subcommand's
+    /// help) instead of a report; with --probe, one headless turn tries it.
+    #[arg(long, conflicts_with_all = ["transcript", "session_dir", "payload", "workspace", "keep_temp"])]
+    draft_profile: bool,
     /// Probe mode: keep the raw temp data (never share it).
     #[arg(long, hide = true)]
     keep_temp: bool,
@@ -67,6 +72,9 @@ fn parse_payload(text: &str) -> Result<(String, PathBuf), String> {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    if args.draft_profile {
+        return draft(project, args);
+    }
     // Scan mode runs the profile's binary bare (`--version`, `--help`): a
     // project profile's binary needs the user's trust, a `--binary` (the
     // user's own) does not. A probe turn launches through the one launch
@@ -173,6 +181,76 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             }
             let mode = if args.probe { "probe" } else { "scan" };
             errln!("  ok: {mode} {kind} ({} warning(s))", report.warnings());
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `--draft-profile`: no profile of the project is read or launched, so no
+/// trust is asked; the probe turn's launch checks what any launch checks.
+fn draft(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    let binary = args.binary.clone();
+    let name = args
+        .cli
+        .clone()
+        .or_else(|| {
+            binary.as_ref().and_then(|b| {
+                Path::new(b)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+        })
+        .unwrap_or_default();
+    let turn = if args.probe {
+        Some(probe::draft::TurnOptions {
+            timeout: args.timeout,
+            model: args.model.clone(),
+            cancel: super::interrupt_flag()?,
+        })
+    } else {
+        None
+    };
+    let cancel = turn.as_ref().map(|t| std::sync::Arc::clone(&t.cancel));
+    let opts = probe::draft::DraftOptions {
+        scan: ScanOptions {
+            project: project.to_path_buf(),
+            cli: Some(name),
+            binary,
+            transcript: None,
+            session_dir: None,
+            payloads: Vec::new(),
+            command_timeout: Duration::from_secs(args.command_timeout.max(1)),
+        },
+        turn,
+    };
+    let done = match probe::draft::draft_from_binary(&opts, &Identity::from_env()) {
+        Ok(done) => done,
+        Err(e @ probe::draft::DraftError::Leak(_)) => {
+            errln!("FAIL: {e}");
+            return Ok(Outcome::Failed);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+        errln!("interrupted: the probe turn was stopped and its temporary workspace removed");
+        return Ok(Outcome::Interrupted);
+    }
+    if !done.repairs.is_empty() {
+        let total: u64 = done.repairs.values().sum();
+        errln!("warning: the leak check replaced {total} stray occurrence(s) in the draft");
+    }
+    match &args.out {
+        Some(path) => {
+            write_atomic(path, done.text.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            errln!(
+                "  ok: draft profile written to {}; review its comments, then `drover validate`",
+                path.display()
+            );
+        }
+        None => {
+            out!("{}", done.text);
+            errln!("  ok: draft profile; review its comments, then `drover validate`");
         }
     }
     Ok(Outcome::Ok)

@@ -15,6 +15,7 @@ mod builtin_components;
 mod compile_cache;
 mod conformance;
 mod dialogs;
+mod draft_profile;
 mod generic_adapter;
 mod js_adapter;
 mod probe_adapter;

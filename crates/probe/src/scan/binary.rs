@@ -28,7 +28,7 @@ impl Scan<'_> {
         binary.found = true;
         binary.path = Some(self.s.path(&path.to_string_lossy(), false));
         for (arg, lines) in [("--version", VERSION_LINES), ("--help", HELP_LINES)] {
-            let run = binary::run(&path, arg, self.opts.command_timeout);
+            let run = binary::run(&path, &[arg], self.opts.command_timeout);
             let text = run.text().map(|t| self.s.text(t, lines));
             match &run {
                 binary::Run::TimedOut { .. } => self.warn(
