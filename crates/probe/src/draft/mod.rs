@@ -270,9 +270,23 @@ fn output_flag(help: &Help) -> Option<(Vec<String>, String)> {
             return Some((vec![format!("--{long}"), "json".to_string()], how));
         }
     }
-    let opt = help.long("json").filter(|o| !o.takes_value())?;
-    let how = format!("{}{}", quoted(opt, help), stream_note(&opt.desc, ""));
-    Some((vec!["--json".to_string()], how))
+    if let Some(opt) = help.long("json").filter(|o| !o.takes_value()) {
+        let how = format!("{}{}", quoted(opt, help), stream_note(&opt.desc, ""));
+        return Some((vec!["--json".to_string()], how));
+    }
+    // `--output-format <format>` whose line names no format, in a help that
+    // speaks of JSON elsewhere (droid's lists `stream-json` under its input
+    // format): `json` is likely, and said to be a guess.
+    let opt = help
+        .long("output-format")
+        .filter(|o| o.takes_value() && o.choices().is_empty())?;
+    help.prose.to_lowercase().contains("json").then(|| {
+        let how = format!(
+            "{} names no formats, and the help speaks of JSON elsewhere: the value `json` is a guess",
+            quoted(opt, help)
+        );
+        (vec!["--output-format".to_string(), "json".to_string()], how)
+    })
 }
 
 fn resume(helps: &[&Help], notes: &mut Vec<String>) -> Found<Vec<String>> {
@@ -375,7 +389,12 @@ fn bypass(helps: &[&Help]) -> Found<Vec<String>> {
             }
         }
     }
-    for long in ["dangerously-skip-permissions", "yolo", "allow-all"] {
+    for long in [
+        "dangerously-skip-permissions",
+        "skip-permissions-unsafe",
+        "yolo",
+        "allow-all",
+    ] {
         if let Some((opt, help)) = flag(long) {
             return Found::some(vec![format!("--{long}")], quoted(opt, help));
         }

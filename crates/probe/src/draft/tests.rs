@@ -223,3 +223,23 @@ fn an_auto_flag_that_does_not_approve_is_not_a_bypass() {
     let d = draft("acme", "acme", &help, None);
     assert_eq!(d.bypass.value, None);
 }
+
+/// The two CLIs drover drives by profile alone (profiles/droid.toml,
+/// kilo.toml): the drafts find what those profiles run.
+#[test]
+fn the_profile_only_clis_drafts_find_their_headless_shape() {
+    let droid = drafted("droid");
+    assert_eq!(
+        droid.argv.value,
+        strings(&["exec", "--output-format", "json", "{prompt}"]),
+        "{}",
+        droid.argv.how
+    );
+    assert_eq!(droid.output.value.as_deref(), Some("json"));
+    assert!(droid.output.how.contains("a guess"), "{}", droid.output.how);
+    assert_eq!(droid.bypass.value, strings(&["--skip-permissions-unsafe"]));
+    let kilo = drafted("kilo");
+    assert_eq!(kilo.argv.value.as_ref().map(|a| a[0].as_str()), Some("run"));
+    assert_eq!(kilo.resume.value, strings(&["--session", "{id}"]));
+    assert_eq!(kilo.bypass.value, strings(&["--auto"]));
+}
