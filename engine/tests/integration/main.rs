@@ -23,6 +23,7 @@ mod probe_live;
 mod python_adapter;
 mod real_claude;
 mod real_codex;
+mod real_continue;
 mod real_copilot;
 mod real_droid;
 mod real_gemini;

@@ -61,6 +61,7 @@ pub const COPILOT_KEY: &str = "sk-fake-copilot-0123456789";
 pub const GROK_KEY: &str = "xai-fake-grok-0123456789";
 pub const DROID_KEY: &str = "sk-fake-droid-0123456789";
 pub const KILO_KEY: &str = "sk-fake-kilo-0123456789";
+pub const CONTINUE_KEY: &str = "sk-fake-continue-0123456789";
 
 /// One isolated tree with a real CLI, its seeded config, a model server and
 /// a project for drover.
@@ -182,6 +183,7 @@ impl Real {
             "grok" => self.seed_grok(base),
             "droid" => self.seed_droid(base),
             "kilo" => self.seed_kilo(base),
+            "continue" => self.seed_continue(base),
             other => panic!("no seeding known for {other}"),
         }
     }
@@ -330,6 +332,15 @@ screen_reader_detection_done = true
             &serde_json::to_string_pretty(&settings).unwrap_or_default(),
         );
         self.set_env("FACTORY_AIRGAP_ENABLED", "1");
+    }
+
+    /// cn with one OpenAI-compatible model in its default config file;
+    /// without one it goes to Continue's hub and fails offline.
+    fn seed_continue(&mut self, base: &str) {
+        let config = format!(
+            "name: Fake\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: fake-model\n    provider: openai\n    model: fake-model\n    apiBase: {base}/v1\n    apiKey: {CONTINUE_KEY}\n    roles: [chat, edit, apply]\n"
+        );
+        self.write(&self.home.join(".continue").join("config.yaml"), &config);
     }
 
     /// kilo with an OpenAI-compatible provider, as opencode is seeded.
