@@ -47,13 +47,12 @@ ENV_FILE="${ENV_FILE:-$CACHE/env.sh}"
 # node_modules when the package links none
 #
 # droid, kilo and continue (cn) are driven by profiles alone (no component
-# of their own, docs/adapters/droid.md, kilo.md, continue.md). The registry
-# this runs against does not
-# carry every version of a wrapper and of its platform package: @factory/cli
-# 0.225.1 has no linux-x64 binary at that version, so the platform package
-# is installed alone; @kilocode/cli 7.8.1's post-install asks for a
-# cli-linux-x64 that does not exist, so 7.7.7. Each install is checked by
-# its binary existing; `--version` runs in the tests.
+# of their own; docs/adapters/droid.md, kilo.md, continue.md). The registry
+# this runs against does not carry every version of a wrapper and of its
+# platform package: @factory/cli 0.225.1 has no linux-x64 binary at that
+# version, so the platform package is installed alone; @kilocode/cli
+# 7.8.1's post-install asks for a cli-linux-x64 that does not exist, so
+# 7.7.7. An install counts once its binary exists.
 CLIS=(
   "claude|@anthropic-ai/claude-code|2.1.332|claude"
   "codex|@openai/codex|0.171.0|codex"
