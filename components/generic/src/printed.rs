@@ -70,10 +70,10 @@ impl Printed {
         Some(reply.trim().to_string())
     }
 
-    /// Usage from the printed summary: each count is its pattern's last
-    /// match in the whole output (the summary comes last); `None` when no
-    /// pattern matched.
-    pub fn usage(&self, stdout: &str) -> Option<Usage> {
+    /// Usage from the printed summary, with the model it names: each count
+    /// is its pattern's last match in the whole output (the summary comes
+    /// last); `None` when no count pattern matched.
+    pub fn usage(&self, stdout: &str) -> Option<(Usage, String)> {
         let text: String = stdout
             .lines()
             .map(drover_kit::output::strip_ansi)
@@ -88,6 +88,7 @@ impl Printed {
             requests: 1,
         };
         let mut found = false;
+        let mut model = String::new();
         for (count, re) in &self.usage {
             let Some(figure) = re.captures_iter(&text).last().and_then(|c| {
                 c.name("n")
@@ -96,6 +97,10 @@ impl Printed {
             }) else {
                 continue;
             };
+            if count == "model" {
+                model = figure.trim().to_string();
+                continue;
+            }
             let slot = match count.as_str() {
                 "input" => &mut usage.input,
                 "output" => &mut usage.output,
@@ -109,7 +114,7 @@ impl Printed {
                 found = true;
             }
         }
-        found.then_some(usage)
+        found.then_some((usage, model))
     }
 }
 
@@ -176,8 +181,15 @@ mod tests {
             ("turn.usage.input", r"Tokens: ([\d.,]+[kM]?) sent"),
             ("turn.usage.output", r"sent, (?P<n>[\d.,]+[kM]?) received"),
         ]);
-        let usage = printed.usage(AIDER_LIKE).expect("usage");
+        let (usage, model) = printed.usage(AIDER_LIKE).expect("usage");
         assert_eq!((usage.input, usage.output, usage.requests), (3100, 77, 1));
+        assert_eq!(model, "");
+        let with_model = with(&[
+            ("turn.usage.input", r"Tokens: ([\d.,]+[kM]?) sent"),
+            ("turn.usage.model", r"(?m)^Model: (\S+)"),
+        ]);
+        let (_, model) = with_model.usage(AIDER_LIKE).expect("usage");
+        assert_eq!(model, "openai/scripted");
         assert_eq!(printed.usage("no summary"), None);
         assert_eq!(figure_of("1.25M"), Some(1_250_000));
         assert_eq!(figure_of("3,100"), Some(3100));

@@ -47,7 +47,7 @@ pub fn text(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, Adapte
     }
     let usage = printed
         .usage(&output.stdout)
-        .map(|u| UsageReport::single("", "", u));
+        .map(|(u, model)| UsageReport::single("", &model, u));
     let kept = printed.kept(&output.stdout);
     Ok(match printed.reply(&kept) {
         Some(reply) if !reply.is_empty() => TurnResult {

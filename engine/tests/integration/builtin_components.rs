@@ -34,11 +34,11 @@ fn every_builtin_describes_itself_and_matches_the_known_lists() {
 }
 
 #[test]
-fn every_builtin_profile_names_a_builtin_component_that_knows_its_names() {
+fn every_builtin_profile_has_a_builtin_component_or_is_a_profile_alone() {
     let catalog = drover::profile::Catalog::load(std::path::Path::new("/nonexistent-project"));
     assert!(catalog.errors().is_empty(), "{:?}", catalog.errors());
     let names: BTreeSet<&str> = catalog.profiles().iter().map(|p| p.name.as_str()).collect();
-    let expected = BTreeSet::from([
+    let with_components = [
         "antigravity",
         "claude",
         "codex",
@@ -49,6 +49,29 @@ fn every_builtin_profile_names_a_builtin_component_that_knows_its_names() {
         "opencode",
         "qwen",
         "scripted",
-    ]);
+    ];
+    // Driven by the generic adapter from their profiles alone.
+    let profiles_alone = ["continue", "droid", "kilo"];
+    let expected: BTreeSet<&str> = with_components
+        .iter()
+        .chain(&profiles_alone)
+        .copied()
+        .collect();
     assert_eq!(names, expected);
+    for name in profiles_alone {
+        let profile = catalog.find(name).expect("listed");
+        assert!(
+            drover::builtin::find(name).is_none(),
+            "{name} has a component"
+        );
+        assert_eq!(
+            profile.component,
+            drover::profile::ComponentRef::Implicit(name.to_string()),
+            "{name}"
+        );
+        assert!(
+            profile.hookless() && !profile.turn.argv.is_empty(),
+            "{name}: hookless, with [turn] argv"
+        );
+    }
 }

@@ -225,7 +225,7 @@ const TEXT_CLI: &str = r#"#!/bin/sh
 case "$2" in *FAIL*) echo "litellm.AuthenticationError: invalid api key" >&2; exit 1;; esac
 printf '\033[1mTextcli v0.86.1\033[0m\n'
 echo "Warning: could not fetch the model price list"
-echo "Model: openai/scripted with whole edit format"
+echo "Model: anthropic/claude-sonnet-4-5-20250929 with diff edit format"
 echo "Git repo: none"
 echo
 echo "${2#Reply with exactly: }"
@@ -254,6 +254,7 @@ drop = ["^Textcli v", "^Warning:", "^Model:", "^Git repo:", "^Tokens:"]
 [turn.usage]
 input = 'Tokens: ([\d.,]+[kM]?) sent'
 output = 'sent, ([\d.,]+[kM]?) received'
+model = '(?m)^Model: (\S+)'
 "#,
         script.display()
     )
@@ -279,6 +280,13 @@ fn a_hookless_text_cli_runs_from_its_profile_alone() {
         assert_eq!(doc["usage"]["input"], 3100, "{doc:#}");
         assert_eq!(doc["usage"]["output"], 77);
         assert_eq!(doc["usage_approximate"], true, "{doc:#}");
+        // The model it printed is priced: Sonnet 4.5 at $3 and $15 per
+        // million input and output tokens.
+        let cost = doc["cost_usd"].as_f64().expect("a priced model");
+        assert!(
+            (cost - (3100.0 * 3e-6 + 77.0 * 15e-6)).abs() < 1e-9,
+            "{cost}"
+        );
 
         // People see the figures marked as estimates.
         let human = p
@@ -290,6 +298,7 @@ fn a_hookless_text_cli_runs_from_its_profile_alone() {
         assert!(human.status.success(), "{text}");
         assert!(text.contains("usage is approximate"), "{text}");
         assert!(text.contains("input ~3100 · output ~77"), "{text}");
+        assert!(text.contains("cost: ~$0.0105"), "{text}");
 
         // A failing turn is a failure with the CLI's sentence, classified
         // by the profile's own patterns.

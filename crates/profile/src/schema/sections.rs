@@ -115,8 +115,14 @@ pub(super) fn parse_turn(
 }
 
 /// The counts `[turn.usage]` may read from printed text.
-pub(super) const PRINTED_USAGE_FIELDS: &[&str] =
-    &["input", "output", "cache_read", "cache_write", "reasoning"];
+pub(super) const PRINTED_USAGE_FIELDS: &[&str] = &[
+    "input",
+    "output",
+    "cache_read",
+    "cache_write",
+    "reasoning",
+    "model",
+];
 
 /// Regexes of `[turn]`: checked here so a profile that loads never fails in
 /// the component. `group`: a named group each must have. One line each
@@ -158,8 +164,8 @@ fn patterns_of(
     Ok(out)
 }
 
-/// `[turn.usage]`: count name -> a regex whose first group (or the group
-/// named `n`) is the figure.
+/// `[turn.usage]`: count name (or `model`) -> a regex whose first group
+/// (or the group named `n`) is the figure (or the model's name).
 fn printed_usage(
     reader: &Reader<'_>,
     table: DeTable<'_>,
