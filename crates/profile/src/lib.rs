@@ -285,7 +285,6 @@ impl Profile {
     }
 }
 
-/// Built-in aliases (bmad-loop's names and common spellings).
 /// `screen_settle_s` when a profile does not set it: longer than a CLI's
 /// pause between printing its reply and showing its prompt again.
 pub const SCREEN_SETTLE_S: f64 = 2.0;
@@ -294,6 +293,7 @@ pub const SCREEN_SETTLE_S: f64 = 2.0;
 /// CLI that installs plugins on its first start.
 pub const READY_TIMEOUT_S: f64 = 45.0;
 
+/// Built-in aliases (bmad-loop's names and common spellings).
 const BUILTIN_ALIASES: &[(&str, &str)] = &[
     ("claude-code", "claude"),
     ("claude-code-tmux", "claude"),

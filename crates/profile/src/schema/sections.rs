@@ -114,7 +114,7 @@ pub(super) fn parse_turn(
     })
 }
 
-/// The counts `[turn.usage]` may read from printed text.
+/// The counts `[turn.usage]` may read from printed text, and the model.
 pub(super) const PRINTED_USAGE_FIELDS: &[&str] = &[
     "input",
     "output",
