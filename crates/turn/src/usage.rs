@@ -142,6 +142,33 @@ pub fn of_conversation(ctx: &super::Context, conversation: &str) -> Option<Spent
     })
 }
 
+/// [`of_conversation`] once the CLI has written this turn's usage: a CLI
+/// may write its transcript a moment after it answers (Grok's updates
+/// file), so until `grace` has passed, a conversation with no usage yet, or
+/// with no more than `prior` (what the turns before this one recorded), is
+/// read again. What it holds then is the answer.
+pub fn of_conversation_with_grace(
+    ctx: &super::Context,
+    conversation: &str,
+    prior: Option<&Spent>,
+    grace: Duration,
+) -> Option<Spent> {
+    let until = Instant::now() + grace;
+    loop {
+        let whole = of_conversation(ctx, conversation);
+        let written = match (&whole, prior) {
+            (Some(now), Some(before)) => now.tokens != before.tokens,
+            (found, _) => found.is_some(),
+        };
+        if written || Instant::now() >= until {
+            return whole;
+        }
+        std::thread::sleep(
+            Duration::from_millis(250).min(until.saturating_duration_since(Instant::now())),
+        );
+    }
+}
+
 /// The transcript of `conversation`: among the files the adapter's
 /// `transcript-locations` name for the profile's parser, the newest whose
 /// path has a directory or file stem equal to the conversation id (Copilot:

@@ -358,6 +358,7 @@ fn usage_of_turn(
     conversation: &str,
     transcript: Option<&str>,
 ) -> Option<Spent> {
+    let prior = conversations::prior_usage(&ctx.project, &ctx.profile().name, conversation);
     let whole = match transcript {
         Some(path) => super::usage::read_with_grace(
             ctx.adapter(),
@@ -365,9 +366,13 @@ fn usage_of_turn(
             &super::usage::confine(ctx, &spec.cwd, &spec.env, std::path::Path::new(path))?,
             ctx.profile().usage_grace,
         ),
-        None => super::usage::of_conversation(ctx, conversation),
+        None => super::usage::of_conversation_with_grace(
+            ctx,
+            conversation,
+            prior.as_ref(),
+            ctx.profile().usage_grace,
+        ),
     }?;
-    let prior = conversations::prior_usage(&ctx.project, &ctx.profile().name, conversation);
     Some(prior.map_or(whole, |p| whole.minus(&p)))
 }
 
