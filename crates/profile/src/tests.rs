@@ -111,7 +111,7 @@ fn each_bad_field_gets_its_own_error() {
         (with_top("turn = { format = \"json\" }"), format!("{file}:3: turn.format: unknown field (known: args, env, argv, resume, session_id, output, drop, reply, usage)")),
         (with_top("turn = { drop = [\"^ok\", \"(unclosed\"] }"), format!("{file}:3: turn.drop[1]: not a valid regex: ")),
         (with_top("turn = { reply = \"^(.*)$\" }"), format!("{file}:3: turn.reply: needs a group named reply, as in (?P<reply>...)")),
-        (with_top("turn = { usage = { sent = \"(\\\\d+)\" } }"), format!("{file}:3: turn.usage.sent: unknown count (one of: input, output, cache_read, cache_write, reasoning)")),
+        (with_top("turn = { usage = { sent = \"(\\\\d+)\" } }"), format!("{file}:3: turn.usage.sent: unknown count (one of: input, output, cache_read, cache_write, reasoning, model)")),
         (with_top("turn = { usage = { input = \"Tokens: \\\\d+\" } }"), format!("{file}:3: turn.usage.input: needs a group around the figure")),
         (with_top("turn = { usage = { input = 3 } }"), format!("{file}:3: turn.usage.input: expected a regex as a string")),
         (with_top("component_settings = { \"turn.reply\" = \"x\" }"), format!("{file}:3: component_settings.turn.reply: names under turn. are [turn]'s own")),
@@ -192,9 +192,14 @@ fn every_builtin_profile_parses() {
         );
         assert!(p.warnings.is_empty(), "{file}: {:?}", p.warnings);
         match &p.component {
-            ComponentRef::Builtin(name) | ComponentRef::Implicit(name) => assert!(
+            ComponentRef::Builtin(name) => assert!(
                 crate::builtin::find(name).is_some(),
                 "{file}: no built-in component '{name}'"
+            ),
+            // A profile alone: the generic adapter drives it from [turn].
+            ComponentRef::Implicit(name) => assert!(
+                crate::builtin::find(name).is_some() || (p.hookless() && !p.turn.argv.is_empty()),
+                "{file}: no built-in component '{name}', and no [turn] argv for the generic adapter"
             ),
             ComponentRef::File(path) => {
                 panic!("{file}: built-in profile names a file {}", path.display())
