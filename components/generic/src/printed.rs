@@ -50,11 +50,19 @@ impl Printed {
         Ok(printed)
     }
 
-    /// The output without its dropped lines (and without terminal escapes).
-    pub fn kept(&self, stdout: &str) -> String {
+    /// The output without terminal escapes, which every pattern reads.
+    pub fn plain(stdout: &str) -> String {
         stdout
             .lines()
             .map(drover_kit::output::strip_ansi)
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The plain output without its dropped lines.
+    pub fn kept(&self, plain: &str) -> String {
+        plain
+            .lines()
             .filter(|line| !self.drop.iter().any(|re| re.is_match(line)))
             .collect::<Vec<_>>()
             .join("\n")
@@ -73,12 +81,7 @@ impl Printed {
     /// Usage from the printed summary, with the model it names: each count
     /// is its pattern's last match in the whole output (the summary comes
     /// last); `None` when no count pattern matched.
-    pub fn usage(&self, stdout: &str) -> Option<(Usage, String)> {
-        let text: String = stdout
-            .lines()
-            .map(drover_kit::output::strip_ansi)
-            .collect::<Vec<_>>()
-            .join("\n");
+    pub fn usage(&self, plain: &str) -> Option<(Usage, String)> {
         let mut usage = Usage {
             input: 0,
             output: 0,
@@ -90,7 +93,7 @@ impl Printed {
         let mut found = false;
         let mut model = String::new();
         for (count, re) in &self.usage {
-            let Some(figure) = re.captures_iter(&text).last().and_then(|c| {
+            let Some(figure) = re.captures_iter(plain).last().and_then(|c| {
                 c.name("n")
                     .or_else(|| c.iter().skip(1).flatten().next())
                     .map(|m| m.as_str())
@@ -154,7 +157,7 @@ mod tests {
             "turn.drop",
             "^Aider v\n^Warning:\n^Model:\n^Git repo:\n^Tokens:",
         )]);
-        let kept = printed.kept(AIDER_LIKE);
+        let kept = printed.kept(&Printed::plain(AIDER_LIKE));
         assert_eq!(
             printed.reply(&kept).as_deref(),
             Some("Hello from the stand-in.\nSecond line.")
@@ -167,7 +170,7 @@ mod tests {
             "turn.reply",
             r"(?s)Git repo: none\n(?P<reply>.*?)\n+Tokens:",
         )]);
-        let kept = printed.kept(AIDER_LIKE);
+        let kept = printed.kept(&Printed::plain(AIDER_LIKE));
         assert_eq!(
             printed.reply(&kept).as_deref(),
             Some("Hello from the stand-in.\nSecond line.")
@@ -181,14 +184,16 @@ mod tests {
             ("turn.usage.input", r"Tokens: ([\d.,]+[kM]?) sent"),
             ("turn.usage.output", r"sent, (?P<n>[\d.,]+[kM]?) received"),
         ]);
-        let (usage, model) = printed.usage(AIDER_LIKE).expect("usage");
+        let (usage, model) = printed.usage(&Printed::plain(AIDER_LIKE)).expect("usage");
         assert_eq!((usage.input, usage.output, usage.requests), (3100, 77, 1));
         assert_eq!(model, "");
         let with_model = with(&[
             ("turn.usage.input", r"Tokens: ([\d.,]+[kM]?) sent"),
             ("turn.usage.model", r"(?m)^Model: (\S+)"),
         ]);
-        let (_, model) = with_model.usage(AIDER_LIKE).expect("usage");
+        let (_, model) = with_model
+            .usage(&Printed::plain(AIDER_LIKE))
+            .expect("usage");
         assert_eq!(model, "openai/scripted");
         assert_eq!(printed.usage("no summary"), None);
         assert_eq!(figure_of("1.25M"), Some(1_250_000));

@@ -45,10 +45,11 @@ pub fn text(profile: &Profile, output: &TurnOutput) -> Result<TurnResult, Adapte
     if output.exit_code != Some(0) {
         return Ok(failure(output));
     }
+    let plain = Printed::plain(&output.stdout);
     let usage = printed
-        .usage(&output.stdout)
+        .usage(&plain)
         .map(|(u, model)| UsageReport::single("", &model, u));
-    let kept = printed.kept(&output.stdout);
+    let kept = printed.kept(&plain);
     Ok(match printed.reply(&kept) {
         Some(reply) if !reply.is_empty() => TurnResult {
             reply: Some(reply),

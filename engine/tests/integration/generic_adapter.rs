@@ -47,9 +47,22 @@ output = "json"
 "#;
 
 fn user_profile(p: &Project, text: &str) {
+    named_user_profile(p, "acme", text);
+}
+
+/// A user profile `NAME.toml` (user profiles need no trust).
+fn named_user_profile(p: &Project, name: &str, text: &str) {
     let dir = p.home.join(".config/drover/profiles");
     std::fs::create_dir_all(&dir).expect("profiles dir");
-    std::fs::write(dir.join("acme.toml"), text).expect("profile");
+    std::fs::write(dir.join(format!("{name}.toml")), text).expect("profile");
+}
+
+/// An executable stand-in CLI in the project's home.
+fn script(p: &Project, name: &str, text: &str) -> std::path::PathBuf {
+    let path = p.home.join(name);
+    std::fs::write(&path, text).expect("script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
 }
 
 fn json(out: &std::process::Output) -> Value {
@@ -103,13 +116,11 @@ fn a_profile_only_cli_runs_headless_from_its_turn_table() {
 #[test]
 fn the_profiles_own_fault_patterns_apply() {
     let p = Project::new();
-    let script = p.home.join("acme-cli");
-    std::fs::write(
-        &script,
+    let script = script(
+        &p,
+        "acme-cli",
         "#!/bin/sh\necho 'ACME-E42 daily quota exhausted' >&2\nexit 3\n",
-    )
-    .expect("script");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    );
     user_profile(
         &p,
         &acme(TURN).replace(
@@ -234,9 +245,7 @@ echo "Tokens: 3.1k sent, 77 received."
 "#;
 
 fn text_cli_profile(p: &Project, extra_top: &str) -> String {
-    let script = p.home.join("textcli");
-    std::fs::write(&script, TEXT_CLI).expect("script");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let script = script(p, "textcli", TEXT_CLI);
     format!(
         r#"name = "textcli"
 binary = "{}"
@@ -266,9 +275,7 @@ fn a_hookless_text_cli_runs_from_its_profile_alone() {
     // generic adapter's; `adapter = "generic"` says the same.
     for extra in ["", "adapter = \"generic\""] {
         let p = Project::new();
-        let dir = p.home.join(".config/drover/profiles");
-        std::fs::create_dir_all(&dir).expect("profiles dir");
-        std::fs::write(dir.join("textcli.toml"), text_cli_profile(&p, extra)).expect("profile");
+        named_user_profile(&p, "textcli", &text_cli_profile(&p, extra));
         let (doc, code) = p.run(&["--cli", "textcli", "Reply with exactly: HELLO TEXT"]);
         assert_eq!(
             (doc["status"].as_str(), code),
@@ -328,19 +335,15 @@ done
 fn on_tmux_a_hookless_turn_ends_when_its_idle_screen_settles() {
     tmux_required();
     let p = Project::new();
-    let script = p.home.join("textrepl");
-    std::fs::write(&script, TEXT_REPL).expect("script");
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let dir = p.home.join(".config/drover/profiles");
-    std::fs::create_dir_all(&dir).expect("profiles dir");
-    std::fs::write(
-        dir.join("textrepl.toml"),
-        format!(
+    let script = script(&p, "textrepl", TEXT_REPL);
+    named_user_profile(
+        &p,
+        "textrepl",
+        &format!(
             "name = \"textrepl\"\nbinary = \"{}\"\nscreen_settle_s = 1.5\n\n[hooks]\ndialect = \"none\"\n\n[turn]\nargv = [\"{{prompt}}\"]\n",
             script.display()
         ),
-    )
-    .expect("profile");
+    );
     let (doc, code) = p.run(&[
         "--cli",
         "textrepl",

@@ -141,15 +141,7 @@ fn patterns_of(
         } else {
             field.to_string()
         };
-        let regex = regex::Regex::new(&pattern)
-            .map_err(|e| reader.error(Some(at..at), &name, format!("not a valid regex: {e}")))?;
-        if pattern.contains('\n') {
-            return Err(reader.error(
-                Some(at..at),
-                &name,
-                "a pattern is one line (write a line break as \\n)",
-            ));
-        }
+        let regex = checked_pattern(reader, &pattern, at, &name)?;
         if let Some(group) = group
             && !regex.capture_names().flatten().any(|g| g == group)
         {
@@ -162,6 +154,25 @@ fn patterns_of(
         out.push(pattern);
     }
     Ok(out)
+}
+
+/// One `[turn]` regex: valid, and one line.
+fn checked_pattern(
+    reader: &Reader<'_>,
+    pattern: &str,
+    at: usize,
+    name: &str,
+) -> Result<regex::Regex, ProfileError> {
+    let regex = regex::Regex::new(pattern)
+        .map_err(|e| reader.error(Some(at..at), name, format!("not a valid regex: {e}")))?;
+    if pattern.contains('\n') {
+        return Err(reader.error(
+            Some(at..at),
+            name,
+            "a pattern is one line (write a line break as \\n)",
+        ));
+    }
+    Ok(regex)
 }
 
 /// `[turn.usage]`: count name (or `model`) -> a regex whose first group
@@ -189,11 +200,7 @@ fn printed_usage(
             return Err(reader.error(Some(value.span()), &field, "expected a regex as a string"));
         };
         let at = value.span().start;
-        patterns_of(reader, vec![(pattern.to_string(), at)], &field, None)?;
-        let groups = regex::Regex::new(pattern)
-            .map(|r| r.captures_len())
-            .unwrap_or(0);
-        if groups < 2 {
+        if checked_pattern(reader, pattern, at, &field)?.captures_len() < 2 {
             return Err(reader.error(
                 Some(at..at),
                 &field,
