@@ -126,8 +126,10 @@ impl<'a> Driver<'a> {
         self.result(status, reason.to_string(), found, None)
     }
 
-    pub(super) fn interrupted(&self) -> Option<TurnReport> {
+    /// Drover was asked to stop: the report says what the pane shows now.
+    pub(super) fn interrupted(&mut self, seat: &Seat) -> Option<TurnReport> {
         self.spec.cancelled().then(|| {
+            self.last_look(seat);
             self.result(
                 Verdict::Crashed,
                 "interrupted: drover was asked to stop".to_string(),
@@ -135,6 +137,21 @@ impl<'a> Driver<'a> {
                 None,
             )
         })
+    }
+
+    /// One more reading of the pane as the turn is given up, so a dialog
+    /// drawn since the last look is what the report says the seat is blocked
+    /// on (the last look may predate it by a tick). Never answers it: drover
+    /// is stopping, not deciding.
+    pub(super) fn last_look(&mut self, seat: &Seat) {
+        let Some(reading) = self.read_screen(seat) else {
+            return;
+        };
+        if reading.state == wit::SeatState::Blocked {
+            let kind = reading.prompt_kind.unwrap_or(wit::PromptKind::Other);
+            let source = format!("screen:{}", reading.rule);
+            self.blocked(kind, &source, false, Some(&reading.evidence));
+        }
     }
 
     pub(super) fn events(&mut self, wait: Duration) -> Vec<HookRecord> {
@@ -302,7 +319,7 @@ impl<'a> Driver<'a> {
         let mut idle_since: Option<Instant> = None;
         let mut optionless_since: Option<Instant> = None;
         loop {
-            if let Some(r) = self.interrupted() {
+            if let Some(r) = self.interrupted(seat) {
                 return Err(Box::new(r));
             }
             if let Some(which) = self.watchdog.deadline.expired() {

@@ -71,7 +71,10 @@ impl Driver<'_> {
             .watchdog
             .check(ctx, spec, self.st.transcript_path.as_deref())?;
         let ruling = match alarm {
-            Alarm::Cancelled => verdict::interrupted(),
+            Alarm::Cancelled => {
+                self.last_look(seat);
+                verdict::interrupted()
+            }
             Alarm::Timeout(which) => {
                 ctx.run.lifecycle(task, "timeout-fired", serde_json::json!({"expired_clock": which, "timeout_s": spec.timeout.as_secs_f64()}));
                 let ruling = verdict::timed_out(spec.timeout, which);
