@@ -13,6 +13,7 @@
 
 mod commands;
 mod family;
+mod logged;
 mod printed;
 mod screen;
 mod turn;
@@ -26,7 +27,9 @@ use drover_kit::{
     unsupported,
 };
 
+use drover_kit::{LocationContext, TranscriptGlob};
 use family::Family;
+use logged::{Logged, LoggedParser};
 
 pub struct Generic;
 
@@ -34,7 +37,7 @@ pub struct Generic;
 const LIMITATIONS: &[&str] = &[
     "reads panes by common shapes only: cannot tell done from idle, and may read a CLI's own dialog as a question or miss it",
     "knows a turn ended only from the dialect's Stop hook on tmux, and from the process exit headless",
-    "finds no transcripts by itself: usage comes from the transcript path its hooks report, or from paths given to drover usage",
+    "finds transcripts only where a [usage] table says its CLI writes them; otherwise usage comes from the CLI's output, the transcript path its hooks report, or paths given to drover usage",
     "without [turn] argv, runs on tmux only",
 ];
 
@@ -164,7 +167,15 @@ impl Adapter for Generic {
         }
     }
 
+    /// The profile's `[usage]` table names where its CLI writes its logs.
+    fn transcript_locations(profile: &Profile, _context: &LocationContext) -> Vec<TranscriptGlob> {
+        Logged::locations(profile)
+    }
+
     fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {
+        if let Some(table) = Logged::of_parser(name) {
+            return Some(Box::new(LoggedParser::new(table)));
+        }
         Family::of_parser(name)?.usage_parser(name)
     }
 }

@@ -369,6 +369,23 @@ pub fn day_of_millis(millis: u64) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// RFC 3339 (UTC, with milliseconds) of a Unix time in milliseconds;
+/// empty where [`day_of_millis`] is.
+pub fn rfc3339_of_millis(millis: u64) -> String {
+    let day = day_of_millis(millis);
+    if day.is_empty() {
+        return day;
+    }
+    let of_day = millis % 86_400_000;
+    let (h, m, s, ms) = (
+        of_day / 3_600_000,
+        of_day / 60_000 % 60,
+        of_day / 1000 % 60,
+        of_day % 1000,
+    );
+    format!("{day}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+}
+
 /// A stable 64-bit key for dedupe sets (FNV-1a; deterministic across runs,
 /// unlike the std hasher's random keys).
 pub fn key_of(parts: &[&str]) -> u64 {
@@ -491,6 +508,15 @@ mod tests {
         assert_eq!(day_of_millis(253_402_297_200_000), "9999-12-31");
         assert_eq!(day_of_millis(0), "");
         assert_eq!(day_of_millis(u64::MAX), "");
+    }
+
+    #[test]
+    fn epoch_millis_become_rfc3339_times() {
+        assert_eq!(
+            rfc3339_of_millis(1_764_756_001_234),
+            "2025-12-03T10:00:01.234Z"
+        );
+        assert_eq!(rfc3339_of_millis(0), "");
     }
 
     #[test]

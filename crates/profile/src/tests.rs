@@ -115,6 +115,16 @@ fn each_bad_field_gets_its_own_error() {
         (with_top("turn = { usage = { input = \"Tokens: \\\\d+\" } }"), format!("{file}:3: turn.usage.input: needs a group around the figure")),
         (with_top("turn = { usage = { input = 3 } }"), format!("{file}:3: turn.usage.input: expected a regex as a string")),
         (with_top("component_settings = { \"turn.reply\" = \"x\" }"), format!("{file}:3: component_settings.turn.reply: names under turn. are [turn]'s own")),
+        (with_top("usage = { input = \"n\" }"), format!("{file}:3: usage.files: missing: where the CLI writes its JSON-lines logs")),
+        (with_top("usage = { files = \".acme/*.jsonl\", input = \"n\" }"), format!("{file}:3: usage.files: '.acme/*.jsonl' must start with ~/")),
+        (with_top("usage = { files = \"~/**/*.jsonl\", input = \"n\" }"), format!("{file}:3: usage.files: '~/**/*.jsonl' must name the CLI's own directory below home before any wildcard")),
+        (with_top("usage = { files = \"~/.acme/../.ssh/*\", input = \"n\" }"), format!("{file}:3: usage.files: '~/.acme/../.ssh/*' must not climb with ..")),
+        (with_top("usage = { files = \"~/.acme/*.jsonl\", input = \"usage[0]\" }"), format!("{file}:3: usage.input: 'usage[0]' is not a field path (keys joined by '.'")),
+        (with_top("usage = { files = \"~/.acme/*.jsonl\", model = \"model\" }"), format!("{file}:3: usage: names no count: give the field of at least one of input, output, cache_read, cache_write, reasoning")),
+        (with_top("usage = { files = \"~/.acme/*.jsonl\", input = \"n\", tokens = \"t\" }"), format!("{file}:3: usage.tokens: unknown field (known: files, where, input_includes_cache, ")),
+        (with_top("usage = { files = \"~/.acme/*.jsonl\", input = \"n\", where = { \"a b\" = \"x\" } }"), format!("{file}:3: usage.where.a b: 'a b' is not a field path")),
+        (with_top("usage_parser = \"claude-jsonl\"\nusage = { files = \"~/.acme/*.jsonl\", input = \"n\" }"), format!("{file}:4: usage: given with usage_parser = \"claude-jsonl\": a profile reads its usage one way")),
+        (with_top("component = \"claude\"\nusage = { files = \"~/.acme/*.jsonl\", input = \"n\" }"), format!("{file}:4: usage: the [usage] table is read by the generic adapter, and this profile runs component claude")),
         (with_top("bypas_args = []"), format!("{file}:3: bypas_args: unknown field (known: name, binary, adapter, hooks, ")),
     ];
     for (text, expected) in cases {
@@ -412,4 +422,32 @@ fn bmad_loops_opencode_profile_replaces_the_builtin_it_aliases() {
         catalog.get("claude-code-tmux").expect("alias").name,
         "claude"
     );
+}
+
+#[test]
+fn a_usage_table_becomes_the_generic_adapters_parser_of_its_logs() {
+    let text = with_top(
+        "[usage]\nfiles = \"~/.acme/logs/*/*.jsonl\"\nwhere = { event = \"message_send\" }\ninput = \"properties.prompt_tokens\"\noutput = \"properties.completion_tokens\"\ncache_read = \"properties.prompt_tokens_details.cached_tokens\"\nmodel = \"properties.model\"\nrequest_id = \"properties.id\"\ninput_includes_cache = true",
+    );
+    let p = parse(&text).expect("valid");
+    let spec = p
+        .usage_parser
+        .strip_prefix("fields:")
+        .expect("a fields: parser");
+    let spec: serde_json::Value = serde_json::from_str(spec).expect("JSON");
+    assert_eq!(
+        spec,
+        serde_json::json!({
+            "files": "~/.acme/logs/*/*.jsonl",
+            "where": {"event": "message_send"},
+            "input": "properties.prompt_tokens",
+            "output": "properties.completion_tokens",
+            "cache_read": "properties.prompt_tokens_details.cached_tokens",
+            "model": "properties.model",
+            "request_id": "properties.id",
+            "input_includes_cache": true,
+        })
+    );
+    // The component sees the same name.
+    assert_eq!(p.to_wit().usage_parser, p.usage_parser);
 }

@@ -73,6 +73,25 @@ pub fn new_run_id() -> String {
     )
 }
 
+/// A fresh conversation id for a CLI that takes one from its caller
+/// (`[turn] session_id`): a random UUID (version 4), the shape such CLIs
+/// accept.
+pub fn new_conversation_id() -> std::io::Result<String> {
+    let mut b = [0u8; 16];
+    std::io::Read::read_exact(&mut fs::File::open("/dev/urandom")?, &mut b)?;
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    Ok(format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    ))
+}
+
 /// Seconds since the epoch -> (year, month, day, hour, minute, second) UTC.
 pub fn civil(secs: u64) -> (i64, u32, u32, u32, u32, u32) {
     let days = (secs / 86_400) as i64;
@@ -210,6 +229,22 @@ mod tests {
         assert_eq!(civil(0), (1970, 1, 1, 0, 0, 0));
         assert_eq!(civil(1_796_040_000), (2026, 11, 30, 12, 0, 0));
         assert_eq!(civil(951_782_400), (2000, 2, 29, 0, 0, 0));
+    }
+
+    #[test]
+    fn a_conversation_id_is_a_fresh_version_4_uuid() {
+        let a = new_conversation_id().expect("id");
+        let b = new_conversation_id().expect("id");
+        assert_ne!(a, b);
+        let groups: Vec<&str> = a.split('-').collect();
+        assert_eq!(
+            groups.iter().map(|g| g.len()).collect::<Vec<_>>(),
+            [8, 4, 4, 4, 12],
+            "{a}"
+        );
+        assert!(a.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{a}");
+        assert!(groups[2].starts_with('4'), "{a}");
+        assert!(groups[3].starts_with(['8', '9', 'a', 'b']), "{a}");
     }
 
     #[test]

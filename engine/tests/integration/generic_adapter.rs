@@ -391,3 +391,123 @@ fn on_tmux_a_hookless_turn_ends_when_its_idle_screen_settles() {
         "{hookless:#}"
     );
 }
+
+/// The text stand-in, given `--session ID`, also writes what it sent to a
+/// JSON-lines log of its own (aider's analytics shape): exact OpenAI counts,
+/// the input with its cached part, each request with an id, and lines that
+/// are not usage.
+const LOGGING_CLI: &str = r#"#!/bin/sh
+msg=""; session=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --message) msg="$2"; shift 2;;
+    --session) session="$2"; shift 2;;
+    *) shift;;
+  esac
+done
+echo "Textcli v0.86.1"
+echo "Model: anthropic/claude-sonnet-4-5-20250929 with diff edit format"
+echo
+echo "${msg#Reply with exactly: }"
+echo
+echo "Tokens: 3.1k sent, 77 received."
+[ -n "$session" ] || exit 0
+log="$HOME/.textcli/logs/$session.jsonl"
+mkdir -p "$HOME/.textcli/logs"
+n=$( [ -f "$log" ] && wc -l < "$log" || echo 0 )
+row="{\"event\":\"message_send\",\"time\":1764756000,\"properties\":{\"id\":\"req-$n\",\"main_model\":\"claude-sonnet-4-5-20250929\",\"prompt_tokens\":3101,\"cached_tokens\":300,\"completion_tokens\":77}}"
+# The request is logged twice (a retry of the log write), among other events.
+printf '%s\n' '{"event":"launched","time":1764756000}' "$row" "$row" 'not json at all' >> "$log"
+"#;
+
+#[test]
+fn a_usage_table_gives_exact_usage_from_the_clis_own_logs() {
+    let p = Project::new();
+    let script = script(&p, "textcli", LOGGING_CLI);
+    named_user_profile(
+        &p,
+        "textcli",
+        &format!(
+            r#"name = "textcli"
+binary = "{}"
+
+[hooks]
+dialect = "none"
+
+[turn]
+argv = ["--message", "{{prompt}}"]
+session_id = ["--session", "{{id}}"]
+resume = ["--session", "{{id}}"]
+drop = ["^Textcli v", "^Model:", "^Tokens:"]
+
+[turn.usage]
+input = 'Tokens: ([\d.,]+[kM]?) sent'
+output = 'sent, ([\d.,]+[kM]?) received'
+
+[usage]
+files = "~/.textcli/logs/*.jsonl"
+where = {{ event = "message_send" }}
+input = "properties.prompt_tokens"
+input_includes_cache = true
+cache_read = "properties.cached_tokens"
+output = "properties.completion_tokens"
+model = "properties.main_model"
+request_id = "properties.id"
+timestamp = "time"
+"#,
+            script.display()
+        ),
+    );
+    let (doc, code) = p.run(&["--cli", "textcli", "Reply with exactly: LOGGED"]);
+    assert_eq!(
+        (doc["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{doc:#}"
+    );
+    assert_eq!(doc["reply"], "LOGGED", "{doc:#}");
+    // The log's counts, not the printed 3.1k: input net of the cached 300,
+    // the logged-twice request once, and no estimate mark.
+    assert_eq!(doc["usage"]["input"], 2801, "{doc:#}");
+    assert_eq!(doc["usage"]["cache_read"], 300, "{doc:#}");
+    assert_eq!(doc["usage"]["output"], 77, "{doc:#}");
+    assert_eq!(doc["usage_approximate"], false, "{doc:#}");
+    let cost = doc["cost_usd"].as_f64().expect("a priced model");
+    let sonnet = 2801.0 * 3e-6 + 300.0 * 0.3e-6 + 77.0 * 15e-6;
+    assert!((cost - sonnet).abs() < 1e-9, "{cost} against {sonnet}");
+    // drover picked the conversation id; the log is named by it.
+    let conversation = doc["session_id"].as_str().expect("a conversation id");
+    assert!(
+        p.home
+            .join(format!(".textcli/logs/{conversation}.jsonl"))
+            .is_file()
+    );
+
+    // A resumed turn counts only what it added to the log.
+    let (again, code) = p.run(&[
+        "--cli",
+        "textcli",
+        "--resume",
+        conversation,
+        "Reply with exactly: AGAIN",
+    ]);
+    assert_eq!(
+        (again["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{again:#}"
+    );
+    assert_eq!(again["usage"]["input"], 2801, "{again:#}");
+    assert_eq!(again["usage"]["output"], 77, "{again:#}");
+
+    // `drover usage` reads the same logs: two requests in one session.
+    let usage = json(&p.output(&["usage", "--json", "--cli", "textcli", "--by", "session"]));
+    let groups = usage["groups"].as_array().cloned().unwrap_or_default();
+    let row = groups
+        .iter()
+        .find(|g| g["session"] == conversation)
+        .unwrap_or_else(|| panic!("no group for {conversation}: {usage:#}"));
+    assert_eq!(row["input"], 2 * 2801, "{usage:#}");
+    assert_eq!(row["cache_read"], 2 * 300, "{usage:#}");
+    assert_eq!(row["output"], 2 * 77, "{usage:#}");
+    assert_eq!(row["requests"], 2, "{usage:#}");
+    assert_eq!(usage["warnings"], serde_json::json!([]), "{usage:#}");
+}

@@ -227,13 +227,20 @@ impl Session<'_> {
                 return ending;
             }
             let resumed = turn::resumed_id(&conversation);
-            let outcome = parse_outcome(
+            let mut outcome = parse_outcome(
                 ctx,
                 task,
                 turn.offsets,
                 &[self.seen.session_id.as_deref(), resumed.as_deref()],
                 turn.exit_code,
             );
+            // A CLI given its conversation id (a preset one, or the one it
+            // resumes) need not print it.
+            if let (None, super::Conversation::Preset(id) | super::Conversation::Resume(id)) =
+                (&outcome.conversation_id, &conversation)
+            {
+                outcome.conversation_id = Some(id.clone());
+            }
             if let Some(id) = outcome.conversation_id.as_ref().filter(|s| !s.is_empty()) {
                 self.seen.session_id = Some(id.clone());
             }
@@ -342,7 +349,7 @@ impl Session<'_> {
             });
         // A transcript holds the whole conversation: this turn's usage is
         // what it adds to the turns drover recorded before.
-        let turn_usage = outcome.usage.as_ref().map(Spent::of_report).or_else(|| {
+        let logged = || {
             let whole = super::usage::read_with_grace(
                 ctx.adapter(),
                 &ctx.profile().usage_parser,
@@ -354,12 +361,18 @@ impl Session<'_> {
                 .as_deref()
                 .and_then(|id| conversations::prior_usage(&ctx.project, &ctx.profile().name, id));
             Some(prior.map_or(whole, |p| whole.minus(&p)))
-        });
+        };
+        let output = outcome.usage.as_ref().map(Spent::of_report);
         // Counts the output reports under `[turn.usage]` are the printed
-        // summary's, read by the profile's patterns: estimates.
-        if outcome.usage.is_some() && ctx.profile().turn.usage_is_printed() {
-            self.usage_approximate = true;
-        }
+        // summary's, read by the profile's patterns: estimates, used only
+        // when the CLI's logs (a `[usage]` table) have no exact count.
+        let turn_usage = if output.is_some() && ctx.profile().turn.usage_is_printed() {
+            let exact = logged();
+            self.usage_approximate |= exact.is_none();
+            exact.or(output)
+        } else {
+            output.or_else(logged)
+        };
         if let Some(u) = &turn_usage {
             match self.total_usage.as_mut() {
                 Some(total) => total.add(u),

@@ -11,6 +11,7 @@ use std::time::Duration;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
+mod logged;
 mod sections;
 mod tables;
 
@@ -70,6 +71,7 @@ const TOP_FIELDS: &[&str] = &[
     "component",
     "aliases",
     "turn",
+    "usage",
     "sandbox",
     "component_settings",
     "component_env",
@@ -209,6 +211,33 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             p
         }
         None => "none".to_string(),
+    };
+    let usage_parser = match top.table("usage")? {
+        Some((table, span)) => {
+            if usage_parser != "none" {
+                return Err(reader.error(
+                    Some(span),
+                    "usage",
+                    format!("given with usage_parser = \"{usage_parser}\": a profile reads its usage one way; keep the parser or the [usage] table"),
+                ));
+            }
+            let generic = match &component {
+                ComponentRef::Builtin(name) => name == crate::registry::GENERIC,
+                ComponentRef::Implicit(name) => {
+                    name == crate::registry::GENERIC || crate::builtin::find(name).is_none()
+                }
+                ComponentRef::File(_) => false,
+            };
+            if !generic {
+                return Err(reader.error(
+                    Some(span),
+                    "usage",
+                    format!("the [usage] table is read by the generic adapter, and this profile runs component {component}, which reads usage with its own parsers"),
+                ));
+            }
+            logged::parse_logged(&reader, table, span)?
+        }
+        None => usage_parser,
     };
     let usage_grace = top.seconds("usage_grace_s")?.unwrap_or(0.0);
     let screen_settle = top

@@ -42,12 +42,16 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// The lines parser `parser` reads; `None` for a parser neither the
+    /// component describes nor the profile names. A parser the profile
+    /// names (a `[usage]` table's) reads every line.
     fn needles(&self, parser: &str) -> Option<&[String]> {
         self.description
             .usage_parsers
             .iter()
             .find(|p| p.name == parser)
             .map(|p| p.needles.as_slice())
+            .or_else(|| (parser == self.profile.usage_parser).then_some(&[][..]))
     }
 }
 

@@ -193,3 +193,25 @@ fn a_pattern_of_two_dozen_double_stars_is_refused_by_name() {
     );
     assert_eq!(input_tokens(&report), 0, "{report:#}");
 }
+
+/// A profile's `[usage]` table names where its CLI logs; a table that names
+/// the user's keys gets nothing read from them (a secret store is never a
+/// CLI's directory), and `drover usage` says so.
+#[test]
+fn a_usage_table_cannot_have_drover_read_the_users_ssh_key() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.home.join(".ssh")).expect("mkdir");
+    // A key that "counts" if fed: a JSON line with the table's field.
+    std::fs::write(p.home.join(".ssh/id_ed25519"), "{\"n\":4242}\n").expect("key");
+    let dir = p.home.join(".config/drover/profiles");
+    std::fs::create_dir_all(&dir).expect("profiles dir");
+    std::fs::write(
+        dir.join("hostile.toml"),
+        "name = \"hostile\"\nbinary = \"true\"\n[hooks]\ndialect = \"none\"\n[turn]\nargv = [\"{prompt}\"]\n[usage]\nfiles = \"~/.ssh/*\"\ninput = \"n\"\n",
+    )
+    .expect("profile");
+    let report = usage(&p);
+    assert_eq!(input_tokens(&report), 0, "the key was read: {report:#}");
+    let warned = warnings(&report);
+    assert!(warned.contains(".ssh"), "no refusal of .ssh: {warned}");
+}
