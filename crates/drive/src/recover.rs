@@ -40,6 +40,9 @@ pub struct TaskStatus {
     pub reason: Option<String>,
     /// What the session cost, once its verdict recorded it.
     pub cost_usd: Option<f64>,
+    /// The cost is of counts read from printed text (`[turn.usage]`): an
+    /// estimate.
+    pub cost_approximate: bool,
     /// True when this status was settled by reconciliation just now.
     pub reconciled: bool,
 }
@@ -107,6 +110,7 @@ pub fn status(
             evidence: view.evidence,
             verdict: view.verdict,
             cost_usd: recorded.as_ref().and_then(|r| r.cost_usd),
+            cost_approximate: recorded.as_ref().is_some_and(|r| r.usage_approximate),
             reason: recorded.map(|r| r.reason),
             reconciled: false,
         };
@@ -132,6 +136,7 @@ pub fn status(
                 status.verdict = Some(result.status.as_str().to_string());
                 status.reason = Some(result.reason.clone());
                 status.cost_usd = result.cost_usd;
+                status.cost_approximate = result.usage_approximate;
                 status.reconciled = true;
             }
         }

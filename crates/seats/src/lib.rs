@@ -38,6 +38,10 @@ pub struct SeatRecord {
     /// What the seat's conversation has cost so far, when known.
     #[serde(default)]
     pub cost_usd: Option<f64>,
+    /// Some of that cost is of counts read from the CLI's printed summary
+    /// (`[turn.usage]`): an estimate.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cost_approximate: bool,
     /// Replaces the profile's bypass args for this seat's CLI (`drover up
     /// --arg …` or `--no-bypass`); `None` keeps the profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]

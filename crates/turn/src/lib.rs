@@ -316,6 +316,11 @@ pub fn record_verdict(ctx: &Context, result: &TurnReport) {
         &result.task,
         result.status,
         "session",
-        serde_json::json!({"reason": result.reason, "fault": result.fault.as_ref().map(|f| f.kind)}),
+        serde_json::json!({
+            "reason": result.reason,
+            "fault": result.fault.as_ref().map(|f| f.kind),
+            "cost_usd": result.cost_usd,
+            "usage_approximate": result.usage_approximate,
+        }),
     );
 }

@@ -91,8 +91,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                     t.task.clone(),
                     state,
                     verdict,
-                    t.cost_usd
-                        .map_or_else(|| "-".to_string(), |c| format!("${c:.2}")),
+                    t.cost_usd.map_or_else(
+                        || "-".to_string(),
+                        // `~`: an estimate from the CLI's printed summary.
+                        |c| format!("{}${c:.2}", if t.cost_approximate { "~" } else { "" }),
+                    ),
                     t.reason.clone().unwrap_or_default(),
                 ]);
             }

@@ -307,6 +307,34 @@ fn a_hookless_text_cli_runs_from_its_profile_alone() {
         assert!(text.contains("input ~3100 · output ~77"), "{text}");
         assert!(text.contains("cost: ~$0.0105"), "{text}");
 
+        // The journal's verdict, `status` and a seat's cost say so too.
+        let run_id = doc["run_id"].as_str().expect("run id");
+        let verdict = p
+            .journal(run_id)
+            .into_iter()
+            .find(|e| e["kind"] == "verdict")
+            .expect("a verdict line");
+        assert_eq!(verdict["detail"]["usage_approximate"], true, "{verdict:#}");
+        let status = String::from_utf8_lossy(&p.output(&["status"]).stdout).into_owned();
+        assert!(status.contains("~$0.01"), "{status}");
+        let up = p.output(&["up", "tx", "--cli", "textcli", "--workspace", "headless"]);
+        assert!(
+            up.status.success(),
+            "{}",
+            String::from_utf8_lossy(&up.stderr)
+        );
+        let sent = p.output(&["send", "tx", "Reply with exactly: SEATED"]);
+        assert!(
+            sent.status.success(),
+            "{}",
+            String::from_utf8_lossy(&sent.stderr)
+        );
+        let seats = json(&p.output(&["seats", "--json"]));
+        assert_eq!(seats["seats"][0]["cost_approximate"], true, "{seats:#}");
+        let listed = String::from_utf8_lossy(&p.output(&["seats"]).stdout).into_owned();
+        assert!(listed.contains("~$0.01"), "{listed}");
+        assert!(p.output(&["down", "--all"]).status.success());
+
         // A failing turn is a failure with the CLI's sentence, classified
         // by the profile's own patterns.
         let (doc, code) = p.run(&["--cli", "textcli", "FAIL please"]);

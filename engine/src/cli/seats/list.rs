@@ -102,6 +102,8 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
         let rows: Vec<Vec<String>> = statuses
             .iter()
             .map(|s| {
+                // `~`: an estimate from the CLI's printed summary.
+                let about = if s.record.cost_approximate { "~" } else { "" };
                 vec![
                     s.record.nick.clone(),
                     s.record.role.clone(),
@@ -130,8 +132,8 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                             .unwrap_or_else(|| "no conversation yet".into()),
                     },
                     match (s.record.cost_usd, s.record.budget_usd) {
-                        (Some(c), Some(b)) => format!("${c:.2} of ${b:.2}"),
-                        (Some(c), None) => format!("${c:.2}"),
+                        (Some(c), Some(b)) => format!("{about}${c:.2} of ${b:.2}"),
+                        (Some(c), None) => format!("{about}${c:.2}"),
                         (None, Some(b)) => format!("- of ${b:.2}"),
                         (None, None) => "-".into(),
                     },

@@ -218,6 +218,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             crate::drive::BudgetMode::Off
         },
         cost_usd: None,
+        cost_approximate: false,
         extra_args: if args.no_bypass {
             Some(Vec::new())
         } else if args.args.is_empty() {

@@ -103,6 +103,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         } else {
             record.cost_usd.unwrap_or(0.0) + cost
         });
+        record.cost_approximate |= result.usage_approximate;
         changed = true;
     }
     if changed {
