@@ -145,3 +145,41 @@ fn a_draft_from_each_real_binary_validates() {
         assert_eq!(doc["ok"], true, "{cli}: {doc:#}\n{text}");
     }
 }
+
+/// `--probe` runs one headless turn with the drafted command, through the
+/// generic adapter, and the draft says how it ended; the draft still loads.
+#[test]
+fn a_probed_draft_says_how_its_turn_ended() {
+    let p = crate::support::Project::new();
+    let out_file = p.path().join("scripted-draft.toml");
+    let binary = crate::support::scripted_cli().display().to_string();
+    let out = p.output(&[
+        "probe-adapter",
+        "scripted-draft",
+        "--draft-profile",
+        "--binary",
+        &binary,
+        "--probe",
+        "--out",
+        &out_file.display().to_string(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&out_file).expect("the draft was written");
+    assert!(
+        text.contains("# Probe turn (--probe): the probe turn ended completed"),
+        "{text}"
+    );
+    // Nothing of the machine leaks into the draft: the probe's home and
+    // project are aliased.
+    assert!(!text.contains(&p.home.display().to_string()), "{text}");
+    let profiles = p.home.join(".config/drover/profiles");
+    std::fs::create_dir_all(&profiles).expect("profiles dir");
+    std::fs::copy(&out_file, profiles.join("scripted-draft.toml")).expect("copy");
+    let out = p.output(&["validate", "--json", "--cli", "scripted-draft"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("validate JSON");
+    assert_eq!(doc["ok"], true, "{doc:#}\n{text}");
+}
