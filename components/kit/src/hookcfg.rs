@@ -25,6 +25,7 @@ pub const DIALECTS: &[&str] = &[
     "antigravity-hooks-json",
     "grok-hooks-json",
     "cursor-hooks-json",
+    "muse-hooks-json",
 ];
 
 /// How a dialect lays out its handlers.
@@ -52,7 +53,9 @@ impl Shape {
 
 fn shape_of(dialect: &str) -> Result<Shape, AdapterError> {
     match dialect {
-        "claude-settings-json" | "codex-hooks-json" | "grok-hooks-json" => Ok(Shape::Grouped),
+        "claude-settings-json" | "codex-hooks-json" | "grok-hooks-json" | "muse-hooks-json" => {
+            Ok(Shape::Grouped)
+        }
         "gemini-settings-json" => Ok(Shape::GroupedWithMatcher),
         "copilot-settings-json" => Ok(Shape::Flat),
         "cursor-hooks-json" => Ok(Shape::FlatUntyped),

@@ -31,6 +31,7 @@ pub const DIALECTS: &[&str] = &[
     "opencode-plugin",
     "cursor-hooks-json",
     "grok-hooks-json",
+    "muse-hooks-json",
 ];
 
 pub const PARSERS: &[&str] = &[
@@ -46,6 +47,7 @@ pub const PARSERS: &[&str] = &[
     "cursor-json",
     "grok-updates",
     "grok-log",
+    "muse-session",
 ];
 
 /// How the generic adapter reads a headless turn's stdout (`[turn] output`):

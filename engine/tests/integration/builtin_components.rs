@@ -46,6 +46,7 @@ fn every_builtin_profile_has_a_builtin_component_or_is_a_profile_alone() {
         "cursor",
         "gemini",
         "grok",
+        "muse",
         "opencode",
         "qwen",
         "scripted",
