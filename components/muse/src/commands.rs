@@ -60,6 +60,22 @@ pub fn headless(profile: &Profile, request: &LaunchRequest) -> Result<Command, A
     Ok(command)
 }
 
+/// `muse serve`: the Muse Session Protocol on stdio (the profile's
+/// `agent_protocol = "msp"`). Its sessions are MSP's own (started or
+/// resumed over the protocol), so no conversation or prompt words; approvals
+/// are asked over the protocol, so no bypass.
+pub fn serve(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+    let mut argv = vec![profile.binary.clone(), "serve".to_string()];
+    if !request.model.is_empty() {
+        argv.extend([profile.model_flag.clone(), request.model.clone()]);
+    }
+    let mut command = plain_command(argv);
+    command
+        .env
+        .push(("MUSE_NO_AUTO_UPDATE".to_string(), "1".to_string()));
+    Ok(command)
+}
+
 pub fn interactive(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
     let mut argv = vec![profile.binary.clone()];
     argv.extend(profile.launch_args.iter().cloned());
@@ -106,6 +122,15 @@ mod tests {
             cmd.env
                 .contains(&("MUSE_NO_AUTO_UPDATE".into(), "1".into()))
         );
+    }
+
+    #[test]
+    fn serve_speaks_msp_without_bypass() {
+        let mut req = request("", Conversation::Resume(ID.to_string()));
+        req.model = "spark-1.3".to_string();
+        let cmd = serve(&profile(), &req).expect("builds");
+        assert_eq!(cmd.argv, ["muse", "serve", "--model", "spark-1.3"]);
+        assert_eq!(cmd.stdin, None);
     }
 
     #[test]

@@ -52,7 +52,17 @@ fn now_ms() -> u64 {
 
 /// The error object of an envelope or an MSP message, where one is.
 fn error_of(line: &str) -> Option<Value> {
-    let value: Value = serde_json::from_str(line.trim()).ok()?;
+    let line = line.trim();
+    let value: Value = match serde_json::from_str(line) {
+        Ok(value) => value,
+        // A sentence that ends with the error object (a seat's failed turn:
+        // `reason ({"kind": …})`).
+        Err(_) => {
+            let object = &line[line.find('{')?..=line.rfind('}')?];
+            let error: Value = serde_json::from_str(object).ok()?;
+            return error.get("kind").is_some().then_some(error);
+        }
+    };
     [
         "/payload/error",
         "/payload/event/error",
@@ -183,6 +193,15 @@ mod tests {
         assert_eq!(
             classify(&profile(), &[line.to_string()]).map(|f| f.kind),
             Some(FaultKind::Auth)
+        );
+    }
+
+    #[test]
+    fn a_sentence_ending_in_the_error_object_is_read_by_it() {
+        let line = r#"weekly usage limit reached ({"kind":"modelError","message":"weekly usage limit reached","quota":{"limitKind":"weekly","resetsAtMs":1}})"#;
+        assert_eq!(
+            classify(&profile(), &[line.to_string()]).map(|f| f.kind),
+            Some(FaultKind::Quota)
         );
     }
 

@@ -47,6 +47,7 @@ impl Adapter for Muse {
             Capability::Transcripts,
             Capability::Usage,
             Capability::Faults,
+            Capability::Acp,
         ],
         dialects: &["muse-hooks-json"],
         usage_parsers: &[ParserSpec {
@@ -80,6 +81,10 @@ impl Adapter for Muse {
         request: &LaunchRequest,
     ) -> Result<Command, AdapterError> {
         commands::headless(profile, request)
+    }
+
+    fn acp_command(profile: &Profile, request: &LaunchRequest) -> Result<Command, AdapterError> {
+        commands::serve(profile, request)
     }
 
     fn parse_turn(_profile: &Profile, output: &TurnOutput) -> Result<TurnResult, AdapterError> {

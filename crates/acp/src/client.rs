@@ -66,7 +66,7 @@ pub struct AgentInfo {
 pub enum Event {
     /// A `session/update` notification's params.
     Update(Value),
-    /// A `session/request_permission`; answer it with [`Client::answer_permission`].
+    /// A `session/request_permission`; answer it with [`AcpClient::answer_permission`].
     Permission { id: RequestId, params: Value },
     /// The response to the prompt in flight.
     PromptDone(Result<Value, RpcError>),
@@ -74,7 +74,7 @@ pub enum Event {
     Noise(String),
 }
 
-/// What [`Client::next_event`] gave.
+/// What [`AcpClient::next_event`] gave.
 #[derive(Debug, PartialEq)]
 pub enum Wait {
     Event(Event),
@@ -82,16 +82,16 @@ pub enum Wait {
     Closed,
 }
 
-pub struct Client {
+pub struct AcpClient {
     conn: Connection,
     agent: AgentInfo,
     prompt: Option<RequestId>,
 }
 
-impl Client {
+impl AcpClient {
     /// Sends `initialize` and checks the agent's answer.
-    pub fn initialize(conn: Connection, timeout: Duration) -> Result<Client, AcpError> {
-        let mut client = Client {
+    pub fn initialize(conn: Connection, timeout: Duration) -> Result<AcpClient, AcpError> {
+        let mut client = AcpClient {
             conn,
             agent: AgentInfo::default(),
             prompt: None,
@@ -317,7 +317,7 @@ mod tests {
             }
             _ => Vec::new(),
         });
-        let mut client = Client::initialize(conn, Duration::from_secs(5)).expect("initialize");
+        let mut client = AcpClient::initialize(conn, Duration::from_secs(5)).expect("initialize");
         assert_eq!(client.agent().name, "fake");
         assert!(client.agent().load_session);
         let session = client
@@ -378,7 +378,7 @@ mod tests {
             ],
             _ => Vec::new(),
         });
-        let mut client = Client::initialize(conn, Duration::from_secs(5)).expect("initialize");
+        let mut client = AcpClient::initialize(conn, Duration::from_secs(5)).expect("initialize");
         assert!(matches!(
             client.load_session("old", Path::new("/w"), Duration::from_secs(5)),
             Err(AcpError::NoLoad)
@@ -396,7 +396,7 @@ mod tests {
     fn a_silent_or_vanished_agent_is_reported() {
         let (conn, _agent) = scripted(|_| Vec::new());
         assert!(matches!(
-            Client::initialize(conn, Duration::from_millis(200)),
+            AcpClient::initialize(conn, Duration::from_millis(200)),
             Err(AcpError::Timeout {
                 method: "initialize",
                 ..
@@ -404,14 +404,14 @@ mod tests {
         ));
         let conn = Connection::new(std::io::empty(), std::io::sink(), None);
         assert!(matches!(
-            Client::initialize(conn, Duration::from_secs(5)),
+            AcpClient::initialize(conn, Duration::from_secs(5)),
             Err(AcpError::Closed {
                 during: "initialize"
             })
         ));
         let (conn, _agent) = scripted(|m| vec![result(m, json!({"protocolVersion": 2}))]);
         assert!(matches!(
-            Client::initialize(conn, Duration::from_secs(5)),
+            AcpClient::initialize(conn, Duration::from_secs(5)),
             Err(AcpError::Version(2))
         ));
     }

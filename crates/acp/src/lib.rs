@@ -1,12 +1,15 @@
-//! drover-acp: the Agent Client Protocol, client side: JSON-RPC framing
-//! over an agent process's stdio ([`rpc`]) and drover's role in the
-//! protocol ([`client`]).
-//! The wire types come from the `agent-client-protocol-schema` crate; the
-//! agent process itself is started by the `acp` workspace
-//! (`drover-workspace`) and driven turn by turn by drover's ACP session
-//! driver.
+//! drover-acp: the protocols a seat's long-lived agent speaks on its stdio,
+//! client side: JSON-RPC framing ([`rpc`]), the Agent Client Protocol
+//! ([`client`]) and Muse's session protocol ([`msp`]), behind one
+//! [`Client`] ([`speaker`]) that gives the seat driver the same events.
+//! The ACP wire types come from the `agent-client-protocol-schema` crate;
+//! the agent process itself is started by the `acp` workspace
+//! (`drover-workspace`) and driven turn by turn by drover's seat driver.
 
 pub mod client;
+pub mod msp;
 pub mod rpc;
+pub mod speaker;
 
-pub use client::{AcpError, AgentInfo, Client, Event, Wait};
+pub use client::{AcpError, AgentInfo, Event, Wait};
+pub use speaker::{Client, Protocol};

@@ -361,7 +361,11 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
                 // the turn is what it adds to the turns recorded before.
                 let whole = super::usage::confine(ctx, &ctx.project, &[], Path::new(t))
                     .and_then(|t| {
-                        super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, &t)
+                        super::usage::read(
+                            ctx.adapter(),
+                            &ctx.profile().usage_parser,
+                            std::slice::from_ref(&t),
+                        )
                     })
                     .as_ref()
                     .map(Spent::of_report);

@@ -110,6 +110,20 @@ impl AdapterKind {
     }
 }
 
+/// What a seat's long-lived agent (`--workspace acp`) speaks on its stdio:
+/// the Agent Client Protocol, or Muse's session protocol (`muse serve`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgentProtocol {
+    #[default]
+    Acp,
+    Msp,
+}
+
+impl AgentProtocol {
+    pub const NAMES: &[&str] = &["acp", "msp"];
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hooks {
     /// A hook-config dialect, or `none` for a hookless CLI.
@@ -219,6 +233,8 @@ pub struct Profile {
     pub component: ComponentRef,
     pub aliases: Vec<String>,
     pub turn: Turn,
+    /// `agent_protocol`: what the agent of an acp seat speaks.
+    pub agent_protocol: AgentProtocol,
     pub sandbox: SandboxOverrides,
     /// `[component_settings]`: free-form settings only the component reads.
     pub component_settings: BTreeMap<String, String>,

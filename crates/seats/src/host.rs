@@ -105,22 +105,21 @@ pub fn stoppable(task_dir: &Path) -> Option<Cleared<Identity>> {
 /// Starts a host for `nick` in the background: its own process group, no
 /// terminal, its output in `logs/<nick>.host.log`.
 pub fn spawn(project: &Path, seat: &SeatRecord, log: &Path) -> std::io::Result<u32> {
-    use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe()?;
     let out = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)?;
-    let child = std::process::Command::new(exe)
+    let mut command = std::process::Command::new(exe);
+    command
         .arg("--project")
         .arg(project)
         .arg("seat-host")
         .arg(&seat.nick)
         .stdin(std::process::Stdio::null())
         .stdout(out.try_clone()?)
-        .stderr(out)
-        .process_group(0)
-        .spawn()?;
+        .stderr(out);
+    let child = process::detached(&mut command).spawn()?;
     Ok(child.id())
 }
 

@@ -79,8 +79,11 @@ impl Budget {
         let Some((_, Some(file))) = &self.confined else {
             return BudgetCheck::Fine;
         };
-        let Some(report) = super::usage::read(ctx.adapter(), &ctx.profile().usage_parser, file)
-        else {
+        let Some(report) = super::usage::read(
+            ctx.adapter(),
+            &ctx.profile().usage_parser,
+            std::slice::from_ref(file),
+        ) else {
             return BudgetCheck::Fine;
         };
         let weighted = Tokens::of_report(&report).weighted(spec.cache_read_weight);

@@ -60,9 +60,14 @@ pub trait Component: Send + Sync {
         profile: &wit::Profile,
         screen: &wit::Screen,
     ) -> Result<wit::ScreenReading, SandboxError>;
-    /// The usage in one transcript, tallied by the named parser; `None`
-    /// when there is none or it cannot be read (logged).
-    fn tally_file(&self, parser: &str, transcript: &Cleared<PathBuf>) -> Option<wit::UsageReport>;
+    /// The usage in a conversation's transcripts (one tally, so a call
+    /// copied into two files counts once), tallied by the named parser;
+    /// `None` when there is none or one cannot be read (logged).
+    fn tally_files(
+        &self,
+        parser: &str,
+        transcripts: &[Cleared<PathBuf>],
+    ) -> Option<wit::UsageReport>;
     /// Another handle on the same component for a second caller (the event
     /// reader beside a driver).
     fn twin(&self) -> Box<dyn Component>;
@@ -145,31 +150,37 @@ impl Component for Adapter {
         Adapter::read_screen(self, profile, screen)
     }
 
-    fn tally_file(&self, parser: &str, transcript: &Cleared<PathBuf>) -> Option<wit::UsageReport> {
+    fn tally_files(
+        &self,
+        parser: &str,
+        transcripts: &[Cleared<PathBuf>],
+    ) -> Option<wit::UsageReport> {
         let limits = Limits {
             memory_bytes: 256 << 20,
             ..self.limits()
         };
         let mut tally = self.tally(parser, limits).ok()?;
-        // Confined to the CLI's directories (`usage::confine`); a regular
-        // file only (not a FIFO, a device or a link), and never past the cap.
-        let mut file = match open_for_component(transcript, TRANSCRIPT_MAX) {
-            Ok((file, _)) => file.take(TRANSCRIPT_MAX),
-            Err(e) => {
-                tracing::warn!("transcript not read: {e}");
-                return None;
-            }
-        };
-        tally.begin_file(&transcript.get().to_string_lossy()).ok()?;
         let mut buf = vec![0u8; CHUNK];
-        loop {
-            let n = file.read(&mut buf).ok()?;
-            if n == 0 {
-                break;
-            }
-            if let Err(e) = tally.feed(&buf[..n]) {
-                tracing::warn!(path = %transcript.get().display(), "usage tally failed: {e}");
-                return None;
+        for transcript in transcripts {
+            // Confined to the CLI's directories (`usage::confine`); a regular
+            // file only (not a FIFO, a device or a link), and never past the cap.
+            let mut file = match open_for_component(transcript, TRANSCRIPT_MAX) {
+                Ok((file, _)) => file.take(TRANSCRIPT_MAX),
+                Err(e) => {
+                    tracing::warn!("transcript not read: {e}");
+                    return None;
+                }
+            };
+            tally.begin_file(&transcript.get().to_string_lossy()).ok()?;
+            loop {
+                let n = file.read(&mut buf).ok()?;
+                if n == 0 {
+                    break;
+                }
+                if let Err(e) = tally.feed(&buf[..n]) {
+                    tracing::warn!(path = %transcript.get().display(), "usage tally failed: {e}");
+                    return None;
+                }
             }
         }
         tally.finish().ok().flatten()

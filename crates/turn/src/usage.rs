@@ -83,17 +83,18 @@ pub fn cost_of(report: &wit::UsageReport) -> Option<f64> {
     })
 }
 
-/// Usage of one transcript, or `None` when the parser finds none (or the
-/// profile has no parser). Errors are logged and read as `None`.
+/// Usage of a conversation's transcripts, or `None` when the parser finds
+/// none (or the profile has no parser). Errors are logged and read as
+/// `None`.
 pub fn read(
     adapter: &dyn Component,
     parser: &str,
-    transcript: &Cleared<PathBuf>,
+    transcripts: &[Cleared<PathBuf>],
 ) -> Option<wit::UsageReport> {
-    if parser == "none" {
+    if parser == "none" || transcripts.is_empty() {
         return None;
     }
-    adapter.tally_file(parser, transcript)
+    adapter.tally_files(parser, transcripts)
 }
 
 /// Polls [`read`] until it reports usage or `grace` passes (CLIs that flush
@@ -101,12 +102,12 @@ pub fn read(
 pub fn read_with_grace(
     adapter: &dyn Component,
     parser: &str,
-    transcript: &Cleared<PathBuf>,
+    transcripts: &[Cleared<PathBuf>],
     grace: Duration,
 ) -> Option<Spent> {
     let until = Instant::now() + grace;
     loop {
-        if let Some(report) = read(adapter, parser, transcript) {
+        if let Some(report) = read(adapter, parser, transcripts) {
             return Some(Spent::of_report(&report));
         }
         if Instant::now() >= until {
@@ -169,29 +170,33 @@ pub fn of_conversation_with_grace(
     }
 }
 
-/// The transcript of `conversation`: among the files the adapter's
-/// `transcript-locations` name for the profile's parser, the newest whose
-/// path has a directory or file stem equal to the conversation id (Copilot:
-/// `session-state/<id>/events.jsonl`, Claude: `<id>.jsonl`). For headless
-/// turns whose output carries no usage and whose hooks did not run (or name
-/// no transcript). `cwd` is the CLI's working directory and `env` looks up
-/// a variable in the CLI's environment (HOME and the component's
+/// The transcripts of `conversation`: among the files the adapter's
+/// `transcript-locations` name for the profile's parser, those whose path
+/// has a directory or file stem equal to the conversation id (Copilot:
+/// `session-state/<id>/events.jsonl`, Claude: `<id>.jsonl` and its
+/// subagents' `<id>/subagents/*.jsonl`, Muse: `<id>/session.jsonl` and
+/// `<id>/subagent/*/session.jsonl`), oldest first. For headless turns whose
+/// output carries no usage and whose hooks did not run (or name no
+/// transcript). `cwd` is the CLI's working directory and `env` looks up a
+/// variable in the CLI's environment (HOME and the component's
 /// `location-env`).
-pub fn transcript_of(
+pub fn transcripts_of(
     adapter: &dyn Component,
     profile: &Profile,
     cwd: &Path,
     env: &dyn Fn(&str) -> Option<String>,
     conversation: &str,
-) -> Option<Cleared<PathBuf>> {
+) -> Vec<Cleared<PathBuf>> {
     if profile.usage_parser == "none" || conversation.is_empty() {
-        return None;
+        return Vec::new();
     }
-    let (area, globs) = locations(adapter, profile, cwd, env)?;
+    let Some((area, globs)) = locations(adapter, profile, cwd, env) else {
+        return Vec::new();
+    };
     // The same confinement and bounds as `drover usage`: only the CLI's
     // own directories, within one walking budget.
     let mut budget = Budget::new();
-    let found: Vec<Cleared<PathBuf>> = globs
+    let mut found: Vec<Cleared<PathBuf>> = globs
         .iter()
         .filter(|g| g.parser == profile.usage_parser)
         .filter_map(|g| match area.roots_of(g) {
@@ -216,11 +221,13 @@ pub fn transcript_of(
     if let Some(stopped) = &budget.stopped {
         tracing::warn!("looking for the transcript of {conversation}: {stopped}");
     }
-    found.into_iter().max_by_key(|file| {
+    found.sort_by_key(|file| {
         std::fs::metadata(file.get())
             .and_then(|m| m.modified())
             .ok()
-    })
+    });
+    found.dedup_by(|a, b| a.get() == b.get());
+    found
 }
 
 /// A transcript path a hook payload (or a record of one) named, let through

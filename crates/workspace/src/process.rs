@@ -31,6 +31,33 @@ fn stat(pid: u32) -> Option<(u32, u64)> {
     Some((ppid, start))
 }
 
+/// Makes `command` a background process of drover's own: a process group
+/// of its own, and no descriptor inherited past stdio. A descriptor its
+/// caller left open (a CI wrapper's `flock`) would otherwise stay held for
+/// as long as the seat lives.
+pub fn detached(command: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+    // SAFETY: close_range(2) is async-signal-safe and touches only this
+    // child's descriptor table, between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::close_range(
+                3,
+                libc::c_uint::MAX,
+                libc::CLOSE_RANGE_CLOEXEC as libc::c_int,
+            ) != 0
+            {
+                // Older kernels: mark them one by one.
+                for fd in 3..1024 {
+                    libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
 pub fn identity(pid: u32) -> Option<Identity> {
     if pid == 0 {
         return None;
@@ -213,6 +240,31 @@ pub fn reap_tree(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_detached_process_inherits_no_descriptor_past_stdio() {
+        let file = tempfile::tempfile().expect("file");
+        // SAFETY: dup(2) of a descriptor this test owns; the copy has no
+        // close-on-exec flag, as a caller's `flock` descriptor has none.
+        let inherited = unsafe { libc::dup(std::os::fd::AsRawFd::as_raw_fd(&file)) };
+        assert!(inherited > 2);
+        let listed = |detach: bool| {
+            let mut command = std::process::Command::new("/bin/sh");
+            command.args(["-c", "ls /proc/self/fd"]);
+            if detach {
+                detached(&mut command);
+            }
+            let out = command.output().expect("sh");
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|fd| fd == inherited.to_string())
+        };
+        // Without it the descriptor is there: the check can fail.
+        assert!(listed(false));
+        assert!(!listed(true));
+        // SAFETY: closes the copy made above.
+        unsafe { libc::close(inherited) };
+    }
 
     #[test]
     fn our_own_identity_is_stable_and_the_tree_contains_children() {

@@ -33,6 +33,7 @@ pub(super) fn exchange(
         end: End::Closed,
         reply: String::new(),
         blocked: false,
+        usage: None,
     };
     if let Err(e) = agent.client.prompt(&agent.session, text) {
         out.end = End::Unsent(e.to_string());
@@ -154,6 +155,7 @@ pub(super) fn exchange(
                 waiting.push_back((id, q));
             }
             Event::PromptDone(Ok(response)) => {
+                out.usage = reported_usage(&response);
                 let reason = response["stopReason"]
                     .as_str()
                     .unwrap_or("unknown")
@@ -188,7 +190,7 @@ pub(super) fn exchange(
 pub(super) fn deliver(
     ctx: &Context,
     task: &str,
-    agent: &Agent,
+    agent: &mut Agent,
     id: &RequestId,
     q: &Question,
     choice: &Choice,
@@ -356,4 +358,34 @@ pub(super) fn question_of(params: &Value, known: &HashMap<String, String>) -> Qu
         options,
         on_pane: false,
     }
+}
+
+/// The usage an agent reported with a turn's end (MSP's `session/tokenUsage`
+/// per model, carried on the prompt's answer): drover's counts per model.
+fn reported_usage(response: &Value) -> Option<drover_types::wit::UsageReport> {
+    let entries: Vec<drover_types::wit::UsageEntry> = response
+        .get("usage")?
+        .as_array()?
+        .iter()
+        .map(|e| {
+            let count = |k: &str| e.get(k).and_then(Value::as_u64).unwrap_or(0);
+            drover_types::wit::UsageEntry {
+                session: String::new(),
+                day: String::new(),
+                model: e["model"].as_str().unwrap_or_default().to_string(),
+                usage: drover_types::wit::Usage {
+                    input: count("input"),
+                    output: count("output"),
+                    cache_read: count("cache_read"),
+                    cache_write: count("cache_write"),
+                    reasoning: count("reasoning"),
+                    requests: 1,
+                },
+            }
+        })
+        .collect();
+    (!entries.is_empty()).then_some(drover_types::wit::UsageReport {
+        entries,
+        rejected_rows: 0,
+    })
 }

@@ -35,7 +35,7 @@ use super::{
     Context, Conversation, Timings, TurnReport, TurnSpec, Verdict, conversations, faults,
     usage::Spent,
 };
-use drover_acp::{AcpError, AgentInfo, Client};
+use drover_acp::{AcpError, AgentInfo, Client, Protocol};
 use drover_run::question::{self};
 use drover_run::{EventWatcher, now_ns};
 use drover_trust::policy::Policy;
@@ -184,7 +184,11 @@ pub fn open(ctx: &Context, spec: &TurnSpec) -> Result<Agent, Box<TurnReport>> {
         json!({"pid": process.pid(), "argv0": command.argv.first()}),
     );
     let handshake = HANDSHAKE.min(spec.timeout);
-    let opened = Client::initialize(connection, handshake).and_then(|mut client| {
+    let protocol = match ctx.profile().agent_protocol {
+        drover_profile::AgentProtocol::Acp => Protocol::Acp,
+        drover_profile::AgentProtocol::Msp => Protocol::Msp,
+    };
+    let opened = Client::initialize(connection, protocol, handshake).and_then(|mut client| {
         let session = match &spec.conversation {
             Conversation::Fresh => client.new_session(&spec.cwd, handshake)?,
             Conversation::Resume(id) => {
@@ -236,9 +240,11 @@ pub fn open(ctx: &Context, spec: &TurnSpec) -> Result<Agent, Box<TurnReport>> {
         Some(&session),
         Some(&info),
     );
-    let source = match spec.conversation {
-        Conversation::Resume(_) => "acp:session/load",
-        _ => "acp:session/new",
+    let source = match (protocol, &spec.conversation) {
+        (Protocol::Acp, Conversation::Resume(_)) => "acp:session/load",
+        (Protocol::Acp, _) => "acp:session/new",
+        (Protocol::Msp, Conversation::Resume(_)) => "msp:session/resume",
+        (Protocol::Msp, _) => "msp:session/start",
     };
     ctx.state(task, SeatState::Idle, None, source);
     Ok(Agent {
@@ -316,6 +322,8 @@ struct Exchange {
     end: End,
     reply: String,
     blocked: bool,
+    /// Usage the agent reported with the turn's end (MSP), when it did.
+    usage: Option<wit::UsageReport>,
 }
 
 /// Hook events relayed while the agent works (if the CLI's hooks are
@@ -363,7 +371,12 @@ fn usage_of_turn(
         Some(path) => super::usage::read_with_grace(
             ctx.adapter(),
             &ctx.profile().usage_parser,
-            &super::usage::confine(ctx, &spec.cwd, &spec.env, std::path::Path::new(path))?,
+            &[super::usage::confine(
+                ctx,
+                &spec.cwd,
+                &spec.env,
+                std::path::Path::new(path),
+            )?],
             ctx.profile().usage_grace,
         ),
         None => super::usage::of_conversation_with_grace(

@@ -92,7 +92,12 @@ pub fn turn(ctx: &Context, spec: &TurnSpec, agent: &mut Agent, policy: &Policy) 
         if !exchange.reply.is_empty() {
             reply = Some(exchange.reply.clone());
         }
-        let turn_usage = usage_of_turn(ctx, spec, &agent.session, hooks.transcript.as_deref());
+        // What the agent reported for this turn (MSP), else the
+        // transcript's growth.
+        let turn_usage = match &exchange.usage {
+            Some(report) => Some(Spent::of_report(report)),
+            None => usage_of_turn(ctx, spec, &agent.session, hooks.transcript.as_deref()),
+        };
         if let Some(u) = &turn_usage {
             match usage.as_mut() {
                 Some(total) => total.add(u),

@@ -332,28 +332,34 @@ impl Session<'_> {
         // Usage from the output, else from the transcript a hook named,
         // else from the conversation's transcript where the CLI keeps them
         // (Copilot prints no tokens and its hooks need a trusted folder).
-        let transcript = self
+        let transcripts: Vec<_> = match self
             .seen
             .transcript_path
             .as_deref()
             .and_then(|path| super::usage::confine(ctx, &spec.cwd, &spec.env, Path::new(path)))
-            .or_else(|| {
-                let conversation = outcome.conversation_id.as_deref()?;
-                super::usage::transcript_of(
-                    ctx.adapter(),
-                    ctx.profile(),
-                    &spec.cwd,
-                    &|name| cli_env(ctx, spec, name),
-                    conversation,
-                )
-            });
+        {
+            Some(named) => vec![named],
+            None => outcome
+                .conversation_id
+                .as_deref()
+                .map(|conversation| {
+                    super::usage::transcripts_of(
+                        ctx.adapter(),
+                        ctx.profile(),
+                        &spec.cwd,
+                        &|name| cli_env(ctx, spec, name),
+                        conversation,
+                    )
+                })
+                .unwrap_or_default(),
+        };
         // A transcript holds the whole conversation: this turn's usage is
         // what it adds to the turns drover recorded before.
         let logged = || {
             let whole = super::usage::read_with_grace(
                 ctx.adapter(),
                 &ctx.profile().usage_parser,
-                transcript.as_ref()?,
+                &transcripts,
                 ctx.profile().usage_grace,
             )?;
             let prior = outcome

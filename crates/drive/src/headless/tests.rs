@@ -109,7 +109,7 @@ impl Component for Double {
     ) -> Result<wit::ScreenReading, SandboxError> {
         unused()
     }
-    fn tally_file(&self, _: &str, _: &Cleared<std::path::PathBuf>) -> Option<wit::UsageReport> {
+    fn tally_files(&self, _: &str, _: &[Cleared<std::path::PathBuf>]) -> Option<wit::UsageReport> {
         None
     }
     fn twin(&self) -> Box<dyn Component> {

@@ -397,7 +397,7 @@ fn conclude(
         let spent = super::usage::read_with_grace(
             ctx.adapter(),
             &ctx.profile().usage_parser,
-            &transcript,
+            std::slice::from_ref(&transcript),
             ctx.profile().usage_grace,
         );
         result.usage = spent.map(|s| s.tokens);

@@ -19,7 +19,8 @@ use sections::{adapter_field, component_ref, parse_hooks, parse_turn, values};
 
 use super::error::ProfileError;
 use super::{
-    AdapterKind, ComponentRef, Profile, ProfileSource, SandboxOverrides, known, paths, template,
+    AdapterKind, AgentProtocol, ComponentRef, Profile, ProfileSource, SandboxOverrides, known,
+    paths, template,
 };
 
 /// Reads a spanned TOML tree with line-aware errors (and warnings).
@@ -75,6 +76,7 @@ const TOP_FIELDS: &[&str] = &[
     "sandbox",
     "component_settings",
     "component_env",
+    "agent_protocol",
 ];
 
 const TURN_FIELDS: &[&str] = &[
@@ -331,6 +333,21 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             ));
         }
     }
+    let agent_protocol = match top.string("agent_protocol")? {
+        None => AgentProtocol::Acp,
+        Some((p, _)) if p == "acp" => AgentProtocol::Acp,
+        Some((p, _)) if p == "msp" => AgentProtocol::Msp,
+        Some((p, at)) => {
+            return Err(reader.error(
+                Some(at..at),
+                "agent_protocol",
+                format!(
+                    "unknown protocol '{p}' (one of: {})",
+                    AgentProtocol::NAMES.join(", ")
+                ),
+            ));
+        }
+    };
     top.finish(TOP_FIELDS)?;
 
     Ok(Profile {
@@ -357,6 +374,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         component,
         aliases,
         turn,
+        agent_protocol,
         sandbox,
         component_settings,
         component_env,

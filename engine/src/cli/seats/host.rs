@@ -96,6 +96,13 @@ pub(super) fn send_acp(
         }
         std::thread::sleep(Duration::from_millis(200));
     };
+    // The record as it is now (the host may have written it meanwhile).
+    if let Some(mut now) =
+        seats::load(project, &record.nick).and_then(|r| seats::require_sealed(r).ok())
+        && super::send::add_cost(&mut now, &result)
+    {
+        seats::save(project, &now)?;
+    }
     report_send(record, &result, args.json.json)?;
     Ok(send_outcome(&interrupted, &result))
 }

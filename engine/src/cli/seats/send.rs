@@ -1,7 +1,6 @@
 //! `drover send`: one message to a seat, waited for or in the background.
 
 use crate::cli::output::outln;
-use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::time::Duration;
 
@@ -95,17 +94,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         record.conversation = Some(id.clone());
         changed = true;
     }
-    if let Some(cost) = result.cost_usd {
-        // A pane's transcript holds the whole conversation; a headless
-        // message reports its own turns.
-        record.cost_usd = Some(if record.workspace.has_panes() {
-            cost
-        } else {
-            record.cost_usd.unwrap_or(0.0) + cost
-        });
-        record.cost_approximate |= result.usage_approximate;
-        changed = true;
-    }
+    changed |= add_cost(&mut record, &result);
     if changed {
         seats::save(&project, &record)?;
     }
@@ -124,6 +113,22 @@ pub(super) fn send_outcome(
     } else {
         Outcome::Failed
     }
+}
+
+/// Adds a message's cost to its seat's record; whether it did. A pane's
+/// transcript holds the whole conversation; a headless or acp message
+/// reports its own turns.
+pub(super) fn add_cost(record: &mut SeatRecord, result: &crate::drive::TurnReport) -> bool {
+    let Some(cost) = result.cost_usd else {
+        return false;
+    };
+    record.cost_usd = Some(if record.workspace.has_panes() {
+        cost
+    } else {
+        record.cost_usd.unwrap_or(0.0) + cost
+    });
+    record.cost_approximate |= result.usage_approximate;
+    true
 }
 
 pub(super) fn report_send(
@@ -161,7 +166,8 @@ pub(super) fn send_in_background(
     let started = now_ns();
     let mut follower = crate::run::Follower::new(project, Some(&record.run_id));
     follower.read_all();
-    let mut child = std::process::Command::new(std::env::current_exe()?)
+    let mut command = std::process::Command::new(std::env::current_exe()?);
+    command
         .arg("--project")
         .arg(project)
         .args(["send", "--timeout"])
@@ -170,8 +176,8 @@ pub(super) fn send_in_background(
         .arg(&args.prompt)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .process_group(0)
+        .stderr(std::process::Stdio::null());
+    let mut child = crate::workspace::process::detached(&mut command)
         .spawn()
         .context("starting the background send")?;
     let pid = child.id();
