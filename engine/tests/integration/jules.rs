@@ -259,6 +259,7 @@ fn up_send_plan_question_answer_done_then_a_second_message() {
     assert_eq!(created.len(), 1, "{requests:?}");
     assert_eq!(created[0]["body"]["prompt"], "Add a README");
     assert_eq!(created[0]["body"]["requirePlanApproval"], true);
+    assert_eq!(created[0]["body"]["automationMode"], "AUTO_CREATE_PR");
     assert_eq!(
         created[0]["body"]["sourceContext"]["source"],
         "sources/github/acme/widgets"
@@ -561,4 +562,41 @@ fn mux_and_doctor_say_whether_a_key_is_configured_and_jules_answers() {
             .contains("does not answer"),
         "{r}"
     );
+}
+
+#[test]
+fn without_auto_pr_the_turns_result_is_the_patch() {
+    let (p, fake) = project(&[]);
+    let config = p.home.join(".config/drover/config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("user config");
+    text.push_str("auto_pr = false\n");
+    std::fs::write(&config, text).expect("user config");
+    let run = up(&p)["seat"]["run_id"].as_str().expect("run").to_string();
+    send_until_asked(&p, "Fix the typo");
+    json(
+        &p.output(&["answer", "j", "1", "--json"]),
+        "answer by position",
+    );
+    wait_until(&p, "done");
+    wait_conversation(&p);
+    let result = session_json(&p, &run);
+    assert_eq!(result["status"], "completed", "{result}");
+    assert_eq!(result["result"]["pull_requests"], serde_json::json!([]));
+    assert_eq!(
+        result["result"]["patch"]["baseCommitId"], "0123abc",
+        "{result}"
+    );
+    assert!(
+        result["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("patch"),
+        "{result}"
+    );
+    let created = fake
+        .requests()
+        .into_iter()
+        .find(|r| r["method"] == "POST" && r["path"] == "/v1alpha/sessions")
+        .expect("created");
+    assert_eq!(created["body"]["automationMode"], Value::Null);
 }

@@ -53,6 +53,7 @@ struct Session {
     source: String,
     branch: String,
     require_approval: bool,
+    auto_pr: bool,
     state: &'static str,
     activities: Vec<Value>,
     plans: u32,
@@ -307,6 +308,7 @@ impl Fake {
                 .unwrap_or("main")
                 .to_string(),
             require_approval: body["requirePlanApproval"].as_bool().unwrap_or(false),
+            auto_pr: body["automationMode"] == "AUTO_CREATE_PR",
             state: "QUEUED",
             activities: Vec::new(),
             plans: 0,
@@ -465,11 +467,16 @@ impl Session {
                         }
                     }}]);
                     self.push("system", done, "Session completed");
-                    self.outputs = vec![json!({"pullRequest": {
-                        "url": format!("https://github.com/{}/pull/{}", self.source.trim_start_matches("sources/github/"), self.id),
-                        "title": self.title,
-                        "description": "Made by the fake Jules.",
-                    }})];
+                    // Without AUTO_CREATE_PR the API opens no pull request.
+                    self.outputs = if !self.auto_pr {
+                        Vec::new()
+                    } else {
+                        vec![json!({"pullRequest": {
+                            "url": format!("https://github.com/{}/pull/{}", self.source.trim_start_matches("sources/github/"), self.id),
+                            "title": self.title,
+                            "description": "Made by the fake Jules.",
+                        }})]
+                    };
                     self.state = "COMPLETED";
                 }
             }

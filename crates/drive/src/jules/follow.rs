@@ -131,6 +131,7 @@ impl<'a> Follower<'a> {
                         },
                     },
                     require_plan_approval: true,
+                    automation_mode: self.target.auto_pr.then(|| "AUTO_CREATE_PR".to_string()),
                 };
                 let session = self.call("POST sessions", false, |c| c.create_session(&new))?;
                 self.ctx.run.lifecycle(

@@ -48,6 +48,8 @@ pub struct Target {
     /// `sources/…`, as the API named the connected repository.
     pub source: String,
     pub branch: String,
+    /// Jules opens a pull request when its change is ready.
+    pub auto_pr: bool,
 }
 
 /// How a turn ended.

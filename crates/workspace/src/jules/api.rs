@@ -76,6 +76,10 @@ pub struct NewSession {
     pub title: String,
     pub source_context: SourceContext,
     pub require_plan_approval: bool,
+    /// `AUTO_CREATE_PR` has Jules open a pull request when its change is
+    /// ready; absent, the API's default is no automation (a patch only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub automation_mode: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -16,6 +16,7 @@
 //! api_key = "…"      # or JULES_API_KEY
 //! url = "https://jules.googleapis.com/v1alpha"
 //! poll_s = 10        # seconds between two looks at a session
+//! auto_pr = true     # Jules opens a pull request (false: a patch only)
 //! ```
 
 pub mod api;
@@ -81,6 +82,8 @@ pub struct Settings {
     key: Option<String>,
     #[serde(rename = "poll_s", serialize_with = "seconds")]
     pub poll: Duration,
+    /// Sessions are created with `automationMode: AUTO_CREATE_PR`.
+    pub auto_pr: bool,
     /// A project's `[jules]`, set aside.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored: Vec<String>,
@@ -158,7 +161,18 @@ impl Settings {
                 }
             }
         };
+        let auto_pr = match user.and_then(|f| f.get(&["jules", "auto_pr"]).map(|v| (v, f))) {
+            None => true,
+            Some((toml::Value::Boolean(b), _)) => *b,
+            Some((_, file)) => {
+                return Err(SettingsError::Field {
+                    at: file.locate(&["jules", "auto_pr"]),
+                    message: "must be true or false".to_string(),
+                });
+            }
+        };
         Ok(Settings {
+            auto_pr,
             url,
             url_source,
             key_source,

@@ -65,6 +65,7 @@ pub fn target_of(project: &Path, seat: JulesSeat) -> anyhow::Result<Target> {
         poll: settings.poll,
         source: seat.source,
         branch: seat.branch,
+        auto_pr: settings.auto_pr,
     })
 }
 
