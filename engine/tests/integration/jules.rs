@@ -600,3 +600,27 @@ fn without_auto_pr_the_turns_result_is_the_patch() {
         .expect("created");
     assert_eq!(created["body"]["automationMode"], Value::Null);
 }
+
+#[test]
+fn a_trusted_policy_approves_the_plan_and_a_run_finishes_unattended() {
+    let (p, fake) = project(&[]);
+    std::fs::create_dir_all(p.path().join(".drover")).expect(".drover");
+    std::fs::write(
+        p.path().join(".drover/config.toml"),
+        "[[policy.rule]]\ntool = \"jules/plan\"\ndecision = \"allow\"\n",
+    )
+    .expect("policy");
+    ok(&p.output(&["trust"]), "trust");
+    let (result, code) = p.run(&["--cli", "jules", "--workspace", "jules", "Add a README"]);
+    assert_eq!(code, 0, "{result}");
+    assert_eq!(result["status"], "completed", "{result}");
+    let run = result["run_id"].as_str().expect("run id");
+    let answer = p
+        .journal(run)
+        .into_iter()
+        .find(|l| l["kind"] == "answer")
+        .expect("the policy's answer is journaled");
+    assert_eq!(answer["state"], "approve");
+    assert_eq!(answer["detail"]["answered"]["by"], "policy", "{answer}");
+    assert!(fake.calls().iter().any(|c| c.ends_with(":approvePlan")));
+}

@@ -213,7 +213,7 @@ fn conclude(
         End::Timeout => {
             report.status = Verdict::Timeout;
             report.reason = format!(
-                "the session did not finish within {} (it goes on in Jules: `drover send` follows it again)",
+                "the session did not finish within {} (it goes on in Jules; the next `drover send` is a message to it)",
                 crate::shared::humanize(spec.timeout)
             );
             report.timings.timeout_clock = Some("monotonic".to_string());
@@ -222,7 +222,7 @@ fn conclude(
         End::Interrupted => {
             report.status = Verdict::Crashed;
             report.reason =
-                "interrupted (the session goes on in Jules: `drover send` follows it again)"
+                "interrupted (the session goes on in Jules; the next `drover send` is a message to it)"
                     .to_string();
             state_source = "jules:interrupted";
         }
