@@ -340,6 +340,11 @@ fn a_rejected_plan_is_sent_back_and_the_revised_plan_asked_again() {
             .contains("(plan 1)"),
         "{first}"
     );
+    // The background send follows the session: a second follower is refused.
+    let meanwhile = p.output(&["send", "j", "meanwhile"]);
+    assert!(!meanwhile.status.success());
+    let stderr = String::from_utf8_lossy(&meanwhile.stderr);
+    assert!(stderr.contains("still being followed"), "{stderr}");
     json(
         &p.output(&["answer", "j", "reject", "--json"]),
         "answer reject",

@@ -493,3 +493,43 @@ fn plan_question(session: &Session, plan: &Plan) -> Question {
         on_pane: false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(json: &str) -> Session {
+        serde_json::from_str(json).expect("a session")
+    }
+
+    #[test]
+    fn a_plan_is_a_question_to_approve_or_reject_with_its_steps() {
+        let s = session(
+            r#"{"name":"sessions/42","title":"Add a README","state":"AWAITING_PLAN_APPROVAL"}"#,
+        );
+        let plan: Plan = serde_json::from_str(
+            r#"{"id":"p/7","steps":[{"title":"Read\u001b[2J the code"},{"title":"Write it"}]}"#,
+        )
+        .expect("a plan");
+        let q = plan_question(&s, &plan);
+        assert_eq!(q.id, "jules-42-p-7");
+        assert_eq!(q.tool, "jules/plan");
+        assert_eq!(q.title, "Jules's plan for Add a README (2 steps)");
+        assert_eq!(q.input, "1. Read[2J the code 2. Write it");
+        assert_eq!(
+            q.choice("approve").map(|c| c.kind),
+            Some(ChoiceKind::AllowOnce)
+        );
+        assert_eq!(
+            q.choice("reject_once").map(|c| c.id.as_str()),
+            Some("reject")
+        );
+        assert_eq!(q.choice("2").map(|c| c.id.as_str()), Some("reject"));
+    }
+
+    #[test]
+    fn a_sessions_title_is_the_prompts_first_line_bounded() {
+        assert_eq!(title_of("Fix the bug\nin detail"), "Fix the bug");
+        assert_eq!(title_of(&"x".repeat(300)).chars().count(), 80);
+    }
+}

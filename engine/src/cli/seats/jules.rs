@@ -69,6 +69,24 @@ pub fn target_of(project: &Path, seat: JulesSeat) -> anyhow::Result<Target> {
     })
 }
 
+/// One drover follows a seat's session at a time: two would both answer
+/// its plan and both end its turn.
+pub fn refuse_if_followed(ctx: &crate::drive::Context, record: &SeatRecord) -> anyhow::Result<()> {
+    use crate::drive::records::{AgentRecord, Record as _};
+    let holder = AgentRecord::read(&ctx.run, &record.nick)
+        .and_then(|a| a.driver)
+        .filter(|d| d.pid != std::process::id() && crate::workspace::process::alive(*d));
+    if let Some(holder) = holder {
+        bail!(
+            "seat {}'s previous message is still being followed (drover process {}); `drover wait {} --until settled` first, or interrupt it",
+            record.nick,
+            holder.pid,
+            record.nick
+        );
+    }
+    Ok(())
+}
+
 /// The project's policy for the plan question; a broken one is not used
 /// (every plan waits for a person) and says so.
 pub fn policy(project: &Path) -> crate::policy::Policy {

@@ -69,6 +69,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .clone()
             .map_or(Conversation::Fresh, Conversation::Resume);
         if kind == WorkspaceKind::Jules {
+            super::jules::refuse_if_followed(&ctx, &record)?;
             let target = super::jules::target(&project, &record)?;
             let policy = super::jules::policy(&project);
             crate::drive::jules::run(&ctx, &spec, &target, &policy)
