@@ -473,8 +473,6 @@ fn throttling_is_retried_after_the_wait_jules_asks_for() {
             "{retry}"
         );
     }
-    // The backoff doubles: the second wait is longer than Jules asked.
-    assert!(retries[1]["wait_s"].as_f64() > retries[0]["wait_s"].as_f64());
     let reads = fake
         .calls()
         .iter()
@@ -628,4 +626,49 @@ fn a_trusted_policy_approves_the_plan_and_a_run_finishes_unattended() {
     assert_eq!(answer["state"], "approve");
     assert_eq!(answer["detail"]["answered"]["by"], "policy", "{answer}");
     assert!(fake.calls().iter().any(|c| c.ends_with(":approvePlan")));
+}
+
+/// `send` on a fake whose session reads all answer `code`: the turn's
+/// result and the retries it journaled.
+fn send_against_errors(code: &str) -> (Value, Vec<Value>) {
+    let (p, _fake) = project(&["--error", code]);
+    let run = up(&p)["seat"]["run_id"].as_str().expect("run").to_string();
+    let out = p.output(&["send", "j", "Add a README", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let result: Value = serde_json::from_slice(&out.stdout).expect("send JSON");
+    let lifecycle = std::fs::read_to_string(p.run_dir(&run).join("tasks/j/lifecycle.jsonl"))
+        .unwrap_or_default();
+    let retries = lifecycle
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["event"] == "jules-retry")
+        .collect();
+    (result, retries)
+}
+
+#[test]
+fn server_errors_are_retried_with_a_doubling_backoff_then_a_typed_fault() {
+    let (result, retries) = send_against_errors("500");
+    assert_eq!(result["status"], "crashed", "{result}");
+    assert_eq!(result["fault"]["kind"], "server-error", "{result}");
+    assert_eq!(result["fault"]["rule"], "jules/http-500/INTERNAL");
+    assert_eq!(retries.len(), 6, "{retries:?}");
+    let waits: Vec<f64> = retries
+        .iter()
+        .filter_map(|r| r["wait_s"].as_f64())
+        .collect();
+    assert!(waits.windows(2).all(|w| w[1] == w[0] * 2.0), "{waits:?}");
+}
+
+#[test]
+fn exhausted_quota_and_a_denied_key_are_typed_faults() {
+    let (result, retries) = send_against_errors("429");
+    assert_eq!(result["fault"]["kind"], "quota", "{result}");
+    assert_eq!(result["fault"]["rule"], "jules/http-429/RESOURCE_EXHAUSTED");
+    assert_eq!(retries.len(), 6, "a 429 is retried before it ends the turn");
+    let (result, retries) = send_against_errors("403");
+    assert_eq!(result["fault"]["kind"], "auth", "{result}");
+    assert!(retries.is_empty(), "a refused key is not retried");
+    let (result, _) = send_against_errors("503");
+    assert_eq!(result["fault"]["kind"], "overload", "{result}");
 }

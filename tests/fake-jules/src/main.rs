@@ -15,6 +15,8 @@
 //! `--key K` the only key accepted (else 401 UNAUTHENTICATED);
 //! `--throttle N` the first N reads of a session answer 429
 //! RESOURCE_EXHAUSTED with `Retry-After: 1`;
+//! `--error CODE` every read of a session answers CODE (429 quota
+//! exhausted, 403 permission denied, 500 internal, 503 unavailable);
 //! `--fail REASON` a session fails (`sessionFailed`) once it works;
 //! `--feedback TEXT` after its plan is approved, Jules asks for feedback
 //! (AWAITING_USER_FEEDBACK) with this message;
@@ -40,6 +42,7 @@ use serde_json::{Value, json};
 struct Script {
     key: Option<String>,
     throttle: u32,
+    error: Option<u16>,
     fail: Option<String>,
     feedback: Option<String>,
     sources: Vec<(String, String)>,
@@ -90,6 +93,7 @@ fn main() {
             "--key" => script.key = Some(value()),
             "--throttle" => script.throttle = value().parse().unwrap_or(1),
             "--fail" => script.fail = Some(value()),
+            "--error" => script.error = value().parse().ok(),
             "--feedback" => script.feedback = Some(value()),
             "--page" => script.page = value().parse().unwrap_or(2).max(1),
             "--source" => {
@@ -335,6 +339,25 @@ impl Fake {
                 vec![("retry-after".to_string(), "1".to_string())],
                 body,
             );
+        }
+        match self.script.error {
+            Some(429) => {
+                return error(
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "Quota exceeded for quota metric 'Sessions requests' and limit 'Requests per day'.",
+                );
+            }
+            Some(403) => {
+                return error(
+                    403,
+                    "PERMISSION_DENIED",
+                    "The caller does not have permission.",
+                );
+            }
+            Some(503) => return error(503, "UNAVAILABLE", "The service is currently unavailable."),
+            Some(code) => return error(code, "INTERNAL", "Internal error encountered."),
+            None => {}
         }
         let fail = self.script.fail.clone();
         let feedback = self.script.feedback.clone();

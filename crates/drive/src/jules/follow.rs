@@ -22,7 +22,8 @@ use crate::{Context, TurnSpec};
 /// How often an answer file and the interrupt flag are looked at while
 /// waiting for the next poll.
 const TICK: Duration = Duration::from_millis(100);
-/// The first wait after a refusal worth retrying; it doubles each time.
+/// The first wait after a refusal worth retrying (or the poll interval,
+/// when shorter); it doubles each time.
 const BACKOFF_FIRST: Duration = Duration::from_secs(1);
 const BACKOFF_MAX: Duration = Duration::from_secs(300);
 /// Retries of one request before its refusal ends the turn.
@@ -378,7 +379,7 @@ impl<'a> Follower<'a> {
         request: impl Fn(&Client) -> Result<T, JulesError>,
     ) -> Result<T, End> {
         let task = self.spec.task.as_str();
-        let mut backoff = BACKOFF_FIRST;
+        let mut backoff = BACKOFF_FIRST.min(self.target.poll);
         let mut attempt = 0;
         loop {
             let error = match request(self.client()) {
