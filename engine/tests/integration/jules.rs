@@ -672,3 +672,38 @@ fn exhausted_quota_and_a_denied_key_are_typed_faults() {
     let (result, _) = send_against_errors("503");
     assert_eq!(result["fault"]["kind"], "overload", "{result}");
 }
+
+#[test]
+fn jules_asking_for_feedback_ends_the_turn_and_the_next_message_answers_it() {
+    let (p, fake) = project(&["--feedback", "Which license should the README name?"]);
+    let run = up(&p)["seat"]["run_id"].as_str().expect("run").to_string();
+    send_until_asked(&p, "Add a README");
+    json(&p.output(&["answer", "j", "approve", "--json"]), "answer");
+    wait_until(&p, "settled");
+    let session = wait_conversation(&p);
+    let seat = seat(&p);
+    assert_eq!(seat["state"], "blocked", "{seat}");
+    assert_eq!(seat["prompt_kind"], "question", "{seat}");
+    assert!(
+        seat["evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Which license"),
+        "{seat}"
+    );
+    let asked = session_json(&p, &run);
+    assert_eq!(asked["status"], "stalled", "{asked}");
+    assert_eq!(asked["reply"], "Which license should the README name?");
+
+    let answered = json(
+        &p.output(&["send", "j", "MIT", "--json"]),
+        "send the answer",
+    );
+    assert_eq!(answered["status"], "completed", "{answered}");
+    let message = fake
+        .requests()
+        .into_iter()
+        .find(|r| r["path"] == format!("/v1alpha/{session}:sendMessage").as_str())
+        .expect("the answer is a message");
+    assert_eq!(message["body"]["prompt"], "MIT");
+}

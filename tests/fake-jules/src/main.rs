@@ -409,7 +409,7 @@ impl Fake {
             "AWAITING_PLAN_APPROVAL" => "PLANNING",
             _ => "IN_PROGRESS",
         };
-        s.asked = false;
+        // Jules asks its question once; the answer lets it finish.
         s.after_progress = false;
         ok(json!({}))
     }
