@@ -707,3 +707,24 @@ fn jules_asking_for_feedback_ends_the_turn_and_the_next_message_answers_it() {
         .expect("the answer is a message");
     assert_eq!(message["body"]["prompt"], "MIT");
 }
+
+#[test]
+fn down_stops_the_drover_following_the_session() {
+    let (p, _fake) = project(&[]);
+    let run = up(&p)["seat"]["run_id"].as_str().expect("run").to_string();
+    send_until_asked(&p, "Add a README");
+    ok(&p.output(&["down", "j"]), "down");
+    // The follower waited on the plan; stopped, it gave its verdict.
+    let verdict = p
+        .journal(&run)
+        .into_iter()
+        .find(|l| l["kind"] == "verdict" && l["task"] == "j")
+        .expect("the stopped follower's verdict");
+    assert_eq!(verdict["state"], "crashed", "{verdict}");
+    let seats = json(&p.output(&["seats", "--json"]), "seats");
+    assert_eq!(
+        seats["seats"],
+        serde_json::json!([]),
+        "down removed the seat"
+    );
+}

@@ -69,6 +69,27 @@ pub fn target_of(project: &Path, seat: JulesSeat) -> anyhow::Result<Target> {
     })
 }
 
+/// The drover process following the seat's session, cleared to be
+/// signalled: only one a sealed `agent.json` names, still running as
+/// recorded.
+pub fn follower(
+    project: &Path,
+    record: &SeatRecord,
+) -> Option<crate::gate::Cleared<crate::workspace::process::Identity>> {
+    use crate::drive::records::{AgentRecord, Record as _};
+    let run = crate::run::RunDir::open(project, &record.run_id).ok()?;
+    let driver = AgentRecord::read(&run, &record.nick)?.driver?;
+    if driver.pid == std::process::id() || !crate::workspace::process::alive(driver) {
+        return None;
+    }
+    crate::workspace::process::clear_signal(
+        "the drover following the Jules session",
+        driver,
+        crate::gate::Provenance::SealedRecord,
+    )
+    .ok()
+}
+
 /// One drover follows a seat's session at a time: two would both answer
 /// its plan and both end its turn.
 pub fn refuse_if_followed(ctx: &crate::drive::Context, record: &SeatRecord) -> anyhow::Result<()> {

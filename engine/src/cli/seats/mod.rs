@@ -444,6 +444,12 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
                 errln!("{}: force-killed {forced:?}", record.nick);
             }
         }
+        if record.workspace == WorkspaceKind::Jules
+            && let Some(follower) = jules::follower(&project, &record)
+        {
+            // The session stays in Jules; the drover following it stops.
+            stop_host(&record.nick, &follower);
+        }
         if let Some(host) = seat_host::stoppable(&seat_dir(&project, &record)) {
             stop_host(&record.nick, &host);
         }
