@@ -11,6 +11,7 @@
 pub mod acp;
 pub mod headless;
 pub mod interactive;
+pub mod jules;
 pub mod ray;
 pub mod recover;
 

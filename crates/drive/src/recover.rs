@@ -314,6 +314,19 @@ fn settle(ctx: &Context, info: &RunInfo, task: &str) -> Option<TurnReport> {
                 None => verdict::gone("the agent is gone without finishing its turn"),
             }
         }
+        WorkspaceKind::Jules => {
+            if AgentRecord::read(run, task)
+                .and_then(|a| a.driver)
+                .is_some_and(process::alive)
+            {
+                return None;
+            }
+            // The session goes on in Jules's cloud; what is gone is the
+            // drover that followed it.
+            verdict::gone(
+                "the drover process following the Jules session is gone (the session goes on in Jules)",
+            )
+        }
         kind if kind.has_panes() => {
             // Only a pane this user's drover recorded is asked after or closed.
             let pane = PaneRecord::read(run, task).map(|r| r.pane);

@@ -49,6 +49,19 @@ pub struct SeatRecord {
     /// A ray seat: where its turns go.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ray: Option<RaySeat>,
+    /// A jules seat: the repository its session works on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jules: Option<JulesSeat>,
+}
+
+/// What a jules seat's first message starts its session from: the
+/// connected source (as the Jules API names it) and the branch.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct JulesSeat {
+    pub source: String,
+    pub branch: String,
+    /// `owner/repo` on GitHub, for people.
+    pub repo: String,
 }
 
 /// Where a ray seat's turns run. The first turn's node becomes the seat's:

@@ -11,6 +11,8 @@ pub enum WorkspaceKind {
     Herdr,
     Acp,
     Ray,
+    /// Google's Jules: turns run in Google's cloud, through its REST API.
+    Jules,
 }
 
 impl WorkspaceKind {
@@ -20,6 +22,7 @@ impl WorkspaceKind {
         WorkspaceKind::Herdr,
         WorkspaceKind::Acp,
         WorkspaceKind::Ray,
+        WorkspaceKind::Jules,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -29,6 +32,7 @@ impl WorkspaceKind {
             WorkspaceKind::Herdr => "herdr",
             WorkspaceKind::Acp => "acp",
             WorkspaceKind::Ray => "ray",
+            WorkspaceKind::Jules => "jules",
         }
     }
 

@@ -14,6 +14,7 @@
 pub mod acp;
 pub mod headless;
 pub mod herdr;
+pub mod jules;
 pub mod keys;
 pub mod process;
 pub mod tmux;
@@ -316,6 +317,24 @@ pub fn gaps(kind: WorkspaceKind) -> &'static [Gap] {
                 instead: "desktop, webhook and command notifiers, sent from this machine",
             },
         ],
+        WorkspaceKind::Jules => &[
+            Gap {
+                operation: "pane.create, pane.run, pane.read, pane.label, pane.type, pane.close",
+                instead: "each message is a Jules session (or a message to the seat's session) in Google's cloud, polled over the REST API; there is no pane to read, label or attach to",
+            },
+            Gap {
+                operation: "hooks",
+                instead: "seat states come from the session's state and activities (working, blocked on a plan, done, failed)",
+            },
+            Gap {
+                operation: "transcript and usage",
+                instead: "no local transcript: the activities are journaled as events; usage and cost are unavailable (the API reports none)",
+            },
+            Gap {
+                operation: "notify (workspace)",
+                instead: "desktop, webhook and command notifiers, sent from this machine",
+            },
+        ],
     }
 }
 
@@ -328,7 +347,10 @@ pub fn open_panes(
     Ok(match kind {
         WorkspaceKind::Tmux => Box::new(tmux::Tmux::for_project(project)?),
         WorkspaceKind::Herdr => Box::new(herdr::Herdr::connect(herdr::CALL_TIMEOUT)?),
-        WorkspaceKind::Headless | WorkspaceKind::Acp | WorkspaceKind::Ray => {
+        WorkspaceKind::Headless
+        | WorkspaceKind::Acp
+        | WorkspaceKind::Ray
+        | WorkspaceKind::Jules => {
             return Err(WorkspaceError::Unsupported {
                 backend: kind.as_str(),
                 what: "open panes",
@@ -350,9 +372,9 @@ pub struct Selection {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SelectError {
-    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr, acp, ray)")]
+    #[error("DROVER_WORKSPACE={0:?} is not a workspace (headless, tmux, herdr, acp, ray, jules)")]
     Env(String),
-    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, acp, ray)")]
+    #[error("{at} = {value:?} is not a workspace (headless, tmux, herdr, acp, ray, jules)")]
     Project { at: String, value: String },
 }
 
@@ -433,8 +455,8 @@ pub struct RayRow {
     pub summary: String,
 }
 
-/// Every backend's row.
-pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
+/// Every backend's row; `jules` is [`jules::row`]'s answer.
+pub fn backends(selection: Option<&Selection>, ray: &RayRow, jules: &jules::Row) -> Vec<Backend> {
     WorkspaceKind::ALL
         .iter()
         .map(|&kind| {
@@ -488,6 +510,11 @@ pub fn backends(selection: Option<&Selection>, ray: &RayRow) -> Vec<Backend> {
                     row.available = ray.reachable;
                     row.version = ray.ray_version.as_ref().map(|v| format!("ray {v}"));
                     row.note = ray.summary.clone();
+                }
+                WorkspaceKind::Jules => {
+                    row.available = jules.available;
+                    row.version = jules.version.clone();
+                    row.note = jules.summary.clone();
                 }
             }
             row

@@ -238,7 +238,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let ray = crate::ray::cluster_in(&config, project);
     let report = Report {
         drover: env!("CARGO_PKG_VERSION"),
-        backends: workspace::backends(selection.as_ref(), &ray.row()),
+        backends: workspace::backends(
+            selection.as_ref(),
+            &ray.row(),
+            &workspace::jules::row(&config),
+        ),
         ray,
         workspace: selection,
         cache_dir: cache.dir().map(|d| d.display().to_string()),

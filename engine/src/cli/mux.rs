@@ -90,7 +90,11 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     };
     let ray = crate::ray::cluster_in(&config, project);
     let report = Report {
-        backends: workspace::backends(selected.as_ref(), &ray.row()),
+        backends: workspace::backends(
+            selected.as_ref(),
+            &ray.row(),
+            &workspace::jules::row(&config),
+        ),
         selected,
         error,
         ray,

@@ -204,7 +204,20 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             );
         }
     }
-    let policy = if selection.kind == WorkspaceKind::Acp {
+    // `drover run --workspace jules`: one Jules session, its prompt this one.
+    let jules_target = if selection.kind == WorkspaceKind::Jules {
+        if profile.name != "jules" {
+            bail!(
+                "the jules workspace drives Jules itself, through its API: use --cli jules (not {})",
+                profile.name
+            );
+        }
+        let seat = super::seats::jules::seat(&project)?;
+        Some(super::seats::jules::target_of(&project, seat)?)
+    } else {
+        None
+    };
+    let policy = if matches!(selection.kind, WorkspaceKind::Acp | WorkspaceKind::Jules) {
         crate::policy::Policy::from_config(&config)?
     } else {
         crate::policy::Policy::default()
@@ -317,6 +330,10 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         (WorkspaceKind::Ray, Some(target)) => crate::drive::ray::driver::run(&ctx, &spec, target),
         (kind, _) if kind.has_panes() => interactive::run(&ctx, &spec, kind),
         (WorkspaceKind::Acp, _) => acp::run(&ctx, &spec, &policy),
+        (WorkspaceKind::Jules, _) => match &jules_target {
+            Some(target) => crate::drive::jules::run(&ctx, &spec, target, &policy),
+            None => bail!("the jules workspace has no target"),
+        },
         _ => headless::run(&ctx, &spec),
     };
     if args.json.json {

@@ -457,7 +457,11 @@ fn check_mux(out: &mut Findings, project: &Path) {
         json!({"workspace": selection.kind.as_str(), "reason": selection.reason}),
     );
     let ray = crate::ray::cluster_in(&config, project);
-    for backend in crate::workspace::backends(Some(&selection), &ray.row()) {
+    for backend in crate::workspace::backends(
+        Some(&selection),
+        &ray.row(),
+        &crate::workspace::jules::row(&config),
+    ) {
         let severity = match (backend.available, backend.selected) {
             (true, _) => Severity::Ok,
             (false, true) => Severity::Problem,

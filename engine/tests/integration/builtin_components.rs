@@ -53,12 +53,26 @@ fn every_builtin_profile_has_a_builtin_component_or_is_a_profile_alone() {
     ];
     // Driven by the generic adapter from their profiles alone.
     let profiles_alone = ["continue", "droid", "kilo"];
+    // Driven through its REST API on the jules workspace: nothing is run.
+    let api_only = ["jules"];
     let expected: BTreeSet<&str> = with_components
         .iter()
         .chain(&profiles_alone)
+        .chain(&api_only)
         .copied()
         .collect();
     assert_eq!(names, expected);
+    for name in api_only {
+        let profile = catalog.find(name).expect("listed");
+        assert!(
+            drover::builtin::find(name).is_none(),
+            "{name} has a component"
+        );
+        assert!(
+            profile.hookless() && profile.turn.argv.is_empty(),
+            "{name}: no hooks and no headless turn (its turns are API sessions)"
+        );
+    }
     for name in profiles_alone {
         let profile = catalog.find(name).expect("listed");
         assert!(

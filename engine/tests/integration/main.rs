@@ -18,6 +18,7 @@ mod dialogs;
 mod draft_profile;
 mod generic_adapter;
 mod js_adapter;
+mod jules;
 mod muse;
 mod probe_adapter;
 mod probe_live;

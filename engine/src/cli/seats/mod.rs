@@ -1,6 +1,7 @@
 //! Seat commands: `drover up`, `send`, `attach`, `down` and `seats`.
 
 mod host;
+pub mod jules;
 mod list;
 mod send;
 
@@ -171,6 +172,17 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         }
         None
     };
+    let jules = if kind == WorkspaceKind::Jules {
+        if profile.name != "jules" {
+            bail!(
+                "the jules workspace drives Jules itself, through its API: use --cli jules (not {})",
+                profile.name
+            );
+        }
+        Some(jules::seat(&project)?)
+    } else {
+        None
+    };
     if kind.has_panes() && !args.human && !profile.hookless() {
         let status = hooks::status(prepared.adapter(), &profile, &project)?;
         if !status.missing.is_empty() {
@@ -189,6 +201,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
     };
     let run_id = format!("seat-{}-{}", args.nick, crate::run::new_run_id());
     let run = RunDir::create(&project, &run_id)?;
+    let journal_path = run.journal_path();
     run.write_info(&RunInfo {
         run_id: run_id.clone(),
         created_ns: now_ns(),
@@ -227,6 +240,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             Some(args.args.clone())
         },
         ray,
+        jules,
     };
     if kind == WorkspaceKind::Acp {
         return up_acp(&project, &record, args.json.json);
@@ -267,6 +281,16 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             unread = Some(lines);
         }
     }
+    if kind == WorkspaceKind::Jules {
+        // No session yet: the first message is its prompt.
+        Journal::open(journal_path).record(
+            &args.nick,
+            SeatState::Idle,
+            None,
+            "jules:up",
+            serde_json::Value::Null,
+        );
+    }
     seats::save(&project, &record)?;
     if args.json.json {
         let state = match (&unread, &blocked) {
@@ -301,6 +325,15 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             record.workspace,
             if record.human { " (human)" } else { "" }
         );
+        if let Some(seat) = &record.jules {
+            outln!(
+                "  its first message starts a Jules session on github.com/{} ({}), branch {}: `drover send {} \"…\"`",
+                seat.repo,
+                seat.source,
+                seat.branch,
+                record.nick
+            );
+        }
         match (&question, &blocked) {
             (Some(q), _) if !record.human => {
                 outln!("  it waits on a question: {}", q.title);
@@ -410,6 +443,12 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             if !forced.is_empty() && !args.json.json {
                 errln!("{}: force-killed {forced:?}", record.nick);
             }
+        }
+        if record.workspace == WorkspaceKind::Jules
+            && let Some(follower) = jules::follower(&project, &record)
+        {
+            // The session stays in Jules; the drover following it stops.
+            stop_host(&record.nick, &follower);
         }
         if let Some(host) = seat_host::stoppable(&seat_dir(&project, &record)) {
             stop_host(&record.nick, &host);

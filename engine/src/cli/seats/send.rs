@@ -67,26 +67,33 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .conversation
             .clone()
             .map_or(Conversation::Fresh, Conversation::Resume);
-        match record.ray.clone() {
-            Some(mut seat) => {
-                let target = crate::drive::ray::driver::Target {
-                    settings: ray_settings(&project, &record.cli, &seat)?,
-                    node: seat.node.clone(),
-                };
-                let result = crate::drive::ray::driver::run(&ctx, &spec, &target);
-                if seat.node.is_none()
-                    && result.session_id.is_some()
-                    && let Some(job) =
-                        crate::drive::ray::driver::read_record(&ctx.run, &record.nick)
-                            .filter(|job| job.from == crate::gate::Provenance::SealedRecord)
-                {
-                    seat.node = job.value.node_id;
-                    record.ray = Some(seat);
-                    seats::save(&project, &record)?;
+        if kind == WorkspaceKind::Jules {
+            super::jules::refuse_if_followed(&ctx, &record)?;
+            let target = super::jules::target(&project, &record)?;
+            let policy = super::jules::policy(&project);
+            crate::drive::jules::run(&ctx, &spec, &target, &policy)
+        } else {
+            match record.ray.clone() {
+                Some(mut seat) => {
+                    let target = crate::drive::ray::driver::Target {
+                        settings: ray_settings(&project, &record.cli, &seat)?,
+                        node: seat.node.clone(),
+                    };
+                    let result = crate::drive::ray::driver::run(&ctx, &spec, &target);
+                    if seat.node.is_none()
+                        && result.session_id.is_some()
+                        && let Some(job) =
+                            crate::drive::ray::driver::read_record(&ctx.run, &record.nick)
+                                .filter(|job| job.from == crate::gate::Provenance::SealedRecord)
+                    {
+                        seat.node = job.value.node_id;
+                        record.ray = Some(seat);
+                        seats::save(&project, &record)?;
+                    }
+                    result
                 }
-                result
+                None => headless::run(&ctx, &spec),
             }
-            None => headless::run(&ctx, &spec),
         }
     };
     let mut changed = false;

@@ -5,6 +5,7 @@
 
 mod config;
 mod hooks;
+mod jules;
 mod launch;
 mod panes;
 mod reading;
