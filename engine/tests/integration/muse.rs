@@ -22,7 +22,7 @@ fn muse_on_path(p: &Project) -> PathBuf {
     bin
 }
 
-fn drover(p: &Project, args: &[&str]) -> std::process::Output {
+pub(crate) fn drover(p: &Project, args: &[&str]) -> std::process::Output {
     let bin = muse_on_path(p);
     let path = format!(
         "{}:{}:{}",

@@ -298,3 +298,43 @@ fn ray_turn_checks_trust_as_run_does() {
     );
     assert!(!marker.exists(), "the checkout's binary ran on the node");
 }
+
+/// A cloned repository's `.muse/hooks.json` runs only in a workspace Muse
+/// trusts, and drover never tells Muse to trust one (`--trust-workspace`
+/// is left to the user): the committed hook does not run on `drover run`.
+#[test]
+fn a_committed_muse_hook_does_not_run() {
+    let p = Project::new();
+    let marker = p.path().join("hook-ran");
+    std::fs::create_dir_all(p.path().join(".muse")).expect(".muse");
+    std::fs::write(
+        p.path().join(".muse/hooks.json"),
+        format!(
+            r#"{{"hooks":{{"SessionStart":[{{"hooks":[{{"type":"command","command":"touch {}"}}]}}]}}}}"#,
+            marker.display()
+        ),
+    )
+    .expect("hooks.json");
+    let out = crate::muse::drover(
+        &p,
+        &["run", "--json", "--cli", "muse", "Reply with exactly: OK"],
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("run JSON");
+    assert_eq!(doc["status"], "completed", "{doc:#}");
+    assert!(!marker.exists(), "the repository's hook ran");
+    // The same hook from the user's own settings does run: the stand-in
+    // runs hooks, so the check above can fail.
+    let settings = p.home.join(".config/muse");
+    std::fs::create_dir_all(&settings).expect("settings dir");
+    std::fs::copy(
+        p.path().join(".muse/hooks.json"),
+        settings.join("settings.json"),
+    )
+    .expect("copy");
+    let out = crate::muse::drover(
+        &p,
+        &["run", "--json", "--cli", "muse", "Reply with exactly: OK"],
+    );
+    assert!(out.status.success());
+    assert!(marker.exists(), "the user's own hook did not run");
+}
