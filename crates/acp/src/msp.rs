@@ -474,3 +474,213 @@ impl MspClient {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Write};
+
+    /// A scripted MSP server on two pipes: for each line the client sends,
+    /// `reply` returns the lines to answer with; the thread returns what
+    /// the client sent.
+    fn scripted(
+        reply: impl Fn(&Value) -> Vec<Value> + Send + 'static,
+    ) -> (Connection, std::thread::JoinHandle<Vec<Value>>) {
+        let (client_in, mut server_out) = std::io::pipe().expect("pipe");
+        let (server_in, client_out) = std::io::pipe().expect("pipe");
+        let server = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            for line in BufReader::new(server_in).lines() {
+                let Ok(line) = line else { break };
+                let message: Value = serde_json::from_str(&line).expect("client sends JSON");
+                for answer in reply(&message) {
+                    writeln!(server_out, "{answer}").expect("write");
+                }
+                seen.push(message);
+            }
+            seen
+        });
+        (Connection::new(client_in, client_out, None), server)
+    }
+
+    fn result(message: &Value, result: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    }
+
+    fn note(method: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "method": method, "params": params})
+    }
+
+    const WAIT: Duration = Duration::from_secs(5);
+
+    /// The server's answers to the handshake; `turn` answers `turn/start`.
+    fn server(turn: fn(&Value) -> Vec<Value>) -> impl Fn(&Value) -> Vec<Value> {
+        move |m| match m["method"].as_str() {
+            Some("initialize") => vec![result(
+                m,
+                json!({"serverInfo": {"name": "muse-session-server", "version": "1.4.14"}}),
+            )],
+            Some("session/start") => vec![result(
+                m,
+                json!({"session": {"sessionId": "s1", "modelId": "gpt-5"}}),
+            )],
+            Some("turn/start") => turn(m),
+            Some("approval/decide") => vec![result(m, json!({"status": "accepted"}))],
+            _ => Vec::new(),
+        }
+    }
+
+    fn opened(conn: Connection) -> MspClient {
+        let mut client = MspClient::initialize(conn, WAIT).expect("initialize");
+        assert_eq!(client.agent().name, "muse-session-server");
+        assert_eq!(
+            client.new_session(Path::new("/work"), WAIT).expect("start"),
+            "s1"
+        );
+        client
+    }
+
+    fn next(client: &mut MspClient) -> Event {
+        match client.next_event(WAIT) {
+            Wait::Event(event) => event,
+            other => panic!("no event: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_turn_streams_its_text_and_ends_with_the_usage_tokenusage_reported() {
+        let (conn, server) = scripted(server(|m| {
+            let usage = json!({"inputTokens": 3101, "outputTokens": 77, "cachedTokens": 300, "reasoningTokens": 5});
+            vec![
+                result(m, json!({"status": "accepted", "turnId": "t1"})),
+                note(
+                    "item/delta",
+                    json!({"itemId": "i1", "field": "text", "delta": "HEL"}),
+                ),
+                note(
+                    "item/delta",
+                    json!({"itemId": "i1", "field": "text", "delta": "LO"}),
+                ),
+                // The whole text again, once streamed: not repeated.
+                note(
+                    "item/completed",
+                    json!({"item": {"itemId": "i1", "kind": "agentMessage", "text": "HELLO"}}),
+                ),
+                note(
+                    "session/tokenUsage",
+                    json!({"modelId": "gpt-5", "usage": usage}),
+                ),
+                note(
+                    "turn/completed",
+                    json!({"turnId": "t1", "terminal": "completed", "usage": usage}),
+                ),
+            ]
+        }));
+        let mut client = opened(conn);
+        client
+            .prompt("s1", "Reply with exactly: HELLO")
+            .expect("turn/start");
+        let mut text = String::new();
+        let done = loop {
+            match next(&mut client) {
+                Event::Update(u) => {
+                    text.push_str(u["update"]["content"]["text"].as_str().unwrap_or(""))
+                }
+                Event::PromptDone(done) => break done,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(text, "HELLO");
+        let done = done.expect("completed");
+        assert_eq!(done["stopReason"], "end_turn");
+        // Counted once (tokenUsage, not again from turn/completed), input
+        // net of the cached part.
+        assert_eq!(
+            done["usage"],
+            json!([{"model": "gpt-5", "input": 2801, "output": 77, "cache_read": 300, "reasoning": 5}])
+        );
+        drop(client);
+        let sent = server.join().expect("server");
+        assert_eq!(sent[1]["method"], "initialized");
+        assert_eq!(
+            sent[3]["params"]["input"][0]["text"],
+            "Reply with exactly: HELLO"
+        );
+    }
+
+    #[test]
+    fn an_approval_is_a_permission_question_decided_with_its_own_choice() {
+        let (conn, server) = scripted(server(|m| {
+            vec![
+                result(m, json!({"status": "accepted", "turnId": "t1"})),
+                json!({"jsonrpc": "2.0", "id": 41, "method": "approval/request", "params": {
+                    "sessionId": "s1", "approvalId": "a1", "toolName": "write_file",
+                    "subject": {"path": "/work/hi.txt"}, "rawArgs": "{\"path\":\"hi.txt\"}",
+                    "currentRequirementId": {"approvalId": "a1", "sourceIndex": 0},
+                    "availableChoices": [
+                        {"choiceId": "allow_once", "label": "Allow once", "decision": "approved"},
+                        {"choiceId": "abort", "label": "Reject", "decision": "abort"}]}}),
+            ]
+        }));
+        let mut client = opened(conn);
+        client.prompt("s1", "write it").expect("turn/start");
+        let Event::Permission { id, params } = next(&mut client) else {
+            panic!("no question");
+        };
+        assert_eq!(params["toolCall"]["title"], "write_file /work/hi.txt");
+        assert_eq!(params["toolCall"]["rawInput"]["path"], "hi.txt");
+        let kinds: Vec<&str> = params["options"]
+            .as_array()
+            .map(|o| o.iter().filter_map(|o| o["kind"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(kinds, ["allow_once", "reject_once"]);
+        // No answer given (a cancelled turn): the declining choice.
+        client.answer_permission(&id, None).expect("decide");
+        drop(client);
+        let sent = server.join().expect("server");
+        assert!(
+            sent.iter()
+                .any(|m| m["id"] == 41 && m["result"] == json!({})),
+            "{sent:#?}"
+        );
+        let decide = sent
+            .iter()
+            .find(|m| m["method"] == "approval/decide")
+            .unwrap_or_else(|| panic!("no decision: {sent:#?}"));
+        assert_eq!(decide["params"]["choiceId"], "abort");
+        assert_eq!(decide["params"]["approvalId"], "a1");
+        assert_eq!(decide["params"]["requirementId"]["sourceIndex"], 0);
+    }
+
+    #[test]
+    fn a_failed_turn_carries_muses_error_object() {
+        let (conn, _server) = scripted(server(|m| {
+            vec![
+                result(m, json!({"status": "accepted", "turnId": "t1"})),
+                note(
+                    "turn/completed",
+                    json!({"turnId": "t1", "terminal": "failed",
+                    "reason": "model failed after 3 attempts: provider returned 503 service_unavailable",
+                    "error": {"kind": "modelError", "message": "model failed after 3 attempts: provider returned 503 service_unavailable", "retryable": true}}),
+                ),
+            ]
+        }));
+        let mut client = opened(conn);
+        client.prompt("s1", "work").expect("turn/start");
+        let Event::PromptDone(Err(error)) = next(&mut client) else {
+            panic!("not a failure");
+        };
+        assert!(error.message.contains("provider returned 503"));
+        assert_eq!(error.data.expect("the error object")["kind"], "modelError");
+    }
+
+    #[test]
+    fn a_server_that_is_not_msp_is_refused_at_the_handshake() {
+        let (conn, _server) = scripted(|m| vec![result(m, json!({"protocolVersion": 1}))]);
+        let refused = MspClient::initialize(conn, WAIT).err().expect("refused");
+        assert!(
+            refused.to_string().contains("not an MSP server"),
+            "{refused}"
+        );
+    }
+}
