@@ -10,6 +10,8 @@ pub mod client;
 pub mod msp;
 pub mod rpc;
 pub mod speaker;
+#[cfg(test)]
+mod testing;
 
 pub use client::{AcpError, AgentInfo, Event, Wait};
 pub use speaker::{Client, Protocol};

@@ -478,34 +478,7 @@ impl MspClient {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufRead, BufReader, Write};
-
-    /// A scripted MSP server on two pipes: for each line the client sends,
-    /// `reply` returns the lines to answer with; the thread returns what
-    /// the client sent.
-    fn scripted(
-        reply: impl Fn(&Value) -> Vec<Value> + Send + 'static,
-    ) -> (Connection, std::thread::JoinHandle<Vec<Value>>) {
-        let (client_in, mut server_out) = std::io::pipe().expect("pipe");
-        let (server_in, client_out) = std::io::pipe().expect("pipe");
-        let server = std::thread::spawn(move || {
-            let mut seen = Vec::new();
-            for line in BufReader::new(server_in).lines() {
-                let Ok(line) = line else { break };
-                let message: Value = serde_json::from_str(&line).expect("client sends JSON");
-                for answer in reply(&message) {
-                    writeln!(server_out, "{answer}").expect("write");
-                }
-                seen.push(message);
-            }
-            seen
-        });
-        (Connection::new(client_in, client_out, None), server)
-    }
-
-    fn result(message: &Value, result: Value) -> Value {
-        json!({"jsonrpc": "2.0", "id": message["id"], "result": result})
-    }
+    use crate::testing::{result, scripted};
 
     fn note(method: &str, params: Value) -> Value {
         json!({"jsonrpc": "2.0", "method": method, "params": params})

@@ -206,6 +206,47 @@ pub struct Timings {
 }
 
 impl TurnReport {
+    /// A report of `task` in `ctx`'s run on `workspace` that says nothing
+    /// yet but its verdict and reason, timed from `started_ns` to now;
+    /// drivers fill in the rest.
+    pub fn of_run(
+        ctx: &Context,
+        task: &str,
+        workspace: drover_types::WorkspaceKind,
+        status: Verdict,
+        reason: String,
+        started_ns: u64,
+    ) -> TurnReport {
+        let ended = drover_run::now_ns();
+        TurnReport {
+            status,
+            run_id: ctx.run.id().to_string(),
+            task: task.to_string(),
+            cli: ctx.profile().name.clone(),
+            workspace,
+            reason,
+            session_id: None,
+            transcript_path: None,
+            reply: None,
+            usage: None,
+            cost_usd: None,
+            usage_approximate: false,
+            fault: None,
+            blocked: None,
+            stop_seen: false,
+            result: None,
+            exit_code: None,
+            budget_weighted: None,
+            timings: Timings {
+                started_ns,
+                ended_ns: ended,
+                duration_ms: ended.saturating_sub(started_ns) / 1_000_000,
+                timeout_clock: None,
+            },
+            logs: Vec::new(),
+        }
+    }
+
     /// The seat state a verdict leaves: done when it completed, blocked when
     /// it ended on a prompt, else unknown.
     pub fn seat_state(&self) -> wit::SeatState {

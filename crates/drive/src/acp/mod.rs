@@ -32,8 +32,7 @@ use serde_json::{Value, json};
 
 use super::records::{AgentRecord, Record};
 use super::{
-    Context, Conversation, Timings, TurnReport, TurnSpec, Verdict, conversations, faults,
-    usage::Spent,
+    Context, Conversation, TurnReport, TurnSpec, Verdict, conversations, faults, usage::Spent,
 };
 use drover_acp::{AcpError, AgentInfo, Client, Protocol};
 use drover_run::question::{self};
@@ -97,33 +96,18 @@ fn base(
     status: Verdict,
     reason: String,
 ) -> TurnReport {
-    TurnReport {
+    let mut report = TurnReport::of_run(
+        ctx,
+        &spec.task,
+        drover_types::WorkspaceKind::Acp,
         status,
-        run_id: ctx.run.id().to_string(),
-        task: spec.task.clone(),
-        cli: ctx.profile().name.clone(),
-        workspace: drover_types::WorkspaceKind::Acp,
         reason,
-        session_id: None,
-        transcript_path: None,
-        reply: None,
-        usage: None,
-        cost_usd: None,
-        usage_approximate: false,
-        fault: None,
-        blocked: None,
-        stop_seen: false,
-        result: None,
-        exit_code: None,
-        budget_weighted: None,
-        timings: Timings {
-            started_ns: started,
-            ended_ns: now_ns(),
-            duration_ms: clock.elapsed().as_millis() as u64,
-            timeout_clock: None,
-        },
-        logs: vec![ctx.run.stderr_log(&spec.task), traffic_log(ctx, &spec.task)],
-    }
+        started,
+    );
+    // The monotonic clock, which a suspended host does not advance.
+    report.timings.duration_ms = clock.elapsed().as_millis() as u64;
+    report.logs = vec![ctx.run.stderr_log(&spec.task), traffic_log(ctx, &spec.task)];
+    report
 }
 
 /// The argv that starts the CLI's ACP mode, from the adapter.

@@ -31,9 +31,7 @@ use drover_workspace::jules::{Client, JulesError};
 use serde_json::{Value, json};
 
 use crate::records::{AgentRecord, Record as _};
-use crate::{
-    Context, Conversation, FaultReport, Timings, TurnReport, TurnSpec, Verdict, conversations,
-};
+use crate::{Context, Conversation, FaultReport, TurnReport, TurnSpec, Verdict, conversations};
 
 /// The message a rejected plan sends: Jules answers a message in
 /// `AWAITING_PLAN_APPROVAL` by revising its plan.
@@ -107,34 +105,15 @@ fn conclude(
     session: Option<String>,
 ) -> TurnReport {
     let task = spec.task.as_str();
-    let ended = now_ns();
-    let mut report = TurnReport {
-        status: Verdict::Crashed,
-        run_id: ctx.run.id().to_string(),
-        task: task.to_string(),
-        cli: ctx.profile().name.clone(),
-        workspace: drover_types::WorkspaceKind::Jules,
-        reason: String::new(),
-        session_id: session.clone(),
-        transcript_path: None,
-        reply: None,
-        usage: None,
-        cost_usd: None,
-        usage_approximate: false,
-        fault: None,
-        blocked: None,
-        stop_seen: false,
-        result: None,
-        exit_code: None,
-        budget_weighted: None,
-        timings: Timings {
-            started_ns: started,
-            ended_ns: ended,
-            duration_ms: ended.saturating_sub(started) / 1_000_000,
-            timeout_clock: None,
-        },
-        logs: Vec::new(),
-    };
+    let mut report = TurnReport::of_run(
+        ctx,
+        task,
+        drover_types::WorkspaceKind::Jules,
+        Verdict::Crashed,
+        String::new(),
+        started,
+    );
+    report.session_id = session.clone();
     let state_source;
     match end {
         End::Completed(outcome) => {

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::{Context, FaultReport, Timings, TurnReport, Verdict, conversations};
+use crate::{Context, FaultReport, TurnReport, Verdict, conversations};
 use drover_ray::jobs::{JobInfo, JobStatus, Jobs};
 use drover_run::now_ns;
 use drover_types::wit;
@@ -100,34 +100,14 @@ pub(super) fn bare_result(
     reason: String,
     started: u64,
 ) -> TurnReport {
-    let ended = now_ns();
-    TurnReport {
+    TurnReport::of_run(
+        ctx,
+        task,
+        drover_types::WorkspaceKind::Ray,
         status,
-        run_id: ctx.run.id().to_string(),
-        task: task.to_string(),
-        cli: ctx.profile().name.clone(),
-        workspace: drover_types::WorkspaceKind::Ray,
         reason,
-        session_id: None,
-        transcript_path: None,
-        reply: None,
-        usage: None,
-        cost_usd: None,
-        usage_approximate: false,
-        fault: None,
-        blocked: None,
-        stop_seen: false,
-        result: None,
-        exit_code: None,
-        budget_weighted: None,
-        timings: Timings {
-            started_ns: started,
-            ended_ns: ended,
-            duration_ms: ended.saturating_sub(started) / 1_000_000,
-            timeout_clock: None,
-        },
-        logs: Vec::new(),
-    }
+        started,
+    )
 }
 
 /// The node's result, told from this machine: this run, this workspace,
