@@ -61,6 +61,23 @@ pub enum Conversation {
 const CONVERSATION_ID_MAX: usize = 256;
 
 impl Conversation {
+    /// A new conversation for `profile`'s headless turns: under an id drover
+    /// picks (a random UUID) when the CLI takes one from its caller (`[turn]
+    /// session_id`), so the turn's logs and its resumption are found by it;
+    /// else the CLI names it.
+    pub fn new_for(profile: &drover_profile::Profile) -> Conversation {
+        if profile.turn.session_id.is_empty() {
+            return Conversation::Fresh;
+        }
+        match drover_run::new_conversation_id() {
+            Ok(id) => Conversation::Preset(id),
+            Err(e) => {
+                tracing::warn!("no conversation id for {}: {e}", profile.name);
+                Conversation::Fresh
+            }
+        }
+    }
+
     /// The conversation as the component receives it, to put in the CLI's
     /// argv. An id can come from a record a checkout committed
     /// (`conversations.jsonl`, a seat), from a CLI's output (the session id it

@@ -244,12 +244,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         Conversation::Preset(
             crate::drive::plain_id(id).map_err(|e| anyhow::anyhow!("--session-id: {e}"))?,
         )
-    } else if !profile.turn.session_id.is_empty()
-        && matches!(selection.kind, WorkspaceKind::Headless | WorkspaceKind::Ray)
-    {
-        // The CLI takes its conversation id from its caller: drover picks
-        // one, so the turn's logs and its resumption are found by it.
-        Conversation::Preset(drover_run::new_conversation_id().context("a conversation id")?)
+    } else if matches!(selection.kind, WorkspaceKind::Headless | WorkspaceKind::Ray) {
+        Conversation::new_for(&profile)
     } else {
         Conversation::Fresh
     };

@@ -74,6 +74,33 @@ fn a_headless_turn_completes_with_exact_usage_from_the_session_log() {
     assert!(found, "no log for {session} under {}", logs.display());
 }
 
+#[test]
+fn a_headless_seats_message_gets_its_usage_and_a_second_says_why_it_cannot_resume() {
+    let p = Project::new();
+    let up = drover(&p, &["up", "h", "--cli", "muse", "--workspace", "headless"]);
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let first = json_of(&drover(
+        &p,
+        &["send", "--json", "h", "Reply with exactly: ONE"],
+    ));
+    assert_eq!(first["status"], "completed", "{first:#}");
+    // drover picked the session id, so the log was found by it.
+    assert_eq!(first["usage"]["input"], 2801, "{first:#}");
+    let second = drover(&p, &["send", "--json", "h", "Reply with exactly: TWO"]);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&second.stdout),
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(!second.status.success(), "{text}");
+    assert!(text.contains("resume_flag"), "{text}");
+    let _ = drover(&p, &["down", "--all"]);
+}
+
 fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {

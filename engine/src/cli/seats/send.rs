@@ -63,10 +63,10 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         }
         interactive::send(&ctx, &spec, &seat, record.human)
     } else {
-        spec.conversation = record
-            .conversation
-            .clone()
-            .map_or(Conversation::Fresh, Conversation::Resume);
+        spec.conversation = record.conversation.clone().map_or_else(
+            || Conversation::new_for(ctx.profile()),
+            Conversation::Resume,
+        );
         if kind == WorkspaceKind::Jules {
             super::jules::refuse_if_followed(&ctx, &record)?;
             let target = super::jules::target(&project, &record)?;
