@@ -33,6 +33,10 @@ pub struct Args {
     /// Only this seat.
     #[arg(long, value_name = "NICK")]
     seat: Option<String>,
+    /// Only seats of this role (as their records say when each first
+    /// appears).
+    #[arg(long, value_name = "ROLE")]
+    role: Option<String>,
     #[command(flatten)]
     json: Json,
 }
@@ -62,12 +66,30 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Usage);
     }
     let mut follower = Follower::new(project, args.run.as_deref());
-    let keep = |e: &RunEvent| {
+    // A seat's role, read from its sealed record once.
+    let mut roles: std::collections::HashMap<String, Option<String>> =
+        std::collections::HashMap::new();
+    let mut role_of = |nick: &str| -> Option<String> {
+        roles
+            .entry(nick.to_string())
+            .or_insert_with(|| {
+                crate::seats::load(project, nick)
+                    .and_then(|s| crate::seats::require_sealed(s).ok())
+                    .map(|s| s.role)
+            })
+            .clone()
+    };
+    let mut keep = |e: &RunEvent| {
         args.since.is_none_or(|since| e.transition.ts >= since)
             && args
                 .seat
                 .as_ref()
                 .is_none_or(|s| e.seat.as_ref() == Some(s))
+            && args.role.as_ref().is_none_or(|role| {
+                e.seat
+                    .as_deref()
+                    .is_some_and(|nick| role_of(nick).as_ref() == Some(role))
+            })
     };
     for event in follower.read_all().into_iter().filter(|e| keep(e)) {
         print(&event, args.json.json);

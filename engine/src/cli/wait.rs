@@ -1,8 +1,12 @@
-//! `drover wait TARGET`: blocks until a seat's (or a run task's) state
-//! reaches — or leaves — a given state, following its run's journal (no
-//! re-reading loop). Exit 0 when the condition held, 1 at the timeout
-//! (printing the state it was in), 2 for a usage error (unknown target, a
-//! human seat, a run with several tasks and none named).
+//! `drover wait TARGET...`: blocks until seats' (or run tasks') states
+//! reach — or leave — a given state, following their runs' journals (no
+//! re-reading loop). Several targets, a role (`--role`) or every seat
+//! (`--all`) are waited on together: `--every` (the default) returns when
+//! all of them hold, `--any` when the first does, and the report says
+//! which seat did what. Exit 0 when the condition held, 1 at the timeout
+//! (printing the state each was in), 2 for a usage error (unknown target,
+//! a human seat, a run with several tasks and none named, no seat of the
+//! role).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -28,9 +32,22 @@ pub enum Condition {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(group = clap::ArgGroup::new("who").required(true).multiple(true).args(["targets", "role", "all"]))]
 pub struct Args {
-    /// A seat's nickname, a run id (its only task), or RUN/TASK.
-    target: String,
+    /// Seats' nicknames, run ids (their only task), or RUN/TASK.
+    targets: Vec<String>,
+    /// Every seat of this role (human seats aside).
+    #[arg(long, value_name = "ROLE")]
+    role: Option<String>,
+    /// Every seat of the project (human seats aside).
+    #[arg(long)]
+    all: bool,
+    /// Return when any one target holds.
+    #[arg(long, conflicts_with = "every")]
+    any: bool,
+    /// Return when every target holds (the default).
+    #[arg(long)]
+    every: bool,
     /// Until the state is this (default: settled or blocked).
     #[arg(long, value_enum, conflicts_with = "not")]
     until: Option<Condition>,
@@ -108,24 +125,96 @@ fn resolve(project: &Path, target: &str) -> Result<(String, String, Option<Strin
     Ok((run_id, task, seat))
 }
 
+/// One target followed: where its journal is and what it shows so far.
+struct Watched {
+    target: String,
+    run: String,
+    task: String,
+    seat: Option<String>,
+    view: TaskView,
+    /// The journal line that made the condition hold (or the last seen).
+    line: Option<RunEvent>,
+}
+
 #[derive(Serialize)]
-struct Report<'a> {
+struct TargetReport<'a> {
     target: &'a str,
     run: &'a str,
     task: &'a str,
     seat: Option<&'a str>,
-    /// Whether the condition held (false: the timeout passed).
+    /// Whether the condition holds for this target.
     held: bool,
-    until: Option<Condition>,
-    not: Option<Condition>,
     #[serde(flatten)]
     view: &'a TaskView,
     /// The journal line that made the condition hold.
     line: Option<serde_json::Value>,
 }
 
+/// What `wait --json` prints for one target: its report with the
+/// condition beside it.
+#[derive(Serialize)]
+struct SingleReport<'a> {
+    #[serde(flatten)]
+    target: &'a TargetReport<'a>,
+    until: Option<Condition>,
+    not: Option<Condition>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    /// Whether the wait ended because the condition held (false: the
+    /// timeout passed).
+    held: bool,
+    /// `every` or `any`.
+    mode: &'static str,
+    until: Option<Condition>,
+    not: Option<Condition>,
+    /// The targets that hold, in the order they came to.
+    held_by: Vec<&'a str>,
+    targets: Vec<TargetReport<'a>>,
+}
+
+/// The targets `args` names: its targets, the seats of its role, or every
+/// seat; in that order, each once.
+fn targets_of(project: &Path, args: &Args) -> Result<Vec<Watched>, Usage> {
+    let mut names: Vec<String> = args.targets.clone();
+    if args.role.is_some() || args.all {
+        let seats: Vec<_> = crate::seats::list(project)
+            .into_iter()
+            .filter_map(|s| crate::seats::require_sealed(s).ok())
+            .filter(|s| !s.human)
+            .filter(|s| args.all || Some(&s.role) == args.role.as_ref())
+            .collect();
+        if seats.is_empty() {
+            return Err(Usage(match &args.role {
+                Some(role) if !args.all => {
+                    format!("no seat has the role {role} (see `drover seats`)")
+                }
+                _ => "there is no seat to wait on (see `drover seats`)".to_string(),
+            }));
+        }
+        names.extend(seats.into_iter().map(|s| s.nick));
+    }
+    let mut watched: Vec<Watched> = Vec::new();
+    for name in names {
+        let (run, task, seat) = resolve(project, &name)?;
+        if watched.iter().any(|w| w.run == run && w.task == task) {
+            continue;
+        }
+        watched.push(Watched {
+            target: name,
+            run,
+            task,
+            seat,
+            view: TaskView::default(),
+            line: None,
+        });
+    }
+    Ok(watched)
+}
+
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
-    let (run_id, task, seat) = match resolve(project, &args.target) {
+    let mut watched = match targets_of(project, &args) {
         Ok(found) => found,
         Err(Usage(message)) => {
             errln!("error: {message}");
@@ -138,20 +227,47 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         (None, Some(c)) => view.state.is_some() && !holds(view, c),
         (None, None) => view.settled || holds(view, Condition::Blocked),
     };
-    let mut follower = Follower::new(project, Some(&run_id));
-    let mut view = TaskView::default();
-    let mut last: Option<RunEvent> = None;
-    for event in follower.read_all() {
-        if event.transition.task == task {
-            view.apply(&event.transition);
-            last = Some(event);
+    let any = args.any;
+    let mut held_by: Vec<usize> = Vec::new();
+    let absorb = |watched: &mut Vec<Watched>, held_by: &mut Vec<usize>, event: RunEvent| {
+        let Some(at) = watched
+            .iter()
+            .position(|w| w.run == event.run && w.task == event.transition.task)
+        else {
+            return;
+        };
+        let w = &mut watched[at];
+        w.view.apply(&event.transition);
+        let holds_now = condition(&w.view);
+        // The line that made it hold stays the one reported.
+        if !held_by.contains(&at) {
+            w.line = Some(event);
         }
+        match (holds_now, held_by.iter().position(|&i| i == at)) {
+            (true, None) => held_by.push(at),
+            (false, Some(i)) if !any => {
+                held_by.remove(i);
+            }
+            _ => {}
+        }
+    };
+    let single = watched.len() == 1;
+    let mut follower = Follower::new(project, single.then(|| watched[0].run.as_str()));
+    for event in follower.read_all() {
+        absorb(&mut watched, &mut held_by, event);
     }
+    let done = |held_by: &Vec<usize>, watched: &Vec<Watched>| {
+        if any {
+            !held_by.is_empty()
+        } else {
+            held_by.len() == watched.len()
+        }
+    };
     let deadline = args.timeout.map(|t| Instant::now() + t);
     let mut settler = Settler::new(project);
     let mut last_settle = Instant::now();
     let held = loop {
-        if condition(&view) {
+        if done(&held_by, &watched) {
             break true;
         }
         let remaining = match deadline {
@@ -160,45 +276,76 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             None => super::events::SETTLE_EVERY,
         };
         for event in follower.next(remaining.min(super::events::SETTLE_EVERY)) {
-            if event.transition.task == task {
-                view.apply(&event.transition);
-                let done = condition(&view);
-                last = Some(event);
-                if done {
-                    break;
-                }
+            absorb(&mut watched, &mut held_by, event);
+            if done(&held_by, &watched) {
+                break;
             }
         }
         if last_settle.elapsed() >= super::events::SETTLE_EVERY {
             last_settle = Instant::now();
-            settle_if_orphaned(project, &run_id, &mut settler);
+            for w in &watched {
+                settle_if_orphaned(project, &w.run, &mut settler);
+            }
         }
     };
     let report = Report {
-        target: &args.target,
-        run: &run_id,
-        task: &task,
-        seat: seat.as_deref(),
         held,
+        mode: if any { "any" } else { "every" },
         until: args.until,
         not: args.not,
-        view: &view,
-        line: last.as_ref().map(RunEvent::to_json),
+        held_by: held_by
+            .iter()
+            .map(|&i| watched[i].target.as_str())
+            .collect(),
+        targets: watched
+            .iter()
+            .enumerate()
+            .map(|(i, w)| TargetReport {
+                target: &w.target,
+                run: &w.run,
+                task: &w.task,
+                seat: w.seat.as_deref(),
+                held: held_by.contains(&i),
+                view: &w.view,
+                line: w.line.as_ref().map(RunEvent::to_json),
+            })
+            .collect(),
     };
-    if args.json.json {
-        print_json(&report)?;
-    } else {
-        let state = super::seats::state_label(
-            view.state.as_deref(),
-            view.prompt_kind.as_deref(),
-            view.evidence.as_deref(),
-        );
-        let verdict = match (&view.verdict, view.settled) {
-            (Some(v), true) => format!(", verdict {v}"),
-            _ => String::new(),
-        };
-        let prefix = if held { "" } else { "timed out: " };
-        outln!("{prefix}{}: {state}{verdict}", args.target);
+    // One target keeps the shape `wait` always printed for one.
+    let one = (single && args.role.is_none() && !args.all).then(|| &report.targets[0]);
+    match (args.json.json, one) {
+        (true, Some(t)) => print_json(&SingleReport {
+            target: t,
+            until: args.until,
+            not: args.not,
+        })?,
+        (true, None) => print_json(&report)?,
+        (false, _) => {
+            if !held && one.is_none() {
+                outln!("timed out:");
+            }
+            for t in &report.targets {
+                let state = super::seats::state_label(
+                    t.view.state.as_deref(),
+                    t.view.prompt_kind.as_deref(),
+                    t.view.evidence.as_deref(),
+                );
+                let verdict = match (&t.view.verdict, t.view.settled) {
+                    (Some(v), true) => format!(", verdict {v}"),
+                    _ => String::new(),
+                };
+                match one {
+                    Some(_) => {
+                        let prefix = if held { "" } else { "timed out: " };
+                        outln!("{prefix}{}: {state}{verdict}", t.target);
+                    }
+                    None => {
+                        let mark = if t.held { " (holds)" } else { "" };
+                        outln!("{}: {state}{verdict}{mark}", t.target);
+                    }
+                }
+            }
+        }
     }
     Ok(if held { Outcome::Ok } else { Outcome::Failed })
 }
