@@ -228,6 +228,22 @@ fn checked_url(url: &str) -> Result<String, String> {
     if rest.is_empty() || rest.contains(['?', '#', ' ']) || rest.chars().any(char::is_control) {
         return Err(format!("{url:?} is not a base URL"));
     }
+    // The key travels in a header: in clear only to this machine (a local
+    // stand-in), never across a network.
+    let host = rest.split('/').next().unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host, |(h, port)| {
+        if port.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    let local = matches!(host, "127.0.0.1" | "localhost" | "[::1]");
+    if url.starts_with("http://") && !local {
+        return Err(format!(
+            "{url:?} is plain http to another machine, which would send the API key in clear; use https://"
+        ));
+    }
     Ok(url.to_string())
 }
 
@@ -331,11 +347,21 @@ mod tests {
             )
         );
         let s =
-            Settings::from_parts(&c, |name| Some(format!("http://env/{name}"))).expect("resolves");
+            Settings::from_parts(&c, |name| Some(format!("https://env/{name}"))).expect("resolves");
         assert_eq!(s.url_source, URL_ENV);
         assert_eq!(s.key_source, Some(KEY_ENV));
         let bad = config(Some("[jules]\npoll_s = 0\n"), None);
         assert!(Settings::from_parts(&bad, |_| None).is_err());
+    }
+
+    #[test]
+    fn the_key_goes_in_clear_only_to_this_machine() {
+        assert!(checked_url("http://127.0.0.1:8080/v1alpha").is_ok());
+        assert!(checked_url("http://localhost/v1alpha").is_ok());
+        assert!(checked_url("https://jules.example/v1alpha").is_ok());
+        let refused = checked_url("http://jules.example/v1alpha").expect_err("plain http out");
+        assert!(refused.contains("in clear"), "{refused}");
+        assert!(checked_url("http://127.0.0.1.evil.example/v1").is_err());
     }
 
     #[test]
