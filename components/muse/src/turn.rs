@@ -219,6 +219,22 @@ mod tests {
     }
 
     #[test]
+    fn the_fixtures_read_as_what_they_show() {
+        let ok = run(include_str!("../fixtures/exec-success.jsonl"), 0);
+        assert_eq!(
+            (ok.outcome, ok.reply.as_deref()),
+            (TurnOutcome::Success, Some("OK"))
+        );
+        let quota = run(include_str!("../fixtures/exec-failed-quota.jsonl"), 1);
+        assert_eq!(quota.outcome, TurnOutcome::Failed);
+        assert!(
+            quota
+                .error
+                .is_some_and(|e| e.contains("weekly usage limit reached"))
+        );
+    }
+
+    #[test]
     fn lines_that_are_no_envelope_are_skipped() {
         let out = format!(
             "not json\n{{\"payload_type\":3}}\n{}",
