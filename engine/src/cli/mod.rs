@@ -111,7 +111,7 @@ enum Command {
     Down(seats::DownArgs),
     /// The seats on record and their states.
     Seats(seats::ListArgs),
-    /// Wait until a seat's (or a run's) state reaches or leaves a state.
+    /// Wait until a seat's (a run's, or a team's: any or every one) state reaches or leaves a state.
     Wait(wait::Args),
     /// Every state transition and verdict, oldest first; --follow for new ones.
     Events(events::Args),
