@@ -58,7 +58,8 @@ fn error_of(line: &str) -> Option<Value> {
         // A sentence that ends with the error object (a seat's failed turn:
         // `reason ({"kind": …})`).
         Err(_) => {
-            let object = &line[line.find('{')?..=line.rfind('}')?];
+            let (open, close) = (line.find('{')?, line.rfind('}')?);
+            let object = line.get(open..=close)?;
             let error: Value = serde_json::from_str(object).ok()?;
             return error.get("kind").is_some().then_some(error);
         }
@@ -203,6 +204,13 @@ mod tests {
             classify(&profile(), &[line.to_string()]).map(|f| f.kind),
             Some(FaultKind::Quota)
         );
+    }
+
+    #[test]
+    fn braces_in_any_order_are_no_error_object() {
+        for line in ["a} then {b", "}{", "{", "}", "x {\"kind\": 1"] {
+            assert_eq!(error_of(line), None, "{line}");
+        }
     }
 
     #[test]

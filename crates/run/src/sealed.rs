@@ -200,5 +200,18 @@ mod tests {
         std::fs::rename(&path, &moved).expect("rename");
         let renamed: Sourced<Pid> = read_sealed(&moved).expect("read");
         assert_eq!(renamed.from, Provenance::ForeignRecord);
+
+        // Dollars as drover sums them read back as written: a float whose
+        // text parses to a neighbour would turn the record foreign (a
+        // seat's cost made `drover down` leave its agent running).
+        let costs = dir.path().join("costs.json");
+        let mut cost = 0.0_f64;
+        for turn in 1..2000_u32 {
+            cost += f64::from(turn) * 3.0e-6 + f64::from(turn % 7) * 1.5e-5 + 3.75e-7;
+            write_sealed(&costs, &serde_json::json!({"cost_usd": cost})).expect("write");
+            let read: Sourced<serde_json::Value> = read_sealed(&costs).expect("read");
+            assert_eq!(read.from, Provenance::SealedRecord, "{cost:e}");
+            assert_eq!(read.value["cost_usd"].as_f64(), Some(cost));
+        }
     }
 }
