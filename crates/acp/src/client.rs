@@ -170,15 +170,7 @@ impl AcpClient {
     /// Answers a permission request with an option id, or `None` for
     /// `cancelled`.
     pub fn answer_permission(&self, id: &RequestId, option: Option<&str>) -> Result<(), AcpError> {
-        let outcome = match option {
-            Some(option) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
-                option.to_string(),
-            )),
-            None => RequestPermissionOutcome::Cancelled,
-        };
-        let value = serde_json::to_value(RequestPermissionResponse::new(outcome))
-            .map_err(|e| SendError(std::io::Error::other(e)))?;
-        Ok(self.conn.respond(id, Ok(value))?)
+        answer(&self.conn, id, option)
     }
 
     /// The next event of the turn, waiting at most `wait`. Requests drover
@@ -216,9 +208,7 @@ impl AcpClient {
     }
 
     fn refuse(&self, id: &RequestId, method: &str) {
-        let error = RpcError::method_not_found()
-            .data(Value::String(format!("drover does not offer {method}")));
-        let _ = self.conn.respond(id, Err(error));
+        refuse(&self.conn, id, method);
     }
 
     /// A request whose answer the handshake waits for; whatever else arrives
@@ -229,38 +219,74 @@ impl AcpClient {
         params: impl serde::Serialize,
         timeout: Duration,
     ) -> Result<T, AcpError> {
-        let id = self.conn.request(method, params)?;
-        let until = Instant::now() + timeout;
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(AcpError::Timeout {
+        let conn = &self.conn;
+        let value = call(conn, method, params, timeout, |id, m| {
+            if m == METHOD_PERMISSION {
+                let _ = answer(conn, &id, None);
+            } else {
+                refuse(conn, &id, &m);
+            }
+        })?;
+        serde_json::from_value(value).map_err(|e| AcpError::Protocol {
+            method,
+            detail: e.to_string(),
+        })
+    }
+}
+
+/// Answers a request drover does not serve: "method not found", naming it.
+pub(crate) fn refuse(conn: &Connection, id: &RequestId, method: &str) {
+    let error =
+        RpcError::method_not_found().data(Value::String(format!("drover does not offer {method}")));
+    let _ = conn.respond(id, Err(error));
+}
+
+/// Answers a permission request with an option id, or `None` for
+/// `cancelled`.
+fn answer(conn: &Connection, id: &RequestId, option: Option<&str>) -> Result<(), AcpError> {
+    let outcome = match option {
+        Some(option) => {
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.to_string()))
+        }
+        None => RequestPermissionOutcome::Cancelled,
+    };
+    let value = serde_json::to_value(RequestPermissionResponse::new(outcome))
+        .map_err(|e| SendError(std::io::Error::other(e)))?;
+    Ok(conn.respond(id, Ok(value))?)
+}
+
+/// Sends `method` and waits for its answer (the handshake's requests, in
+/// either protocol); a request the peer makes meanwhile goes to
+/// `on_request` (its id and method), anything else is dropped.
+pub(crate) fn call(
+    conn: &Connection,
+    method: &'static str,
+    params: impl serde::Serialize,
+    timeout: Duration,
+    mut on_request: impl FnMut(RequestId, String),
+) -> Result<Value, AcpError> {
+    let id = conn.request(method, params)?;
+    let until = Instant::now() + timeout;
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(AcpError::Timeout {
+                method,
+                after: timeout,
+            });
+        }
+        match conn.next(left) {
+            Next::Idle => {}
+            Next::Closed => return Err(AcpError::Closed { during: method }),
+            Next::Message(Incoming::Response { id: got, result }) if got == id => {
+                return result.map_err(|e| AcpError::Rpc {
                     method,
-                    after: timeout,
+                    code: e.code.into(),
+                    message: e.message,
                 });
             }
-            match self.conn.next(left) {
-                Next::Idle => {}
-                Next::Closed => return Err(AcpError::Closed { during: method }),
-                Next::Message(Incoming::Response { id: got, result }) if got == id => {
-                    let value = result.map_err(|e| AcpError::Rpc {
-                        method,
-                        code: e.code.into(),
-                        message: e.message,
-                    })?;
-                    return serde_json::from_value(value).map_err(|e| AcpError::Protocol {
-                        method,
-                        detail: e.to_string(),
-                    });
-                }
-                Next::Message(Incoming::Request { id, method: m, .. })
-                    if m == METHOD_PERMISSION =>
-                {
-                    let _ = self.answer_permission(&id, None);
-                }
-                Next::Message(Incoming::Request { id, method: m, .. }) => self.refuse(&id, &m),
-                Next::Message(_) => {}
-            }
+            Next::Message(Incoming::Request { id, method: m, .. }) => on_request(id, m),
+            Next::Message(_) => {}
         }
     }
 }

@@ -260,9 +260,7 @@ impl MspClient {
                 Some(self.approval(id, &params))
             }
             Incoming::Request { id, method, .. } => {
-                let error = RpcError::method_not_found()
-                    .data(Value::String(format!("drover does not offer {method}")));
-                let _ = self.conn.respond(&id, Err(error));
+                super::client::refuse(&self.conn, &id, &method);
                 None
             }
             Incoming::Response { id, result } => {
@@ -444,34 +442,10 @@ impl MspClient {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, AcpError> {
-        let id = self.conn.request(method, params)?;
-        let until = Instant::now() + timeout;
-        loop {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(AcpError::Timeout {
-                    method,
-                    after: timeout,
-                });
-            }
-            match self.conn.next(left) {
-                Next::Idle => {}
-                Next::Closed => return Err(AcpError::Closed { during: method }),
-                Next::Message(Incoming::Response { id: got, result }) if got == id => {
-                    return result.map_err(|e| AcpError::Rpc {
-                        method,
-                        code: e.code.into(),
-                        message: e.message,
-                    });
-                }
-                Next::Message(Incoming::Request { id, method: m, .. }) => {
-                    let error = RpcError::method_not_found()
-                        .data(Value::String(format!("drover does not offer {m}")));
-                    let _ = self.conn.respond(&id, Err(error));
-                }
-                Next::Message(_) => {}
-            }
-        }
+        let conn = &self.conn;
+        super::client::call(conn, method, params, timeout, |id, m| {
+            super::client::refuse(conn, &id, &m)
+        })
     }
 }
 
