@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &str)] = &[
     ("drover-turn", "crates/turn"),
     ("drover-drive", "crates/drive"),
     ("drover-seats", "crates/seats"),
+    ("drover-budget", "crates/budget"),
     ("drover-probe", "crates/probe"),
     ("drover", "engine"),
 ];

@@ -12,6 +12,7 @@ pub mod conformance;
 
 /// The Agent Client Protocol client (`drover-acp`).
 pub use drover_acp as acp;
+pub use drover_budget as budget;
 /// The settings files, `config.toml` (`drover-config`).
 pub use drover_config as config;
 /// Turns and what drives them: the four drivers, relay drops, privileges,

@@ -86,6 +86,12 @@ pub fn record(project: &Path, entry: &Entry) {
     }
 }
 
+/// Every turn this user's drover recorded in the project, oldest first:
+/// the ledger budgets are checked against.
+pub fn turns(project: &Path) -> Vec<Entry> {
+    entries(project)
+}
+
 /// What drover recorded for earlier turns of this conversation.
 pub fn prior_usage(project: &Path, cli: &str, conversation: &str) -> Option<Spent> {
     let mut total: Option<Spent> = None;

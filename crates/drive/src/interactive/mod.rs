@@ -404,7 +404,18 @@ fn conclude(
         result.cost_usd = spent.and_then(|s| s.cost_usd);
     }
     if let Some(id) = &result.session_id {
-        conversations::record_turn(ctx, task, id, result.usage, result.cost_usd);
+        // The transcript holds the whole conversation; the ledger keeps
+        // what each turn added, so budgets sum turns.
+        let whole = super::usage::Spent {
+            tokens: result.usage.unwrap_or_default(),
+            cost_usd: result.cost_usd,
+        };
+        let turn = match conversations::prior_usage(&ctx.project, &ctx.profile().name, id) {
+            Some(earlier) => whole.minus(&earlier),
+            None => whole,
+        };
+        let usage = result.usage.map(|_| turn.tokens);
+        conversations::record_turn(ctx, task, id, usage, turn.cost_usd);
     }
     if result.status != Verdict::Completed {
         result.fault = faults::classify(ctx, task, &faults::tail_lines(&ctx.run.log(task)));
