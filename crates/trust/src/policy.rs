@@ -124,6 +124,11 @@ const SHELL_CHAINING: &[&str] = &[";", "&", "|", "`", "$(", ">", "<", "\n"];
 
 impl Rule {
     fn matches(&self, q: &Question) -> bool {
+        // Raising a budget is spending money: only a rule that names the
+        // kind decides it, never a catch-all.
+        if q.kind == BUDGET && !self.kinds.iter().any(|k| k == BUDGET) {
+            return false;
+        }
         if let Some(tool) = &self.tool
             && !tool.regex.is_match(&q.tool)
         {
@@ -413,6 +418,7 @@ impl Policy {
     pub fn decide(&self, question: &Question) -> Option<Ruling> {
         let (decision, rule) = match self.rules.iter().find(|r| r.matches(question)) {
             Some(rule) => (rule.decision, rule.describe()),
+            None if question.kind == BUDGET => return None,
             None => (
                 self.default,
                 json!({"at": self.default_at.clone().unwrap_or_else(|| "default".to_string()), "decision": self.default.as_str()}),
@@ -456,7 +462,11 @@ pub const KINDS: &[&str] = &[
     "fetch",
     "switch_mode",
     "other",
+    BUDGET,
 ];
+
+/// The kind of drover's own question when a budget is reached.
+const BUDGET: &str = "budget";
 
 #[cfg(test)]
 mod tests;

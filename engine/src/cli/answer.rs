@@ -59,6 +59,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         .canonicalize()
         .with_context(|| format!("project {}", project.display()))?;
     let mut seat_pane = None;
+    let mut seat_record = None;
     let (run_id, task) = match &args.run {
         Some(run) => (run.clone(), args.seat.clone()),
         None => {
@@ -77,7 +78,9 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 );
             }
             seat_pane = record.pane.clone();
-            (record.run_id, record.nick)
+            let named = (record.run_id.clone(), record.nick.clone());
+            seat_record = Some(record);
+            named
         }
     };
     let run = RunDir::open(&project, &run_id)?;
@@ -93,6 +96,31 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             q.options_line()
         );
     };
+    if q.kind == crate::budget::KIND {
+        let record =
+            seat_record.context("a budget question is a seat's: answer it by the seat's name")?;
+        let ctx = super::seats::context(&project, &record)?;
+        super::seats::pause::answer(&project, &record, &ctx, &q, &choice.id, &Answerer::Person)?;
+        let outcome = Answered {
+            seat: task.clone(),
+            run_id,
+            question: q,
+            option: choice,
+            delivered: true,
+        };
+        if args.json.json {
+            print_json(&outcome)?;
+        } else {
+            outln!(
+                "{}: answered {} ({}) to {}",
+                outcome.seat,
+                outcome.option.id,
+                outcome.option.label,
+                outcome.question.title
+            );
+        }
+        return Ok(Outcome::Ok);
+    }
     if q.on_pane {
         let pane = seat_pane
             .or_else(|| recorded_pane(&run, &task))

@@ -1,7 +1,7 @@
 //! `drover status [RUN…]`: every run's tasks and their last states, settled
 //! from the run's files (a run whose drover died is reconciled here).
 
-use super::output::{errln, out};
+use super::output::{errln, out, outln};
 use std::path::Path;
 
 use serde::Serialize;
@@ -25,6 +25,9 @@ pub struct Args {
 #[derive(Serialize)]
 struct Report {
     runs: Vec<RunStatus>,
+    /// The project's `[budget]` limits (project, day) against its spend;
+    /// a seat's own are in `drover seats`.
+    budgets: Vec<crate::budget::Standing>,
     errors: Vec<String>,
 }
 
@@ -51,8 +54,13 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     let mut settler = Settler::new(project);
     let mut report = Report {
         runs: Vec::new(),
+        budgets: Vec::new(),
         errors: Vec::new(),
     };
+    match crate::budget::Budgets::load(project) {
+        Ok(budgets) => report.budgets = budgets.for_project(),
+        Err(e) => report.errors.push(format!("budgets: {e}")),
+    }
     for id in ids {
         let run = match RunDir::open(project, &id) {
             Ok(r) => r,
@@ -116,6 +124,10 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 &rows
             )
         );
+        for standing in &report.budgets {
+            let mark = if standing.reached() { " (reached)" } else { "" };
+            outln!("budget {}{mark}", standing.describe());
+        }
         for e in &report.errors {
             errln!("error: {e}");
         }

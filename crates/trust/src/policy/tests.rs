@@ -246,3 +246,21 @@ fn mistakes_name_the_file_line_and_field() {
         );
     }
 }
+
+#[test]
+fn only_a_rule_naming_budget_decides_a_budget_question() {
+    let budget = ask("drover", "budget", "day $1.20 of $1.00");
+    let catch_all = policy(
+        "[policy]\ndefault = \"allow\"\n[[policy.rule]]\ntool = \"*\"\ndecision = \"allow\"\n",
+    )
+    .expect("valid");
+    assert!(catch_all.decide(&budget).is_none());
+    // The same rules still decide other questions.
+    assert!(catch_all.decide(&ask("bash", "execute", "ls")).is_some());
+    let named =
+        policy("[[policy.rule]]\nkind = \"budget\"\ndecision = \"reject\"\n").expect("valid");
+    assert_eq!(
+        named.decide(&budget).map(|r| r.option),
+        Some("reject".to_string())
+    );
+}

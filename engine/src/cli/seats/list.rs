@@ -47,9 +47,30 @@ struct SeatStatus {
     /// The record was not sealed by this user's drover: shown as it is,
     /// nothing it names asked after.
     foreign: bool,
+    /// Each `[budget]` limit the seat is under, with what was spent.
+    budgets: Vec<crate::budget::Standing>,
+}
+
+/// The limit nearest to being reached, for a table cell: `day $0.64 of
+/// $1.00`; `-` when none applies.
+pub fn budget_cell(standings: &[crate::budget::Standing]) -> String {
+    let used = |s: &crate::budget::Standing| {
+        let usd = s.limit_usd.map_or(0.0, |l| s.spent_usd / l);
+        let tokens = s
+            .limit_tokens
+            .map_or(0.0, |l| s.spent_tokens as f64 / l as f64);
+        usd.max(tokens)
+    };
+    standings
+        .iter()
+        .max_by(|a, b| used(a).total_cmp(&used(b)))
+        .map_or_else(|| "-".to_string(), crate::budget::Standing::describe)
 }
 
 pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
+    let budgets = crate::budget::Budgets::load(project)
+        .map_err(|e| crate::cli::output::errln!("drover: budgets not shown: {e}"))
+        .ok();
     let statuses: Vec<SeatStatus> = seats::list(project)
         .into_iter()
         .map(|sourced| {
@@ -65,6 +86,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                     verdict: None,
                     alive: None,
                     foreign,
+                    budgets: Vec::new(),
                 };
             }
             let journal = crate::run::runs_root(project)
@@ -84,7 +106,12 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                         .unwrap_or(false)
                 })
             };
+            let budgets = budgets
+                .as_ref()
+                .map(|b| b.for_seat(&record))
+                .unwrap_or_default();
             SeatStatus {
+                budgets,
                 record,
                 state: view.state,
                 prompt_kind: view.prompt_kind,
@@ -137,6 +164,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                         (None, Some(b)) => format!("- of ${b:.2}"),
                         (None, None) => "-".into(),
                     },
+                    budget_cell(&s.budgets),
                 ]
             })
             .collect();
@@ -151,7 +179,8 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                     "HUMAN",
                     "STATE",
                     "WHERE",
-                    "COST"
+                    "COST",
+                    "BUDGET"
                 ],
                 &rows
             )

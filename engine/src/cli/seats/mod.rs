@@ -3,6 +3,7 @@
 mod host;
 pub mod jules;
 mod list;
+pub(crate) mod pause;
 mod send;
 
 use super::output::{errln, outln};

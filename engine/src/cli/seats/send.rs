@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 
 use super::host::send_acp;
+use super::pause::{self, Hold};
 use super::{SendArgs, context, ray_settings};
 use crate::cli::Outcome;
 use crate::cli::output::print_json;
@@ -33,6 +34,15 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     if args.no_wait {
         return send_in_background(&project, &record, &args);
     }
+    let interrupted = crate::cli::interrupt_flag()?;
+    if let Hold::Stopped(why) = pause::hold(&project, &record, args.timeout, &interrupted)? {
+        if args.json.json {
+            print_json(&serde_json::json!({"seat": record.nick, "sent": false, "reason": why}))?;
+        } else {
+            outln!("{}: {why}", record.nick);
+        }
+        return Ok(Outcome::Failed);
+    }
     if record.workspace == WorkspaceKind::Acp {
         return send_acp(&project, &record, &args);
     }
@@ -44,7 +54,6 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.keep = true;
     spec.cost_budget = record.budget_usd;
     spec.budget_mode = record.budget_mode;
-    let interrupted = crate::cli::interrupt_flag()?;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let kind = record.workspace;
     let result = if kind.has_panes() {
