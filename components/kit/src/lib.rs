@@ -28,6 +28,7 @@ pub mod output;
 pub mod patterns;
 pub mod payload;
 pub mod prompt;
+pub mod resets;
 pub mod screen;
 pub mod shell;
 #[cfg(feature = "testing")]
