@@ -241,7 +241,7 @@ pub trait Adapter: 'static {
             Self::FAULT_RULES,
             &profile.env_fault_patterns,
             lines,
-            &crate::resets::Clock::of(profile),
+            &crate::resets::Clock::of(profile, None),
         )
     }
 

@@ -33,6 +33,8 @@ pub mod screen;
 pub mod shell;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "tz")]
+pub mod tz;
 pub mod usage;
 
 pub use adapter::{

@@ -24,9 +24,12 @@
 //! time is not read, and the engine backs off instead.
 //!
 //! IANA names other than `UTC`/`Etc/GMT±N` need the bundled time-zone
-//! database, which is the kit's `tz` feature (about 300 KB of .wasm): only
-//! adapters whose CLI names zones enable it. Without it such a zone reads as
-//! unknown (`None`), never as a guess.
+//! database (`crate::tz`, the kit's `tz` feature, about 310 KB of .wasm).
+//! An adapter whose CLI names zones passes its lookup in the [`Clock`];
+//! no other component links it (a feature is unified across the one cargo
+//! run that builds them all, so the lookup is a function an adapter hands
+//! over, not a code path every adapter reaches). Without it such a zone
+//! reads as unknown (`None`), never as a guess.
 //!
 //! Waits are rounded up to whole seconds (resuming early only fails again).
 //! A reset already past reads as 0.
@@ -38,32 +41,45 @@ use crate::patterns::compiled;
 /// CLI prints without one.
 pub const TIMEZONE_SETTING: &str = "timezone";
 
-/// A time zone: a fixed offset, or (with the `tz` feature) a named zone with
-/// its rules.
-#[derive(Clone, Debug)]
+/// A time zone: a fixed offset, or a named zone's rules.
+#[derive(Clone)]
 pub enum Zone {
     /// Seconds east of UTC.
     Fixed(i32),
-    #[cfg(feature = "tz")]
-    Named(jiff::tz::TimeZone),
+    /// A zone whose offset changes (DST), as its name and its offset at a
+    /// Unix time; [`crate::tz`] makes these from the bundled database.
+    Rules {
+        name: String,
+        offset_at: std::sync::Arc<dyn Fn(i64) -> i32 + Send + Sync>,
+    },
+}
+
+impl std::fmt::Debug for Zone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Zone::Fixed(offset) => write!(f, "Fixed({offset})"),
+            Zone::Rules { name, .. } => write!(f, "Rules({name})"),
+        }
+    }
 }
 
 impl PartialEq for Zone {
     fn eq(&self, other: &Zone) -> bool {
         match (self, other) {
             (Zone::Fixed(a), Zone::Fixed(b)) => a == b,
-            #[cfg(feature = "tz")]
-            (Zone::Named(a), Zone::Named(b)) => a.iana_name() == b.iana_name(),
-            #[cfg(feature = "tz")]
+            (Zone::Rules { name: a, .. }, Zone::Rules { name: b, .. }) => a == b,
             _ => false,
         }
     }
 }
 
+/// Looks up a named zone (an IANA name) that [`Zone::parse`] does not know.
+pub type NamedZones = fn(&str) -> Option<Zone>;
+
 impl Zone {
-    /// The zone `name` means: `UTC`/`GMT`/`Z`, `Etc/GMT±N` (POSIX signs:
-    /// `Etc/GMT+5` is five hours west), an offset (`+08:00`, `+0800`,
-    /// `UTC-5`), or an IANA name where the tz database is bundled.
+    /// The fixed zone `name` means: `UTC`/`GMT`/`Z`, `Etc/GMT±N` (POSIX
+    /// signs: `Etc/GMT+5` is five hours west), or an offset (`+08:00`,
+    /// `+0800`, `UTC-5`). Other names need a [`NamedZones`].
     pub fn parse(name: &str) -> Option<Zone> {
         let name = name.trim();
         match name {
@@ -83,31 +99,14 @@ impl Zone {
         if name.starts_with(['+', '-']) {
             return offset_of(name).map(Zone::Fixed);
         }
-        Zone::named(name)
-    }
-
-    #[cfg(feature = "tz")]
-    fn named(name: &str) -> Option<Zone> {
-        jiff::tz::TimeZone::get(name).ok().map(Zone::Named)
-    }
-
-    #[cfg(not(feature = "tz"))]
-    fn named(_name: &str) -> Option<Zone> {
         None
     }
 
     /// Seconds east of UTC at Unix time `secs`.
-    #[cfg_attr(
-        not(feature = "tz"),
-        allow(unused_variables, reason = "only named zones vary with time")
-    )]
     pub fn offset_at(&self, secs: i64) -> i32 {
         match self {
             Zone::Fixed(offset) => *offset,
-            #[cfg(feature = "tz")]
-            Zone::Named(tz) => jiff::Timestamp::from_second(secs)
-                .map(|ts| tz.to_offset(ts).seconds())
-                .unwrap_or(0),
+            Zone::Rules { offset_at, .. } => offset_at(secs),
         }
     }
 
@@ -146,36 +145,46 @@ fn offset_of(text: &str) -> Option<i32> {
     (h <= 14 && m < 60).then_some(sign * (h * 3600 + m * 60))
 }
 
-/// The time a classification is made at, and the host's zone where the
-/// profile names it.
-#[derive(Clone, Debug, PartialEq)]
+/// The time a classification is made at, the host's zone where the
+/// profile names it, and how named zones are looked up where the adapter
+/// bundles the database.
+#[derive(Clone, Debug)]
 pub struct Clock {
     /// Unix time in milliseconds.
     pub now_ms: u64,
     /// The zone of times a CLI prints without one.
     pub local: Option<Zone>,
+    /// Named zones beyond [`Zone::parse`]'s; `None` reads them as unknown.
+    pub names: Option<NamedZones>,
 }
 
 impl Clock {
     /// Now (the component's WASI wall clock), with no local zone.
     pub fn system() -> Clock {
-        Clock {
-            now_ms: now_ms(),
-            local: None,
-        }
+        Clock::at(now_ms(), None)
     }
 
-    /// Now, with the zone `[component_settings] timezone` names.
-    pub fn of(profile: &Profile) -> Clock {
-        Clock {
-            now_ms: now_ms(),
-            local: crate::setting(profile, TIMEZONE_SETTING).and_then(Zone::parse),
-        }
+    /// Now, with the zone `[component_settings] timezone` names (an offset
+    /// or `UTC`; an IANA name where `names` is given).
+    pub fn of(profile: &Profile, names: Option<NamedZones>) -> Clock {
+        let mut clock = Clock::system();
+        clock.names = names;
+        clock.local = crate::setting(profile, TIMEZONE_SETTING).and_then(|n| clock.zone(n));
+        clock
     }
 
     /// A fixed time, for tests.
     pub fn at(now_ms: u64, local: Option<Zone>) -> Clock {
-        Clock { now_ms, local }
+        Clock {
+            now_ms,
+            local,
+            names: None,
+        }
+    }
+
+    /// The zone `name` means, named ones looked up where this clock can.
+    pub fn zone(&self, name: &str) -> Option<Zone> {
+        Zone::parse(name).or_else(|| self.names.and_then(|names| names(name)))
     }
 }
 
@@ -194,7 +203,7 @@ pub fn reset_after(text: &str, clock: &Clock) -> Option<u32> {
         wait(text),
         unix_time(text).map(|(at, secs)| (at, secs - now)),
         date_time(text, clock.local.as_ref()).map(|(at, secs)| (at, secs - now)),
-        time_of_day(text, now, clock.local.as_ref()).map(|(at, secs)| (at, secs - now)),
+        time_of_day(text, now, clock).map(|(at, secs)| (at, secs - now)),
     ];
     let (_, secs) = readings.into_iter().flatten().min_by_key(|(at, _)| *at)?;
     Some(u32::try_from(secs.max(0)).unwrap_or(u32::MAX))
@@ -360,14 +369,14 @@ fn date_time(text: &str, local: Option<&Zone>) -> Option<(usize, i64)> {
 /// A time of day, maybe with a date, stated as the reset ("resets 3pm
 /// (America/Los_Angeles)", "try again at Oct 5th, 2025 3:04 PM."), as
 /// (where, Unix seconds). Read in the zone named in parentheses, else
-/// `local`; a time without a date is its next occurrence after `now`, a date
+/// the clock's local one; a time without a date is its next occurrence after `now`, a date
 /// without a year its next occurrence (a day's grace for a stale message).
-fn time_of_day(text: &str, now: i64, local: Option<&Zone>) -> Option<(usize, i64)> {
+fn time_of_day(text: &str, now: i64, clock: &Clock) -> Option<(usize, i64)> {
     const PATTERN: &str = r"(?i)\b(?:resets?|try again)\s+(?:at\s+|on\s+)?(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6},?\s+)?(?:(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?(?:\s+(\d{4}),?)?\s+(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\b\.?(?:\s*\(([A-Za-z][A-Za-z0-9_+\-]{0,30}(?:/[A-Za-z0-9_+\-]{1,30}){0,2})\))?";
     let caps = compiled(PATTERN)?.captures(text)?;
     let zone = match caps.get(7) {
-        Some(name) => Zone::parse(name.as_str())?,
-        None => local?.clone(),
+        Some(name) => clock.zone(name.as_str())?,
+        None => clock.local.clone()?,
     };
     let num = |n: usize| -> Option<i64> { caps.get(n)?.as_str().parse().ok() };
     let hour12 = num(4)?;
@@ -635,33 +644,17 @@ mod tests {
         assert_eq!(Zone::parse(""), None);
     }
 
-    #[cfg(feature = "tz")]
     #[test]
-    fn named_zones_follow_their_rules() {
-        // Los Angeles is UTC-8 in January and UTC-7 in July.
-        let la = Zone::parse("America/Los_Angeles").expect("bundled");
-        assert_eq!(la.offset_at(1_768_478_400), -8 * 3600);
-        assert_eq!(la.offset_at(1_784_116_800), -7 * 3600);
-        // 3pm in Los Angeles on 2026-01-15 is 23:00 UTC: 11 h after noon UTC.
-        let clock = Clock::at(NOON_UTC, None);
-        assert_eq!(
-            reset_after("resets 3pm (America/Los_Angeles)", &clock),
-            Some(11 * 3600)
-        );
-        // 8:30pm in Tokyo (UTC+9) is 11:30 UTC, passed there today: tomorrow's.
-        assert_eq!(
-            reset_after("resets 8:30pm (Asia/Tokyo)", &clock),
-            Some(23 * 3600 + 1800)
-        );
-    }
-
-    #[cfg(not(feature = "tz"))]
-    #[test]
-    fn named_zones_without_the_database_are_not_guessed() {
-        let clock = Clock::at(NOON_UTC, None);
-        assert_eq!(
-            reset_after("resets 3pm (America/Los_Angeles)", &clock),
-            None
-        );
+    fn named_zones_are_looked_up_only_where_the_clock_can() {
+        // A stand-in lookup: "Test/Plus2" is UTC+2.
+        fn names(name: &str) -> Option<Zone> {
+            (name == "Test/Plus2").then_some(Zone::Fixed(7200))
+        }
+        let line = "resets 3pm (Test/Plus2)";
+        assert_eq!(reset_after(line, &Clock::at(NOON_UTC, None)), None);
+        let mut clock = Clock::at(NOON_UTC, None);
+        clock.names = Some(names);
+        // 3pm at UTC+2 is 13:00 UTC.
+        assert_eq!(reset_after(line, &clock), Some(3600));
     }
 }
