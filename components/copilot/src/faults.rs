@@ -252,7 +252,9 @@ mod tests {
         let cases: &[(&[&str], u32)] = &[
             // github/copilot-cli#2754.
             (
-                &["Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 15 hours 23 minutes. Please review our Terms of Service (https://docs.github.com/site-policy/github-terms/github-terms-of-service). (Request ID: AD17:22B34F:A3C7FB:B1FD5A:69E0A5CB)"],
+                &[
+                    "Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 15 hours 23 minutes. Please review our Terms of Service (https://docs.github.com/site-policy/github-terms/github-terms-of-service). (Request ID: AD17:22B34F:A3C7FB:B1FD5A:69E0A5CB)",
+                ],
                 15 * 3600 + 23 * 60,
             ),
             // github/copilot-cli#2696: the TUI wrapped the wait onto the next row.
@@ -274,9 +276,13 @@ mod tests {
             );
         }
         // github/copilot-cli#138: no wait stated, so none read.
-        let line = r#"× Model call failed: {"message":"rate limit exceeded","code":"rate_limited"}"#;
+        let line =
+            r#"× Model call failed: {"message":"rate limit exceeded","code":"rate_limited"}"#;
         let fault = classify_at(RULES, &[], &[line.to_string()], &clock).expect("classified");
-        assert_eq!((fault.kind, fault.retry_after_secs), (FaultKind::RateLimit, None));
+        assert_eq!(
+            (fault.kind, fault.retry_after_secs),
+            (FaultKind::RateLimit, None)
+        );
     }
 
     #[test]

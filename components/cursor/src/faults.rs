@@ -150,7 +150,10 @@ mod tests {
         assert_eq!(fault.retry_after_secs, Some(40 * 3600));
         // No zone: a date alone is not placed.
         let fault = classify_at(&profile, &block, &Clock::at(now_ms, None)).expect("hit");
-        assert_eq!((fault.kind, fault.retry_after_secs), (FaultKind::Quota, None));
+        assert_eq!(
+            (fault.kind, fault.retry_after_secs),
+            (FaultKind::Quota, None)
+        );
     }
 
     #[test]

@@ -322,8 +322,7 @@ mod tests {
 
     fn at_now(lines: &[&str]) -> (FaultKind, Option<u32>) {
         let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-        let fault =
-            classify_at(RULES, &[], &lines, &Clock::at(NOW_MS, None)).expect("classified");
+        let fault = classify_at(RULES, &[], &lines, &Clock::at(NOW_MS, None)).expect("classified");
         (fault.kind, fault.retry_after_secs)
     }
 
