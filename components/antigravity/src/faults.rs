@@ -4,12 +4,14 @@
 //! the line (after an optional status glyph or `Error:`), so prose that
 //! quotes one does not match.
 //!
-//! agy states its waits as "Resets in 71h15m27s" / "resets in 3h 21min",
-//! which the kit's retry reader does not know; this module reads them.
+//! agy states its waits as "Resets in 71h15m27s" / "resets in 3h 21min" /
+//! "Your quota will reset after 2h37m22s", which the kit's reset reader
+//! reads (drover_kit::resets).
 
 use drover_kit::FaultKind::{Auth, Quota, TrustDialog};
 use drover_kit::faults::FaultRule;
-use drover_kit::{Fault, faults};
+use drover_kit::resets::Clock;
+use drover_kit::{Fault, Profile, faults};
 
 macro_rules! lead {
     ($rest:expr) => {
@@ -52,64 +54,13 @@ pub const RULES: &[FaultRule] = &[
     ),
 ];
 
-pub fn classify(profile_patterns: &[String], lines: &[String]) -> Option<Fault> {
-    let mut fault = faults::classify(RULES, profile_patterns, lines)?;
-    if fault.retry_after_secs.is_none() {
-        fault.retry_after_secs = resets_in(&fault.evidence);
-    }
-    Some(fault)
-}
-
-/// Seconds in "resets in 71h15m27s", "Resets in 3h 21min", "resets in 45m".
-pub fn resets_in(line: &str) -> Option<u32> {
-    let lower = line.to_ascii_lowercase();
-    let at = lower.find("resets in ")? + "resets in ".len();
-    let mut secs: u64 = 0;
-    let mut number: Option<u64> = None;
-    let mut seen_unit = false;
-    let mut chars = lower[at..].chars().peekable();
-    while let Some(c) = chars.next() {
-        if let Some(d) = c.to_digit(10) {
-            number = Some(
-                number
-                    .unwrap_or(0)
-                    .saturating_mul(10)
-                    .saturating_add(u64::from(d)),
-            );
-            continue;
-        }
-        if c == ' ' && number.is_none() {
-            continue;
-        }
-        if c == '.' && number.is_some() {
-            // Drop a fraction ("27.79s" is 27 seconds).
-            while chars.peek().is_some_and(char::is_ascii_digit) {
-                chars.next();
-            }
-            continue;
-        }
-        let Some(n) = number.take() else {
-            break;
-        };
-        let scale = match c {
-            'h' => 3600,
-            'm' => 60,
-            's' => 1,
-            'd' => 86_400,
-            _ => break,
-        };
-        // Skip the rest of a unit word ("min", "hours").
-        while chars.peek().is_some_and(|n| n.is_ascii_alphabetic()) {
-            chars.next();
-        }
-        secs = secs.saturating_add(n.saturating_mul(scale));
-        seen_unit = true;
-    }
-    if seen_unit {
-        u32::try_from(secs).ok()
-    } else {
-        None
-    }
+pub fn classify(profile: &Profile, lines: &[String]) -> Option<Fault> {
+    faults::classify_at(
+        RULES,
+        &profile.env_fault_patterns,
+        lines,
+        &Clock::of(profile, None),
+    )
 }
 
 #[cfg(test)]
@@ -119,7 +70,7 @@ mod tests {
     use drover_kit::testing::assert_every_fault_rule_fires;
 
     fn one(line: &str) -> Option<Fault> {
-        classify(&[], &[line.to_string()])
+        faults::classify_at(RULES, &[], &[line.to_string()], &Clock::at(0, None))
     }
 
     #[test]
@@ -175,15 +126,20 @@ mod tests {
     }
 
     #[test]
-    fn resets_in_reads_only_stated_waits() {
-        assert_eq!(resets_in("quota resets in 2h"), Some(7200));
+    fn capacity_resets_after_its_stated_wait() {
+        // The cloudcode-pa sentence agy shares with gemini-cli
+        // (google-gemini/gemini-cli#22107 quotes its shape).
+        let fault = one(
+            "You have exhausted your capacity on this model. Your quota will reset after 2h37m22s.",
+        )
+        .expect("hit");
         assert_eq!(
-            resets_in("Resets in 71h15m27.79s"),
-            Some(71 * 3600 + 15 * 60 + 27)
+            (fault.kind, fault.retry_after_secs),
+            (FaultKind::Quota, Some(2 * 3600 + 37 * 60 + 22))
         );
-        assert_eq!(resets_in("resets in a while"), None);
-        assert_eq!(resets_in("no wait here"), None);
-        assert_eq!(resets_in("resets in 99999999999999999999h"), None);
+        // A fraction rounds up: resuming early only fails again.
+        let fault = one("Individual quota reached. Resets in 71h15m27.79s.").expect("hit");
+        assert_eq!(fault.retry_after_secs, Some(71 * 3600 + 15 * 60 + 28));
     }
 
     #[test]

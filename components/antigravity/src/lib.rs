@@ -89,7 +89,7 @@ impl Adapter for Antigravity {
     }
 
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
-        faults::classify(&profile.env_fault_patterns, lines)
+        faults::classify(profile, lines)
     }
 
     fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {

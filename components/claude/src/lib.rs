@@ -18,9 +18,9 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
-    LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
-    TurnResult, hookcfg, prompt,
+    Adapter, AdapterError, CLI_AND_ACP_CAPABILITIES, Command, Fault, GlobBase, HookEditor,
+    HookEvent, LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob,
+    TurnOutput, TurnResult, hookcfg, prompt,
 };
 
 pub struct Claude;
@@ -52,6 +52,10 @@ impl Adapter for Claude {
 
     fn render_prompt(profile: &Profile, text: &str) -> Result<String, AdapterError> {
         prompt::render_profile(profile, text)
+    }
+
+    fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
+        faults::classify(profile, lines)
     }
 
     fn interactive_command(

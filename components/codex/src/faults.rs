@@ -86,7 +86,8 @@ pub const RULES: &[FaultRule] = &[
 mod tests {
     use super::*;
     use drover_kit::FaultKind;
-    use drover_kit::faults::classify;
+    use drover_kit::faults::{classify, classify_at};
+    use drover_kit::resets::{Clock, Zone};
     use drover_kit::testing::{assert_fault_kinds, assert_no_faults, fault_of};
 
     /// The sentences of docs/adapters/codex.md (Codex 0.171.0), with their kind.
@@ -207,6 +208,78 @@ mod tests {
             (FaultKind::RateLimit, "codex/rate-limit")
         );
         assert_eq!(classify(RULES, &[], &lines[..2]), None);
+    }
+
+    /// 2026-07-26T12:00:00Z.
+    const NOW_MS: u64 = 1_785_067_200_000;
+
+    fn usage_fault(lines: &[&str], clock: &Clock) -> (FaultKind, Option<u32>) {
+        let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let fault = classify_at(RULES, &[], &lines, clock).expect("classified");
+        (fault.kind, fault.retry_after_secs)
+    }
+
+    #[test]
+    fn a_usage_limit_says_how_long_to_wait() {
+        let clock = Clock::at(NOW_MS, None);
+        // github.com/openai/codex/issues/3124 (0.2x–0.3x sentences).
+        let line = "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 days 17 hours 14 minutes.";
+        let want = ((2 * 24 + 17) * 60 + 14) * 60;
+        assert_eq!(
+            usage_fault(&[&format!("ERROR: {line}")], &clock),
+            (FaultKind::Quota, Some(want))
+        );
+        // openai/codex#4095, in the TUI.
+        let line = "■ You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 4 days 6 hours 37 minutes.";
+        assert_eq!(
+            usage_fault(&[line], &clock),
+            (FaultKind::Quota, Some(((4 * 24 + 6) * 60 + 37) * 60))
+        );
+        // openai/codex#3899: the TUI wrapped the wait onto the next row.
+        let rows = [
+            "■ You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 5 days 22 hours 11",
+            "minutes.",
+        ];
+        assert_eq!(
+            usage_fault(&rows, &clock),
+            (FaultKind::Quota, Some(((5 * 24 + 22) * 60 + 11) * 60))
+        );
+    }
+
+    #[test]
+    fn a_usage_limit_at_a_local_time_is_read_in_the_profiles_zone() {
+        // The format of codex-rs/core/src/error.rs (`retry_suffix_after_or`,
+        // `format_retry_timestamp`): the host's local time, "%-I:%M %p" on
+        // the same day, else "%b %-d{st|nd|rd|th}, %Y %-I:%M %p"; no zone.
+        let today = r#"{"type":"turn.failed","error":{"message":"You\u2019ve hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 3:45 PM."}}"#;
+        let dated = "ERROR: You’ve hit your usage limit. Upgrade to Plus to continue using Codex (https://chatgpt.com/explore/plus), or try again at Jul 28th, 2026 1:47 AM.";
+        // The sandbox cannot see the host's zone: without the profile's
+        // `timezone` the time is not guessed.
+        let no_zone = Clock::at(NOW_MS, None);
+        assert_eq!(usage_fault(&[today], &no_zone), (FaultKind::Quota, None));
+        assert_eq!(usage_fault(&[dated], &no_zone), (FaultKind::Quota, None));
+        // `timezone = "-07:00"`: 3:45 PM there is 22:45 UTC; Jul 28 1:47 AM
+        // is 08:47 UTC on the 28th.
+        let pacific = Clock::at(NOW_MS, Some(Zone::Fixed(-7 * 3600)));
+        assert_eq!(
+            usage_fault(&[today], &pacific),
+            (FaultKind::Quota, Some(10 * 3600 + 45 * 60))
+        );
+        assert_eq!(
+            usage_fault(&[dated], &pacific),
+            (FaultKind::Quota, Some(44 * 3600 + 47 * 60))
+        );
+    }
+
+    #[test]
+    fn the_profiles_timezone_setting_reaches_the_reader() {
+        let mut profile = drover_kit::Profile::new("codex", "codex", "codex-hooks-json", "codex");
+        profile.settings = vec![("timezone".to_string(), "UTC".to_string())];
+        let line = "■ You've hit your usage limit. Visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again at 11:59 PM.".to_string();
+        let fault = <crate::Codex as drover_kit::Adapter>::classify_fault(&profile, &[line])
+            .expect("classified");
+        assert_eq!(fault.kind, FaultKind::Quota);
+        assert!(fault.retry_after_secs.is_some_and(|s| s <= 86_400));
     }
 
     #[test]

@@ -157,7 +157,8 @@ pub const RULES: &[FaultRule] = &[
 mod tests {
     use super::*;
     use drover_kit::FaultKind;
-    use drover_kit::faults::classify;
+    use drover_kit::faults::{classify, classify_at};
+    use drover_kit::resets::Clock;
     use drover_kit::testing::{
         assert_every_fault_rule_fires, assert_fault_kinds, assert_no_faults, fault_of,
     };
@@ -243,6 +244,45 @@ mod tests {
         let line = "✗ Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 2 hours.";
         let fault = classify(RULES, &[], &[line.to_string()]).expect("hit");
         assert_eq!(fault.retry_after_secs, Some(7200));
+    }
+
+    #[test]
+    fn rate_limits_say_when_to_try_again() {
+        let clock = Clock::at(1_785_067_200_000, None);
+        let cases: &[(&[&str], u32)] = &[
+            // github/copilot-cli#2754.
+            (
+                &[
+                    "Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period. Please try again in 15 hours 23 minutes. Please review our Terms of Service (https://docs.github.com/site-policy/github-terms/github-terms-of-service). (Request ID: AD17:22B34F:A3C7FB:B1FD5A:69E0A5CB)",
+                ],
+                15 * 3600 + 23 * 60,
+            ),
+            // github/copilot-cli#2696: the TUI wrapped the wait onto the next row.
+            (
+                &[
+                    "✗ Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time",
+                    "  period. Please try again in 58 hours. Please review our Terms of Service",
+                ],
+                58 * 3600,
+            ),
+        ];
+        for (rows, wait) in cases {
+            let lines: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+            let fault = classify_at(RULES, &[], &lines, &clock).expect("classified");
+            assert_eq!(
+                (fault.kind, fault.retry_after_secs),
+                (FaultKind::RateLimit, Some(*wait)),
+                "{rows:?}"
+            );
+        }
+        // github/copilot-cli#138: no wait stated, so none read.
+        let line =
+            r#"× Model call failed: {"message":"rate limit exceeded","code":"rate_limited"}"#;
+        let fault = classify_at(RULES, &[], &[line.to_string()], &clock).expect("classified");
+        assert_eq!(
+            (fault.kind, fault.retry_after_secs),
+            (FaultKind::RateLimit, None)
+        );
     }
 
     #[test]

@@ -91,7 +91,12 @@ impl Adapter for Copilot {
 
     fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
         let lines = faults::sentences(lines);
-        drover_kit::faults::classify(faults::RULES, &profile.env_fault_patterns, &lines)
+        drover_kit::faults::classify_at(
+            faults::RULES,
+            &profile.env_fault_patterns,
+            &lines,
+            &drover_kit::resets::Clock::of(profile, None),
+        )
     }
 
     fn usage_parser(name: &str) -> Option<Box<dyn RowParser>> {

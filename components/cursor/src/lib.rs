@@ -19,7 +19,7 @@ use drover_kit::faults::FaultRule;
 use drover_kit::screen::ScreenRule;
 use drover_kit::usage::RowParser;
 use drover_kit::{
-    Adapter, AdapterError, CLI_CAPABILITIES, Command, GlobBase, HookEditor, HookEvent,
+    Adapter, AdapterError, CLI_CAPABILITIES, Command, Fault, GlobBase, HookEditor, HookEvent,
     LaunchRequest, LocationContext, Metadata, ParserSpec, Profile, TranscriptGlob, TurnOutput,
     TurnResult, prompt,
 };
@@ -47,6 +47,10 @@ impl Adapter for Cursor {
         ..Metadata::new("cursor", env!("CARGO_PKG_VERSION"))
     };
     const FAULT_RULES: &'static [FaultRule] = faults::RULES;
+
+    fn classify_fault(profile: &Profile, lines: &[String]) -> Option<Fault> {
+        faults::classify(profile, lines)
+    }
     const SCREEN_RULES: &'static [ScreenRule] = screen::RULES;
     const HOOK_EDITOR: Option<HookEditor> = Some(hookcfg::EDITOR);
 

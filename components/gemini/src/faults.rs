@@ -112,6 +112,15 @@ pub const RULES: &[FaultRule] = &[
         RateLimit,
         r"^Attempt \d+ failed: Resource has been exhausted \(e\.g\. check quota\)\.\.? Max attempts reached",
     ),
+    // Code Assist's per-model capacity, retried while its stated wait is
+    // short (gemini-cli#22107: `Attempt 1 failed: You have exhausted your
+    // capacity on this model. Your quota will reset after 5s.. Retrying
+    // after 6173ms...`).
+    FaultRule::new(
+        "gemini/retry-capacity",
+        Quota,
+        r"^Attempt \d+ failed: You have exhausted your capacity on this model\.",
+    ),
     FaultRule::new(
         "gemini/retry-exhausted-overload",
         Overload,
@@ -171,7 +180,8 @@ pub const RULES: &[FaultRule] = &[
 mod tests {
     use super::*;
     use drover_kit::FaultKind;
-    use drover_kit::faults::classify;
+    use drover_kit::faults::{classify, classify_at};
+    use drover_kit::resets::Clock;
     use drover_kit::testing::{assert_fault_kinds, assert_no_faults};
 
     fn log(text: &str) -> Vec<String> {
@@ -307,6 +317,60 @@ mod tests {
         );
     }
 
+    /// 2026-07-26T12:00:00Z.
+    const NOW_MS: u64 = 1_785_067_200_000;
+
+    fn at_now(lines: &[&str]) -> (FaultKind, Option<u32>) {
+        let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let fault = classify_at(RULES, &[], &lines, &Clock::at(NOW_MS, None)).expect("classified");
+        (fault.kind, fault.retry_after_secs)
+    }
+
+    #[test]
+    fn quota_and_rate_limit_errors_say_when_they_reset() {
+        // The API's message as gemini-cli's TerminalQuotaError carries it
+        // (packages/core/src/utils/googleQuotaErrors.ts); the sentence is
+        // the one google-gemini/gemini-cli#22107 shows.
+        assert_eq!(
+            at_now(&[
+                r"Error when talking to Gemini API Full report available at: C:\Users\u\AppData\Local\Temp\gemini-client-error-Turn.run-sendMessageStream-2026-03-21T21-58-34-185Z.json TerminalQuotaError: You have exhausted your capacity on this model. Your quota will reset after 1h49m8s.",
+                "An unexpected critical error occurred:[object Object]",
+            ]),
+            (FaultKind::Quota, Some(3600 + 49 * 60 + 8))
+        );
+        // google-gemini/gemini-cli#22107 (stderr while retrying).
+        assert_eq!(
+            at_now(&[
+                "Attempt 1 failed: You have exhausted your capacity on this model. Your quota will reset after 5s.. Retrying after 6173ms..."
+            ]),
+            (FaultKind::Quota, Some(5))
+        );
+        // google-gemini/gemini-cli#22486 and #13112: the Gemini API's 429
+        // body ends "Please retry in 25.465784708s."; headless it follows
+        // `_ApiError:` on the final report line.
+        assert_eq!(
+            at_now(&[
+                r#"Error when talking to Gemini API Full report available at: /tmp/r.json _ApiError: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/usage?tab=rate-limit. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 0, model: gemini-3.1-pro\nPlease retry in 25.465784708s.","status":"RESOURCE_EXHAUSTED"}}"#
+            ]),
+            (FaultKind::RateLimit, Some(26))
+        );
+        // The pane wraps the body (#13112): the wait is on the next row.
+        assert_eq!(
+            at_now(&[
+                r#"✕ [API Error: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. \n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_input_token_count, limit: 250000, model: gemini-2.5-flash\nPlease retry in"#,
+                r#"  39.844676573s.","status":"RESOURCE_EXHAUSTED"}}]"#,
+            ]),
+            (FaultKind::RateLimit, Some(40))
+        );
+        // The measured 0.61.0 429 states no wait: the engine backs off.
+        assert_eq!(
+            at_now(&[
+                "Attempt 5 failed: Resource has been exhausted (e.g. check quota).. Max attempts reached"
+            ]),
+            (FaultKind::RateLimit, None)
+        );
+    }
+
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
         assert_no_faults(
@@ -319,6 +383,7 @@ mod tests {
                 "  - map [API Error: …] lines to friendly text",
                 "We should ask: do you trust this folder? before running",
                 "env_fault_patterns = ['Error when talking to Gemini API']",
+                "✦ Attempt 1 failed: You have exhausted your capacity on this model. is what it printed",
             ],
         );
     }

@@ -77,6 +77,24 @@ mod tests {
     }
 
     #[test]
+    fn rate_limits_state_no_reset_so_none_is_read() {
+        // Measured against 0.2.111 (tests/fixtures/real/grok): a 429 says
+        // nothing of when to retry; the engine backs off.
+        for line in [
+            "Error: requests: Rate limit reached for requests",
+            r#"  "message": "API error (status 429 Too Many Requests): slow down","#,
+        ] {
+            let fault =
+                drover_kit::faults::classify(RULES, &[], &[line.to_string()]).expect("classified");
+            assert_eq!(
+                (fault.kind, fault.retry_after_secs),
+                (drover_kit::FaultKind::RateLimit, None),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
     fn every_rule_compiles_and_fires() {
         let samples = [
             (

@@ -237,7 +237,12 @@ pub trait Adapter: 'static {
         if Self::FAULT_RULES.is_empty() {
             return None;
         }
-        crate::faults::classify(Self::FAULT_RULES, &profile.env_fault_patterns, lines)
+        crate::faults::classify_at(
+            Self::FAULT_RULES,
+            &profile.env_fault_patterns,
+            lines,
+            &crate::resets::Clock::of(profile, None),
+        )
     }
 
     fn read_screen(_profile: &Profile, screen: &Screen) -> ScreenReading {

@@ -13,6 +13,7 @@
 use regex_lite::Regex;
 
 use crate::patterns::{ascii_spaces, compiled};
+use crate::resets::{Clock, reset_after};
 
 use crate::{Fault, FaultKind};
 
@@ -54,13 +55,30 @@ struct Compiled {
     regex: Regex,
 }
 
-/// Classifies `lines` (oldest first). Built-in rules that fail to compile are
-/// a programming error caught by each adapter's tests; a profile pattern that
-/// fails to compile is skipped (the engine validates them at load).
+/// Classifies `lines` (oldest first), reading reset times at the
+/// component's clock in no local zone. Built-in rules that fail to compile
+/// are a programming error caught by each adapter's tests; a profile pattern
+/// that fails to compile is skipped (the engine validates them at load).
 pub fn classify(
     rules: &[FaultRule],
     profile_patterns: &[String],
     lines: &[String],
+) -> Option<Fault> {
+    classify_at(rules, profile_patterns, lines, &Clock::system())
+}
+
+/// Lines a wrapped sentence may continue on (a pane or a terminal wraps
+/// "… try again in 5 days 22 hours 11" / "minutes.").
+const CONTINUATION_LINES: usize = 2;
+
+/// [`classify`] at `clock`: a fault's `retry_after_secs` is the reset its
+/// line states ([`reset_after`]), read from the line alone or, where that
+/// says none, from it and the next lines it may wrap onto.
+pub fn classify_at(
+    rules: &[FaultRule],
+    profile_patterns: &[String],
+    lines: &[String],
+    clock: &Clock,
 ) -> Option<Fault> {
     let mut active: Vec<Compiled> = Vec::new();
     for rule in rules {
@@ -84,16 +102,9 @@ pub fn classify(
         }
     }
     let mut generic_hit: Option<Fault> = None;
-    for raw in lines.iter().rev() {
-        let stripped;
-        let line = if raw.contains('\u{1b}') {
-            stripped = strip_ansi_escapes::strip_str(raw);
-            stripped.as_str()
-        } else {
-            raw.as_str()
-        };
-        let spaced = ascii_spaces(line);
-        let line = spaced.trim();
+    for (index, raw) in lines.iter().enumerate().rev() {
+        let line = clean(raw);
+        let line = line.as_str();
         if line.is_empty() {
             continue;
         }
@@ -104,7 +115,7 @@ pub fn classify(
             let fault = Fault {
                 kind: rule.kind.unwrap_or_else(|| infer_kind(line)),
                 evidence: evidence(line),
-                retry_after_secs: retry_after(line),
+                retry_after_secs: reset_of(line, &lines[index + 1..], clock),
                 rule: rule.id.clone(),
             };
             if !rule.generic {
@@ -116,6 +127,37 @@ pub fn classify(
         }
     }
     generic_hit
+}
+
+/// A line ANSI-stripped, with Unicode spaces made ASCII, trimmed.
+fn clean(raw: &str) -> String {
+    let stripped;
+    let line = if raw.contains('\u{1b}') {
+        stripped = strip_ansi_escapes::strip_str(raw);
+        stripped.as_str()
+    } else {
+        raw
+    };
+    ascii_spaces(line).trim().to_string()
+}
+
+/// The reset `line` states, else the one it and the non-blank lines after
+/// it state together.
+fn reset_of(line: &str, after: &[String], clock: &Clock) -> Option<u32> {
+    reset_after(line, clock).or_else(|| {
+        let mut joined = line.to_string();
+        for next in after.iter().take(CONTINUATION_LINES) {
+            let next = clean(next);
+            if next.is_empty() {
+                break;
+            }
+            joined.push(' ');
+            joined.push_str(&next);
+        }
+        (joined.len() > line.len())
+            .then(|| reset_after(&joined, clock))
+            .flatten()
+    })
 }
 
 fn evidence(line: &str) -> String {
@@ -182,20 +224,10 @@ pub fn infer_kind(line: &str) -> FaultKind {
 }
 
 /// The wait a line states ("retrying in 60s", "retry after 20 seconds",
-/// "try again in 2m"), in seconds.
+/// "try again in 2m"), in seconds; [`reset_after`] reads absolute times too.
 pub fn retry_after(line: &str) -> Option<u32> {
-    static PATTERN: &str = r"(?i)(?:retry(?:ing)?(?:\s+after|\s+in)?|try again in|retry-after:?)\s+(\d{1,6})\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)?\b";
-    let regex = compiled(PATTERN)?;
-    let caps = regex.captures(line)?;
-    let amount: u64 = caps.get(1)?.as_str().parse().ok()?;
-    let unit = caps.get(2).map(|m| m.as_str().to_ascii_lowercase());
-    let secs = match unit.as_deref() {
-        Some(u) if u.starts_with("ms") || u.starts_with("milli") => amount.div_ceil(1000),
-        Some(u) if u.starts_with('m') => amount * 60,
-        Some(u) if u.starts_with('h') => amount * 3600,
-        _ => amount,
-    };
-    u32::try_from(secs).ok()
+    let (_, secs) = crate::resets::wait(line)?;
+    u32::try_from(secs.max(0)).ok()
 }
 
 /// The lines to classify, with a CLI's JSON error lines unwrapped: a line

@@ -28,10 +28,13 @@ pub mod output;
 pub mod patterns;
 pub mod payload;
 pub mod prompt;
+pub mod resets;
 pub mod screen;
 pub mod shell;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "tz")]
+pub mod tz;
 pub mod usage;
 
 pub use adapter::{

@@ -7,6 +7,7 @@
 //! task's reason) are matched by the rules below.
 
 use drover_kit::faults::FaultRule;
+use drover_kit::resets::Clock;
 use drover_kit::{Fault, FaultKind, Profile};
 use serde_json::Value;
 
@@ -42,13 +43,6 @@ pub const RULES: &[FaultRule] = &[
         r"(?i)\b(?:ECONNREFUSED|ENOTFOUND|ETIMEDOUT|connection refused|network is unreachable|error sending request)\b",
     ),
 ];
-
-/// Milliseconds since the epoch, now.
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
 
 /// The error object of an envelope or an MSP message, where one is.
 fn error_of(line: &str) -> Option<Value> {
@@ -111,21 +105,28 @@ fn fault_of(error: &Value, now_ms: u64) -> Option<Fault> {
             .chars()
             .take(drover_kit::faults::EVIDENCE_MAX_CHARS)
             .collect(),
+        // Rounded up like the kit's reader: resuming early only fails again.
         retry_after_secs: resets
-            .map(|at| (at.saturating_sub(now_ms) / 1000).min(u64::from(u32::MAX)) as u32),
+            .map(|at| u32::try_from(at.saturating_sub(now_ms).div_ceil(1000)).unwrap_or(u32::MAX)),
         rule: rule.to_string(),
     })
 }
 
-/// The newest error object's fault, else the rules' over the plain lines.
+/// The newest error object's fault, else the rules' over the plain lines
+/// (their stated waits read by the kit, at the same clock).
 pub fn classify(profile: &Profile, lines: &[String]) -> Option<Fault> {
-    let now = now_ms();
+    classify_at(profile, lines, &Clock::of(profile, None))
+}
+
+fn classify_at(profile: &Profile, lines: &[String], clock: &Clock) -> Option<Fault> {
     lines
         .iter()
         .rev()
         .filter_map(|line| error_of(line))
-        .find_map(|error| fault_of(&error, now))
-        .or_else(|| drover_kit::faults::classify(RULES, &profile.env_fault_patterns, lines))
+        .find_map(|error| fault_of(&error, clock.now_ms))
+        .or_else(|| {
+            drover_kit::faults::classify_at(RULES, &profile.env_fault_patterns, lines, clock)
+        })
 }
 
 #[cfg(test)]
@@ -185,6 +186,21 @@ mod tests {
                 .contains("weekly limit reached (resets at 2026-12-04T16:00:00.000Z)"),
             "{}",
             fault.evidence
+        );
+    }
+
+    #[test]
+    fn an_envelopes_reset_is_read_at_the_given_clock_rounded_up() {
+        let error = r#"{"kind":"modelError","message":"weekly limit reached","quota":{"limitKind":"weekly","resetsAtMs":1796400000500}}"#;
+        let fault = classify_at(
+            &profile(),
+            &[envelope(error)],
+            &Clock::at(1_796_396_400_000, None),
+        )
+        .expect("a fault");
+        assert_eq!(
+            (fault.kind, fault.retry_after_secs),
+            (FaultKind::Quota, Some(3601))
         );
     }
 

@@ -62,7 +62,14 @@ pub const RULES: &[FaultRule] = &[
     FaultRule::new(
         "opencode/quota",
         Quota,
-        r"^Error: (?:You exceeded your current quota|Insufficient (?:quota|balance)|.*\bcredit balance is too low\b)",
+        r"^Error: (?:You exceeded your current quota|You have exceeded the \d+-hour usage quota|Insufficient (?:quota|balance)|.*\bcredit balance is too low\b)",
+    ),
+    // A provider's plan window, which opencode retries with a countdown
+    // (anomalyco/opencode#22015).
+    FaultRule::new(
+        "opencode/usage-limit",
+        Quota,
+        r"^(?:(?:┃\s+|[■⬝]+\s+))?Usage limit reached for \d+ hours?\. Your limit will reset at ",
     ),
     FaultRule::new(
         "opencode/rate-limit",
@@ -113,7 +120,8 @@ pub const RULES: &[FaultRule] = &[
 mod tests {
     use super::*;
     use drover_kit::FaultKind;
-    use drover_kit::faults::classify;
+    use drover_kit::faults::{classify, classify_at};
+    use drover_kit::resets::{Clock, Zone};
     use drover_kit::testing::{assert_fault_kinds, assert_no_faults};
 
     #[test]
@@ -158,6 +166,49 @@ mod tests {
         assert_fault_kinds(RULES, &cases);
     }
 
+    /// 2026-07-26T12:00:00Z.
+    const NOW_MS: u64 = 1_785_067_200_000;
+
+    fn read(line: &str, clock: &Clock) -> (FaultKind, Option<u32>) {
+        let fault = classify_at(RULES, &[], &[line.to_string()], clock).expect("classified");
+        (fault.kind, fault.retry_after_secs)
+    }
+
+    #[test]
+    fn provider_limits_say_when_they_reset() {
+        let no_zone = Clock::at(NOW_MS, None);
+        // OpenAI's 429 as opencode prints it (anomalyco/opencode#1712).
+        assert_eq!(
+            read(
+                "Error: Rate limit reached for gpt-5 in organization org-x on tokens per min (TPM): Limit 30000, Used 14582, Requested 21045. Please try again in 11.254s. Visit https://platform.openai.com/account/rate-limits to learn more.",
+                &no_zone
+            ),
+            (FaultKind::RateLimit, Some(12))
+        );
+        // anomalyco/opencode#39790: a provider's window, with its offset.
+        assert_eq!(
+            read(
+                "Error: You have exceeded the 5-hour usage quota. It will reset at 2026-07-26 22:11:46 +0800 CST.",
+                &no_zone
+            ),
+            (FaultKind::Quota, Some(2 * 3600 + 11 * 60 + 46))
+        );
+        // anomalyco/opencode#22015: no zone, so the reset is read in the
+        // profile's `timezone`; without one only the retry countdown is.
+        let line = "Usage limit reached for 5 hour. Your limit will reset at 2026-07-26 20:30:24 [retrying in 2m 22s #8]";
+        assert_eq!(read(line, &no_zone), (FaultKind::Quota, Some(142)));
+        let utc = Clock::at(NOW_MS, Some(Zone::Fixed(0)));
+        assert_eq!(
+            read(line, &utc),
+            (FaultKind::Quota, Some(8 * 3600 + 30 * 60 + 24))
+        );
+        // The measured 429 (1.18.33) states no wait.
+        assert_eq!(
+            read("Error: Rate limit reached for requests", &no_zone),
+            (FaultKind::RateLimit, None)
+        );
+    }
+
     #[test]
     fn prose_mentioning_errors_does_not_classify() {
         assert_no_faults(
@@ -167,6 +218,7 @@ mod tests {
                 "I fixed the `Error: Incorrect API key provided` message",
                 r#"{"type":"text","part":{"text":"Error: Rate limit reached; statusCode 429 \"error\":{"}}"#,
                 "> build · fake-model",
+                "I saw Usage limit reached for 5 hour. Your limit will reset at noon",
                 r"env_fault_patterns = ['^Error: Cannot connect']",
             ],
         );

@@ -54,7 +54,8 @@ pub const RULES: &[FaultRule] = &[
 mod tests {
     use super::*;
     use drover_kit::FaultKind;
-    use drover_kit::faults::classify;
+    use drover_kit::faults::{classify, classify_at};
+    use drover_kit::resets::Clock;
     use drover_kit::testing::{assert_fault_kinds, assert_no_faults};
 
     #[test]
@@ -103,6 +104,35 @@ mod tests {
             (FaultKind::RateLimit, Some(60))
         );
         assert_eq!(fault.rule, "qwen/rate-limit");
+    }
+
+    #[test]
+    fn rate_limits_say_when_to_retry() {
+        let clock = Clock::at(1_785_067_200_000, None);
+        let read = |line: &str| {
+            let fault = classify_at(RULES, &[], &[line.to_string()], &clock).expect("hit");
+            (fault.kind, fault.retry_after_secs)
+        };
+        // Measured against 0.24.4 (docs/adapters/qwen.md): its own retry wait.
+        assert_eq!(
+            read(
+                "Retrying in 60s (attempt 1/10): [API Error: 429 Rate limit reached for requests]"
+            ),
+            (FaultKind::RateLimit, Some(60))
+        );
+        // An OpenAI-compatible provider's 429 message (the text of
+        // anomalyco/opencode#1712) in Qwen Code's `[API Error: …]` form.
+        assert_eq!(
+            read(
+                "[API Error: 429 Rate limit reached for gpt-5-mini in organization org-x on tokens per min (TPM): Limit 200000, Used 124035, Requested 79017. Please try again in 915ms. Visit https://platform.openai.com/account/rate-limits to learn more.]"
+            ),
+            (FaultKind::RateLimit, Some(1))
+        );
+        // QwenLM/qwen-code#1742: the free tier's daily quota states no reset.
+        assert_eq!(
+            read("[API Error: 429 Free allocated quota exceeded.]"),
+            (FaultKind::Quota, None)
+        );
     }
 
     #[test]
