@@ -20,6 +20,7 @@ fn seat(nick: &str, role: &str) -> SeatRecord {
         cost_usd: None,
         cost_approximate: false,
         extra_args: None,
+        no_resume: false,
         ray: None,
         jules: None,
     }

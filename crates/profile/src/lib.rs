@@ -200,6 +200,32 @@ pub struct SandboxOverrides {
     pub memory_bytes: Option<usize>,
 }
 
+/// `[resume]`: what a seat does when its turn ends in a rate limit or a
+/// quota: wait for the reset the CLI stated (or back off) and send again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resume {
+    /// `on_limit`: whether it resumes at all (default true).
+    pub on_limit: bool,
+    /// `attempts`: resumptions of one message before giving up (default 3).
+    pub attempts: u32,
+    /// `message`: what is sent on resuming; the interrupted prompt when
+    /// unset.
+    pub message: Option<String>,
+}
+
+impl Default for Resume {
+    fn default() -> Resume {
+        Resume {
+            on_limit: true,
+            attempts: RESUME_ATTEMPTS,
+            message: None,
+        }
+    }
+}
+
+/// `[resume] attempts` when a profile does not set it.
+pub const RESUME_ATTEMPTS: u32 = 3;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile {
     pub name: String,
@@ -236,6 +262,7 @@ pub struct Profile {
     /// `agent_protocol`: what the agent of an acp seat speaks.
     pub agent_protocol: AgentProtocol,
     pub sandbox: SandboxOverrides,
+    pub resume: Resume,
     /// `[component_settings]`: free-form settings only the component reads.
     pub component_settings: BTreeMap<String, String>,
     /// `component_env`: the environment variables the component may set in
@@ -292,6 +319,10 @@ impl Profile {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .chain(self.turn.text_settings())
+                .chain(
+                    (!self.component_settings.contains_key(TIMEZONE_SETTING))
+                        .then(|| (TIMEZONE_SETTING.to_string(), host_offset())),
+                )
                 .collect(),
             turn_argv: self.turn.argv.clone(),
             turn_resume: self.turn.resume.clone(),
@@ -299,6 +330,21 @@ impl Profile {
             turn_output: self.turn.output.clone(),
         }
     }
+}
+
+/// The `[component_settings]` entry a component reads a zone-less time in
+/// (a reset time "at 3:45 PM"): the host's offset unless the profile sets it.
+pub const TIMEZONE_SETTING: &str = "timezone";
+
+/// This machine's UTC offset now, `+01:00`; UTC when it cannot tell. Taken
+/// at each turn, so a daylight-saving change is seen by the next one.
+fn host_offset() -> String {
+    let seconds = jiff::tz::TimeZone::try_system()
+        .map(|tz| tz.to_offset(jiff::Timestamp::now()).seconds())
+        .unwrap_or(0);
+    let sign = if seconds < 0 { '-' } else { '+' };
+    let minutes = seconds.unsigned_abs() / 60;
+    format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)
 }
 
 /// `screen_settle_s` when a profile does not set it: longer than a CLI's

@@ -46,6 +46,10 @@ pub struct SeatRecord {
     /// --arg …` or `--no-bypass`); `None` keeps the profile's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_args: Option<Vec<String>>,
+    /// `drover up --no-resume`: a turn ended by a rate limit or a quota is
+    /// not resumed, whatever the profile's `[resume]` says.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_resume: bool,
     /// A ray seat: where its turns go.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ray: Option<RaySeat>,

@@ -105,6 +105,15 @@ impl Zone {
     }
 }
 
+impl Zone {
+    /// The local wall-clock time of a time in milliseconds since the epoch,
+    /// `HH:MM:SS`.
+    pub fn time_of_day(&self, millis: i64) -> String {
+        let at = Timestamp::from_millisecond(millis).unwrap_or(Timestamp::UNIX_EPOCH);
+        self.tz.to_datetime(at).strftime("%H:%M:%S").to_string()
+    }
+}
+
 /// Milliseconds since the epoch of an RFC 3339 time (`2026-11-30T10:00:00Z`,
 /// any offset); `None` for anything else.
 pub fn parse_instant(text: &str) -> Option<i64> {

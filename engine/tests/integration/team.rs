@@ -18,6 +18,7 @@ mod contract;
 mod herdr;
 mod leftovers;
 mod notifications;
+mod unattended;
 
 fn ok(p: &Project, args: &[&str]) -> String {
     let out = p.output(args);

@@ -28,6 +28,9 @@
 //! the cwd: a test ends the turn when it has seen what it needs, however
 //! slow the machine),
 //! `@end-session` (fire SessionEnd and exit after the turn's work),
+//! `@limit-once=SECS` (the first turn in this directory fails with Claude's
+//! usage-limit sentence, resetting SECS from now; later ones do not),
+//! `@limit=SECS` (every turn fails so),
 //! `@reply=X` (reply X whatever the prompt says), `@as-root` (behave as
 //! Claude Code does under root: refuse the bypass flags unless
 //! `IS_SANDBOX=1`, with its sentence, exit 1).
@@ -192,6 +195,8 @@ struct Script {
     hold: Option<PathBuf>,
     usage_first: bool,
     end_session: bool,
+    limit_once: Option<u64>,
+    limit: Option<u64>,
 }
 
 /// Directives from the prompt, plus any in `SCRIPTED_CLI_DIRECTIVES` (for
@@ -241,10 +246,43 @@ fn script(prompt: &str) -> Script {
             "reply" => s.reply = value.to_string(),
             "usage-first" => s.usage_first = true,
             "end-session" => s.end_session = true,
+            "limit-once" => s.limit_once = value.parse().ok(),
+            "limit" => s.limit = value.parse().ok(),
             _ => {}
         }
     }
     s
+}
+
+/// The turn's fault: `@limit-once=SECS` the first time it is seen in this
+/// directory (Claude's usage-limit sentence with its reset time, as
+/// anthropics/claude-code#11429 quotes it), else `@fault=KIND`'s.
+fn turn_fault(s: &Script, cwd: &Path) -> Option<(String, &'static str, u16)> {
+    let limited = |secs: u64| {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Some((
+            format!("Claude AI usage limit reached|{}", now + secs),
+            "rate_limit",
+            429,
+        ))
+    };
+    if let Some(secs) = s.limit {
+        return limited(secs);
+    }
+    if let Some(secs) = s.limit_once {
+        let marker = cwd.join(".scripted").join("limit-once-seen");
+        if !marker.exists() {
+            let _ = std::fs::create_dir_all(cwd.join(".scripted"));
+            let _ = std::fs::write(&marker, b"");
+            return limited(secs);
+        }
+    }
+    s.fault.as_deref().map(|kind| {
+        let (sentence, error, status) = fault_sentence(kind);
+        (sentence.to_string(), error, status)
+    })
 }
 
 /// Claude's sentences for each fault (docs/adapters/), and the
@@ -486,8 +524,8 @@ fn headless(options: &Options, prompt: &str) -> i32 {
         seat.record_turn(prompt, "(working)");
     }
     work(&s, &seat.cwd);
-    if let Some(kind) = &s.fault {
-        let (sentence, _, status) = fault_sentence(kind);
+    if let Some((sentence, _, status)) = turn_fault(&s, &seat.cwd) {
+        let sentence = sentence.as_str();
         seat.error_row(sentence);
         println!(
             "{}",
@@ -684,8 +722,8 @@ fn interactive(options: &Options) -> i32 {
             seat.hook("SessionEnd", json!({"reason": "other"}));
             return 0;
         }
-        if let Some(kind) = &s.fault {
-            let (sentence, error, _) = fault_sentence(kind);
+        if let Some((sentence, error, _)) = turn_fault(&s, &seat.cwd) {
+            let sentence = sentence.as_str();
             seat.error_row(sentence);
             print!("\r\n● {sentence}\r\n");
             seat.hook(

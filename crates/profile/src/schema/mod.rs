@@ -74,6 +74,7 @@ const TOP_FIELDS: &[&str] = &[
     "turn",
     "usage",
     "sandbox",
+    "resume",
     "component_settings",
     "component_env",
     "agent_protocol",
@@ -316,6 +317,28 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         }
         None => SandboxOverrides::default(),
     };
+    let resume = match top.table("resume")? {
+        Some((table, _)) => {
+            let mut t = Table::new(&reader, "resume", table);
+            let on_limit = t.truthy("on_limit");
+            let attempts = t.count("attempts", false)?;
+            let message = t.text("message").map(|(m, _)| m);
+            t.finish(&["on_limit", "attempts", "message"])?;
+            if message.as_deref().is_some_and(|m| m.trim().is_empty()) {
+                return Err(reader.error(
+                    None,
+                    "resume.message",
+                    "is empty; leave it out to re-send the interrupted prompt",
+                ));
+            }
+            crate::Resume {
+                on_limit: on_limit.unwrap_or(true),
+                attempts: attempts.unwrap_or(crate::RESUME_ATTEMPTS),
+                message,
+            }
+        }
+        None => crate::Resume::default(),
+    };
     if let Some((table, span)) = top.table("component_settings")? {
         if !component_settings.is_empty() {
             return Err(reader.error(
@@ -376,6 +399,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
         turn,
         agent_protocol,
         sandbox,
+        resume,
         component_settings,
         component_env,
         warnings: {

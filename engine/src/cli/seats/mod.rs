@@ -4,6 +4,7 @@ mod host;
 pub mod jules;
 mod list;
 pub(crate) mod pause;
+mod resume;
 mod send;
 
 use super::output::{errln, outln};
@@ -69,6 +70,10 @@ pub struct UpArgs {
     /// Drop the profile's bypass args (the CLI asks for permissions).
     #[arg(long, conflicts_with = "args")]
     no_bypass: bool,
+    /// Never resume a message a rate limit or a quota ended (the profile's
+    /// `[resume]` otherwise waits for the reset and sends it again).
+    #[arg(long)]
+    no_resume: bool,
     #[command(flatten)]
     json: Json,
 }
@@ -240,6 +245,7 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         } else {
             Some(args.args.clone())
         },
+        no_resume: args.no_resume,
         ray,
         jules,
     };

@@ -8,6 +8,7 @@ use anyhow::{Context as _, bail};
 
 use super::host::send_acp;
 use super::pause::{self, Hold};
+use super::resume;
 use super::{SendArgs, context, ray_settings};
 use crate::cli::Outcome;
 use crate::cli::output::print_json;
@@ -55,11 +56,40 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.cost_budget = record.budget_usd;
     spec.budget_mode = record.budget_mode;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
+    let mut resumed = 0;
+    let result = loop {
+        let result = one_turn(&project, &ctx, &mut record, &spec)?;
+        let Some(wait) = resume::plan(&ctx, &record, &result, resumed) else {
+            break result;
+        };
+        if !resume::wait(&ctx, &record, &result, wait, resumed, &interrupted) {
+            break result;
+        }
+        resumed += 1;
+        spec.prompt = ctx
+            .profile()
+            .resume
+            .message
+            .clone()
+            .unwrap_or_else(|| args.prompt.clone());
+    };
+    report_send(&record, &result, args.json.json)?;
+    Ok(send_outcome(&interrupted, &result))
+}
+
+/// One message's turn on the seat, its conversation and cost recorded.
+fn one_turn(
+    project: &Path,
+    ctx: &crate::drive::Context,
+    record: &mut SeatRecord,
+    spec: &TurnSpec,
+) -> anyhow::Result<crate::drive::TurnReport> {
+    let mut spec = spec.clone();
     let kind = record.workspace;
     let result = if kind.has_panes() {
         let pane = record.pane.clone().context("the seat record has no pane")?;
         let seat = interactive::Seat {
-            workspace: workspace::open_panes(kind, &project)?,
+            workspace: workspace::open_panes(kind, project)?,
             pane,
             from: crate::gate::Provenance::SealedRecord,
         };
@@ -70,25 +100,25 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
                 record.nick
             );
         }
-        interactive::send(&ctx, &spec, &seat, record.human)
+        interactive::send(ctx, &spec, &seat, record.human)
     } else {
         spec.conversation = record.conversation.clone().map_or_else(
             || Conversation::new_for(ctx.profile()),
             Conversation::Resume,
         );
         if kind == WorkspaceKind::Jules {
-            super::jules::refuse_if_followed(&ctx, &record)?;
-            let target = super::jules::target(&project, &record)?;
-            let policy = super::jules::policy(&project);
-            crate::drive::jules::run(&ctx, &spec, &target, &policy)
+            super::jules::refuse_if_followed(ctx, record)?;
+            let target = super::jules::target(project, record)?;
+            let policy = super::jules::policy(project);
+            crate::drive::jules::run(ctx, &spec, &target, &policy)
         } else {
             match record.ray.clone() {
                 Some(mut seat) => {
                     let target = crate::drive::ray::driver::Target {
-                        settings: ray_settings(&project, &record.cli, &seat)?,
+                        settings: ray_settings(project, &record.cli, &seat)?,
                         node: seat.node.clone(),
                     };
-                    let result = crate::drive::ray::driver::run(&ctx, &spec, &target);
+                    let result = crate::drive::ray::driver::run(ctx, &spec, &target);
                     if seat.node.is_none()
                         && result.session_id.is_some()
                         && let Some(job) =
@@ -97,11 +127,11 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
                     {
                         seat.node = job.value.node_id;
                         record.ray = Some(seat);
-                        seats::save(&project, &record)?;
+                        seats::save(project, record)?;
                     }
                     result
                 }
-                None => headless::run(&ctx, &spec),
+                None => headless::run(ctx, &spec),
             }
         }
     };
@@ -110,12 +140,11 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         record.conversation = Some(id.clone());
         changed = true;
     }
-    changed |= add_cost(&mut record, &result);
+    changed |= add_cost(record, &result);
     if changed {
-        seats::save(&project, &record)?;
+        seats::save(project, record)?;
     }
-    report_send(&record, &result, args.json.json)?;
-    Ok(send_outcome(&interrupted, &result))
+    Ok(result)
 }
 
 pub(super) fn send_outcome(
@@ -181,7 +210,14 @@ pub(super) fn send_in_background(
 ) -> anyhow::Result<Outcome> {
     let started = now_ns();
     let mut follower = crate::run::Follower::new(project, Some(&record.run_id));
-    follower.read_all();
+    // A seat paused on its budget journals nothing new for a second held
+    // message (its question is asked once): the pause is what it started.
+    let paused = follower
+        .read_all()
+        .into_iter()
+        .rev()
+        .find(|e| e.transition.task == record.nick)
+        .filter(|e| e.transition.prompt_kind() == Some(crate::budget::PROMPT_KIND));
     let mut command = std::process::Command::new(std::env::current_exe()?);
     command
         .arg("--project")
@@ -203,7 +239,7 @@ pub(super) fn send_in_background(
             .next(Duration::from_millis(200))
             .into_iter()
             .find(|e| e.transition.task == record.nick && e.transition.ts >= started);
-        if let Some(line) = line {
+        if let Some(line) = line.or_else(|| paused.clone()) {
             break line;
         }
         if let Ok(Some(status)) = child.try_wait() {
