@@ -97,10 +97,14 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         );
     };
     if q.kind == crate::budget::KIND {
-        let record =
-            seat_record.context("a budget question is a seat's: answer it by the seat's name")?;
-        let ctx = super::seats::context(&project, &record)?;
-        super::seats::pause::answer(&project, &record, &ctx, &q, &choice.id, &Answerer::Person)?;
+        let run = RunDir::open(&project, &run_id)?;
+        let info = run.read_info()?;
+        let ctx = Context::new(project.clone(), run, Prepared::launch(&project, &info.cli)?);
+        let holder = match &seat_record {
+            Some(record) => super::pause::Holder::Seat(record),
+            None => super::pause::Holder::Task(&task),
+        };
+        super::pause::answer(&project, holder, &ctx, &q, &choice.id, &Answerer::Person)?;
         let outcome = Answered {
             seat: task.clone(),
             run_id,

@@ -67,6 +67,11 @@ pub struct Args {
     /// Drop the profile's bypass args (the CLI asks for permissions).
     #[arg(long, conflicts_with = "args")]
     no_bypass: bool,
+    /// Never resume a turn a rate limit or a quota ended (headless and ray
+    /// otherwise wait for the reset the CLI states, per the profile's
+    /// `[resume]`, and send the prompt again in the same conversation).
+    #[arg(long)]
+    no_resume: bool,
     /// Silence that counts as a stall, e.g. 10m (default: never).
     #[arg(long, value_parser = parse_duration)]
     stall: Option<Duration>,
@@ -321,16 +326,71 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     }
     let interrupted = super::interrupt_flag()?;
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
-    let ctx = Context::new(project.clone(), run, prepared);
-    let result = match (selection.kind, &ray_target) {
-        (WorkspaceKind::Ray, Some(target)) => crate::drive::ray::driver::run(&ctx, &spec, target),
-        (kind, _) if kind.has_panes() => interactive::run(&ctx, &spec, kind),
-        (WorkspaceKind::Acp, _) => acp::run(&ctx, &spec, &policy),
-        (WorkspaceKind::Jules, _) => match &jules_target {
-            Some(target) => crate::drive::jules::run(&ctx, &spec, target, &policy),
-            None => bail!("the jules workspace has no target"),
+    let cli = profile.name.clone();
+    let held = super::pause::hold(
+        &project,
+        super::pause::Holder::Task(&task),
+        || {
+            Ok(Context::new(
+                project.clone(),
+                RunDir::open(&project, &run_id)?,
+                Prepared::launch(&project, &cli)?,
+            ))
         },
-        _ => headless::run(&ctx, &spec),
+        args.timeout,
+        &interrupted,
+    )?;
+    let ctx = Context::new(project.clone(), run, prepared);
+    if let super::pause::Hold::Stopped(why) = held {
+        ctx.verdict(
+            &task,
+            Verdict::OverBudget,
+            "budget:stop",
+            serde_json::json!({"reason": why}),
+        );
+        if args.json.json {
+            print_json(
+                &serde_json::json!({"status": "over_budget", "run_id": run_id, "task": task, "reason": why}),
+            )?;
+        } else {
+            outln!("over_budget: {why}");
+        }
+        return Ok(Outcome::Failed);
+    }
+    let resumable = matches!(selection.kind, WorkspaceKind::Headless | WorkspaceKind::Ray);
+    let mut resumed = 0;
+    let result = loop {
+        let result = match (selection.kind, &ray_target) {
+            (WorkspaceKind::Ray, Some(target)) => {
+                crate::drive::ray::driver::run(&ctx, &spec, target)
+            }
+            (kind, _) if kind.has_panes() => interactive::run(&ctx, &spec, kind),
+            (WorkspaceKind::Acp, _) => acp::run(&ctx, &spec, &policy),
+            (WorkspaceKind::Jules, _) => match &jules_target {
+                Some(target) => crate::drive::jules::run(&ctx, &spec, target, &policy),
+                None => bail!("the jules workspace has no target"),
+            },
+            _ => headless::run(&ctx, &spec),
+        };
+        // Only a conversation drover can resume by id is sent again: a
+        // pane's run ends with its pane, an acp agent with its process.
+        let Some(id) = result.session_id.clone().filter(|_| resumable) else {
+            break result;
+        };
+        let Some(wait) = super::resume::plan(&ctx, &task, args.no_resume, &result, resumed) else {
+            break result;
+        };
+        if !super::resume::wait(&ctx, &task, &result, wait, resumed, &interrupted) {
+            break result;
+        }
+        resumed += 1;
+        spec.conversation = Conversation::Resume(id);
+        spec.prompt = ctx
+            .profile()
+            .resume
+            .message
+            .clone()
+            .unwrap_or_else(|| prompt.clone());
     };
     if args.json.json {
         print_json(&result)?;

@@ -3,8 +3,6 @@
 mod host;
 pub mod jules;
 mod list;
-pub(crate) mod pause;
-mod resume;
 mod send;
 
 use super::output::{errln, outln};

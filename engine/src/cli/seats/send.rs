@@ -7,11 +7,11 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 
 use super::host::send_acp;
-use super::pause::{self, Hold};
-use super::resume;
 use super::{SendArgs, context, ray_settings};
 use crate::cli::Outcome;
 use crate::cli::output::print_json;
+use crate::cli::pause::{self, Hold, Holder};
+use crate::cli::resume;
 use crate::drive::{Conversation, TurnSpec, Verdict, headless, interactive};
 use crate::run::now_ns;
 use crate::seats::{self, SeatRecord};
@@ -36,7 +36,14 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         return send_in_background(&project, &record, &args);
     }
     let interrupted = crate::cli::interrupt_flag()?;
-    if let Hold::Stopped(why) = pause::hold(&project, &record, args.timeout, &interrupted)? {
+    let held = pause::hold(
+        &project,
+        Holder::Seat(&record),
+        || context(&project, &record),
+        args.timeout,
+        &interrupted,
+    )?;
+    if let Hold::Stopped(why) = held {
         if args.json.json {
             print_json(&serde_json::json!({"seat": record.nick, "sent": false, "reason": why}))?;
         } else {
@@ -59,10 +66,11 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     let mut resumed = 0;
     let result = loop {
         let result = one_turn(&project, &ctx, &mut record, &spec)?;
-        let Some(wait) = resume::plan(&ctx, &record, &result, resumed) else {
+        let Some(wait) = resume::plan(&ctx, &record.nick, record.no_resume, &result, resumed)
+        else {
             break result;
         };
-        if !resume::wait(&ctx, &record, &result, wait, resumed, &interrupted) {
+        if !resume::wait(&ctx, &record.nick, &result, wait, resumed, &interrupted) {
             break result;
         }
         resumed += 1;

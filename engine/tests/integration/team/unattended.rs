@@ -242,3 +242,74 @@ fn resuming_stops_at_the_profiles_cap_and_never_happens_with_no_resume() {
     );
     ok(&p, &["down", "--all"]);
 }
+
+#[test]
+fn a_headless_run_resumes_after_its_limit_resets() {
+    let p = Project::new();
+    let (doc, code) = p.run(&[
+        "--cli",
+        "scripted",
+        "Reply with exactly: RUNBACK @limit-once=2",
+    ]);
+    assert_eq!(
+        (doc["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{doc:#}"
+    );
+    assert_eq!(doc["reply"], "RUNBACK");
+    let run = doc["run_id"].as_str().expect("run id");
+    assert!(
+        p.states(run).iter().any(|s| s == "blocked:waiting"),
+        "{:?}",
+        p.states(run)
+    );
+}
+
+#[test]
+fn a_run_past_the_projects_budget_waits_and_a_stop_ends_it_over_budget() {
+    let p = Project::new();
+    user_config(&p, "[budget]\nproject = { usd = 0.01 }\n");
+    // The scripted model's prices make one turn $0.0127: past $0.01.
+    let (first, _) = p.run(&["--cli", "scripted", "Reply with exactly: ONE"]);
+    assert_eq!(first["status"], "completed", "{first:#}");
+    let mut held = p
+        .drover()
+        .args([
+            "run",
+            "--json",
+            "--task",
+            "two",
+            "--cli",
+            "scripted",
+            "Reply with exactly: TWO",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("drover run");
+    let run = wait_for("the held run's question", Duration::from_secs(60), || {
+        let runs = std::fs::read_dir(p.path().join(".drover/runs")).ok()?;
+        runs.filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .find(|id| p.states(id).iter().any(|s| s == "blocked:budget"))
+    });
+    let status = json(&p, &["status", "--json"]);
+    let project = &status["budgets"][0];
+    assert_eq!(project["level"], "project", "{status:#}");
+    assert!(
+        project["spent_usd"].as_f64().is_some_and(|s| s > 0.01),
+        "{project:#}"
+    );
+    let answered = json(&p, &["answer", "--json", "--run", &run, "two", "stop"]);
+    assert_eq!(answered["option"]["id"], "stop");
+    let out = held.wait_with_output().expect("the held run ends");
+    assert!(!out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["status"], "over_budget", "{doc:#}");
+    let journal = p.journal(&run);
+    assert!(
+        journal
+            .iter()
+            .any(|l| l["kind"] == "verdict" && l["state"] == "over_budget"),
+        "{journal:#?}"
+    );
+}

@@ -1,5 +1,5 @@
-//! A seat whose turn a rate limit or a quota ended waits for the reset and
-//! sends again. The reset time is the one the CLI stated (its adapter reads
+//! A seat (or a headless `drover run`) whose turn a rate limit or a quota
+//! ended waits for the reset and sends again. The reset time is the one the CLI stated (its adapter reads
 //! it from the sentence or error object into the fault's
 //! `retry_after_secs`); without one, drover backs off, doubling from a
 //! minute. Meanwhile the seat is journaled `blocked` with the prompt kind
@@ -7,13 +7,12 @@
 //! 17:05:03 (attempt 1 of 3)"), so `drover seats`, `wait` and `[[notify]]`
 //! see it; the resumption is journaled too. The profile's `[resume]` (off
 //! switch, attempts, the message sent on resuming) and `drover up
-//! --no-resume` decide whether it happens.
+//! --no-resume` (`drover run --no-resume`) decide whether it happens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use crate::drive::{Context, TurnReport};
-use crate::seats::SeatRecord;
 use drover_types::wit::{FaultKind, SeatState};
 
 /// The journal's prompt kind of a seat waiting for a limit to reset.
@@ -27,7 +26,8 @@ const WAIT_MAX: Duration = Duration::from_secs(12 * 3600);
 /// resumed (its `resumed`th resumption).
 pub(super) fn plan(
     ctx: &Context,
-    seat: &SeatRecord,
+    task: &str,
+    opted_out: bool,
     result: &TurnReport,
     resumed: u32,
 ) -> Option<Duration> {
@@ -36,8 +36,8 @@ pub(super) fn plan(
         return None;
     }
     let settings = &ctx.profile().resume;
-    let why_not = if seat.no_resume {
-        Some("the seat was brought up with --no-resume")
+    let why_not = if opted_out {
+        Some("--no-resume")
     } else if !settings.on_limit {
         Some("the profile's [resume] on_limit is false")
     } else if resumed >= settings.attempts {
@@ -47,7 +47,7 @@ pub(super) fn plan(
     };
     if let Some(why) = why_not {
         ctx.run.lifecycle(
-            &seat.nick,
+            task,
             "not-resumed",
             serde_json::json!({"fault": fault.kind.as_str(), "why": why, "resumed": resumed}),
         );
@@ -59,7 +59,7 @@ pub(super) fn plan(
     };
     if wait > WAIT_MAX {
         ctx.run.lifecycle(
-            &seat.nick,
+            task,
             "not-resumed",
             serde_json::json!({"fault": fault.kind.as_str(), "why": "the reset is more than 12 hours away", "wait_s": wait.as_secs()}),
         );
@@ -72,13 +72,12 @@ pub(super) fn plan(
 /// journals the resumption.
 pub(super) fn wait(
     ctx: &Context,
-    seat: &SeatRecord,
+    task: &str,
     result: &TurnReport,
     wait: Duration,
     resumed: u32,
     cancel: &AtomicBool,
 ) -> bool {
-    let task = seat.nick.as_str();
     let kind = result.fault.as_ref().map_or("limit", |f| f.kind.as_str());
     let until = SystemTime::now() + wait;
     let attempts = ctx.profile().resume.attempts;

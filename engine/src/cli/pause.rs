@@ -1,9 +1,10 @@
-//! A seat paused on a reached budget: its message is held, not sent, while
-//! it is journaled `blocked` on the budget question ("raise it, or
-//! stop?"). `[policy]` may decide it at once (only a rule that names the
-//! `budget` kind); otherwise a person does, with `drover answer`, which
-//! records the raise. The question is asked once: a second message to a
-//! paused seat waits on the same question, so its notification fires once.
+//! A seat (or a run's task) paused on a reached budget: its message is
+//! held, not sent, while it is journaled `blocked` on the budget question
+//! ("raise it, or stop?"). `[policy]` may decide it at once (only a rule
+//! that names the `budget` kind); otherwise a person does, with `drover
+//! answer`, which records the raise. The question is asked once: a second
+//! message to a paused seat waits on the same question, so its
+//! notification fires once.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,30 +25,50 @@ pub(super) enum Hold {
     Stopped(String),
 }
 
-/// The limits `seat` has reached, read afresh.
-pub(super) fn reached(project: &Path, seat: &SeatRecord) -> anyhow::Result<Vec<Standing>> {
-    let budgets = Budgets::load(project).context("reading [budget]")?;
-    Ok(budgets
-        .for_seat(seat)
-        .into_iter()
-        .filter(Standing::reached)
-        .collect())
+/// Whose budgets hold a message: a seat's (its own, its role's, its
+/// teams', the project's, the day's) or a run's task's (the project's and
+/// the day's).
+#[derive(Clone, Copy)]
+pub(super) enum Holder<'a> {
+    Seat(&'a SeatRecord),
+    Task(&'a str),
 }
 
-/// Holds `seat`'s next message while a budget it is under is reached, up
-/// to `timeout` (then the question stays for `drover answer`).
+impl Holder<'_> {
+    fn task(&self) -> &str {
+        match self {
+            Holder::Seat(seat) => &seat.nick,
+            Holder::Task(task) => task,
+        }
+    }
+
+    /// The limits it has reached, read afresh.
+    pub(super) fn reached(&self, project: &Path) -> anyhow::Result<Vec<Standing>> {
+        let budgets = Budgets::load(project).context("reading [budget]")?;
+        let standings = match self {
+            Holder::Seat(seat) => budgets.for_seat(seat),
+            Holder::Task(_) => budgets.for_project(),
+        };
+        Ok(standings.into_iter().filter(Standing::reached).collect())
+    }
+}
+
+/// Holds the holder's next message while a budget it is under is reached,
+/// up to `timeout` (then the question stays for `drover answer`). `ctx`
+/// makes the context its run is journaled through, only when needed.
 pub(super) fn hold(
     project: &Path,
-    seat: &SeatRecord,
+    holder: Holder<'_>,
+    ctx: impl FnOnce() -> anyhow::Result<crate::drive::Context>,
     timeout: Duration,
     cancel: &AtomicBool,
 ) -> anyhow::Result<Hold> {
-    let mut over = reached(project, seat)?;
+    let mut over = holder.reached(project)?;
     if over.is_empty() {
         return Ok(Hold::Send);
     }
-    let ctx = super::context(project, seat)?;
-    let task = seat.nick.as_str();
+    let ctx = ctx()?;
+    let task = holder.task();
     let until = Instant::now() + timeout;
     loop {
         let journal = ctx.run.journal_path();
@@ -63,11 +84,11 @@ pub(super) fn hold(
                     &format!("budget:{}", levels.join(",")),
                 );
                 ctx.attention(&format!(
-                    "seat {task} paused: {} (`drover answer {task} raise|stop`)",
+                    "{task} paused: {} (`drover answer {task} raise|stop`)",
                     asked.input
                 ));
                 if let Some(decided) = by_policy(project, &asked) {
-                    answer(project, seat, &ctx, &asked, &decided.0, &decided.1)?;
+                    answer(project, holder, &ctx, &asked, &decided.0, &decided.1)?;
                 }
                 asked
             }
@@ -87,7 +108,7 @@ pub(super) fn hold(
                 timeout.as_secs()
             ),
         }
-        over = reached(project, seat)?;
+        over = holder.reached(project)?;
         if over.is_empty() {
             return Ok(Hold::Send);
         }
@@ -104,12 +125,12 @@ fn by_policy(project: &Path, asked: &Question) -> Option<(String, Answerer)> {
     Some((ruling.option, Answerer::Policy { rule: ruling.rule }))
 }
 
-/// Carries out an answer to a budget question on `seat`: raises every
-/// limit it has reached for "raise", then journals who answered and the
-/// seat's state (idle: nothing is typed until a message is sent).
-pub(crate) fn answer(
+/// Carries out an answer to a budget question: raises every limit the
+/// holder has reached for "raise", then journals who answered and its
+/// state (idle: nothing is typed until a message is sent).
+pub(super) fn answer(
     project: &Path,
-    seat: &SeatRecord,
+    holder: Holder<'_>,
     ctx: &crate::drive::Context,
     asked: &Question,
     option: &str,
@@ -119,19 +140,19 @@ pub(crate) fn answer(
         .choice(option)
         .with_context(|| format!("'{option}' is not an option of the budget question"))?;
     if choice.id == "raise" {
-        let over = reached(project, seat)?;
+        let over = holder.reached(project)?;
         budget::raise(project, &over, by).context("recording the raise")?;
     }
-    ctx.answered(&seat.nick, asked, choice, by);
+    let task = holder.task();
+    ctx.answered(task, asked, choice, by);
     ctx.state(
-        &seat.nick,
+        task,
         drover_types::wit::SeatState::Idle,
         None,
         &format!("budget:{}", choice.id),
     );
     Ok(())
 }
-
 /// The option journaled for `question`, waiting for it until `until`.
 fn wait_answer(
     journal: &Path,
