@@ -15,6 +15,9 @@ use drover_gate::{Effect, Provenance, Sourced};
 /// The events an entry can ask for.
 pub const EVENTS: &[&str] = &[
     "blocked",
+    "budget",
+    "suspended",
+    "resumed",
     "done",
     "completed",
     "stalled",
@@ -28,6 +31,9 @@ pub const EVENTS: &[&str] = &[
 /// completed turn also reports as `completed`.
 const DEFAULT_ON: &[&str] = &[
     "blocked",
+    "budget",
+    "suspended",
+    "resumed",
     "completed",
     "stalled",
     "timeout",
@@ -380,7 +386,7 @@ mod tests {
             [
                 "/u/config.toml:2: notify.0.kind: \"pager\" is not a notifier (desktop, tmux, herdr, webhook, command)",
                 "/u/config.toml:6: notify.1.url: \"ftp://x\" is not an http(s) URL",
-                "/u/config.toml:10: notify.2.on: \"exploded\" is not an event (blocked, done, completed, stalled, timeout, crashed, over_budget, fault)",
+                "/u/config.toml:10: notify.2.on: \"exploded\" is not an event (blocked, budget, suspended, resumed, done, completed, stalled, timeout, crashed, over_budget, fault)",
                 "/u/config.toml:15: notify.3.argv: not a field of a desktop notifier",
             ]
         );

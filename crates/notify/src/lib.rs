@@ -29,9 +29,14 @@ use drover_types::wit::SeatState;
 pub fn events_of(line: &Transition) -> Vec<&'static str> {
     let named = |s: &str| config::EVENTS.iter().copied().find(|e| *e == s);
     match &line.record {
-        Record::State { state, .. } => match state {
-            SeatState::Blocked => vec!["blocked"],
-            SeatState::Done => vec!["done"],
+        // The prompt kinds and source drover's own pauses journal (a
+        // reached budget; a rate limit waited out, and its end).
+        Record::State { state, prompt_kind } => match (state, prompt_kind.as_deref()) {
+            (SeatState::Blocked, Some("budget")) => vec!["budget", "blocked"],
+            (SeatState::Blocked, Some("waiting")) => vec!["suspended", "blocked"],
+            (SeatState::Blocked, _) => vec!["blocked"],
+            (SeatState::Idle, _) if line.source == "resume" => vec!["resumed"],
+            (SeatState::Done, _) => vec!["done"],
             _ => Vec::new(),
         },
         Record::Verdict { verdict } => {
@@ -312,6 +317,22 @@ mod tests {
             ["blocked"]
         );
         assert!(events_of(&line(state(SeatState::Working), Value::Null)).is_empty());
+        let paused = |kind: &str| Record::State {
+            state: SeatState::Blocked,
+            prompt_kind: Some(kind.to_string()),
+        };
+        assert_eq!(
+            events_of(&line(paused("budget"), Value::Null)),
+            ["budget", "blocked"]
+        );
+        assert_eq!(
+            events_of(&line(paused("waiting"), Value::Null)),
+            ["suspended", "blocked"]
+        );
+        let mut resumed = line(state(SeatState::Idle), Value::Null);
+        resumed.source = "resume".into();
+        assert_eq!(events_of(&resumed), ["resumed"]);
+        assert!(events_of(&line(state(SeatState::Idle), Value::Null)).is_empty());
         assert_eq!(
             events_of(&line(
                 verdict(Verdict::Stalled),

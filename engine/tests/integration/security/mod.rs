@@ -3,6 +3,7 @@
 //! them), and per effect in the threat model's table. Every test here failed
 //! on the drover that had the break.
 
+mod budgets;
 mod config;
 mod hooks;
 mod jules;
