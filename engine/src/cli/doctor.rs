@@ -203,6 +203,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 Err(e) => (Vec::new(), Vec::new(), Some(e)),
             };
             let driver = registry::driver_label(p, project);
+            let mut limitations = limitations;
+            limitations.extend(unattended_limits(p, &driver));
             let mut notes = Vec::new();
             if driver.starts_with(registry::GENERIC) && p.turn.argv.is_empty() {
                 notes.push("runs on tmux only: no [turn] argv for headless turns".to_string());
@@ -367,4 +369,26 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Failed
     })
+}
+
+/// What a profile cannot do of issue-26's unattended behaviours, from its
+/// own fields: a budget needs its usage read, a resumption its reset time.
+fn unattended_limits(p: &crate::profile::Profile, driver: &str) -> Vec<String> {
+    let mut cannot = Vec::new();
+    if p.usage_parser.is_empty() && p.turn.usage.is_empty() {
+        cannot.push(
+            "be held to a [budget]: drover reads none of its usage (no usage parser), so its spend counts as nothing"
+                .to_string(),
+        );
+    }
+    if !p.resume.on_limit {
+        cannot
+            .push("resume after a rate limit or quota: its [resume] on_limit is false".to_string());
+    } else if driver.starts_with(registry::GENERIC) || p.binary == "grok" {
+        cannot.push(
+            "read when its rate limit resets (no sentence of it states one): a resumption backs off from a minute"
+                .to_string(),
+        );
+    }
+    cannot
 }
