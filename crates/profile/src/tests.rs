@@ -451,3 +451,47 @@ fn a_usage_table_becomes_the_generic_adapters_parser_of_its_logs() {
     // The component sees the same name.
     assert_eq!(p.to_wit().usage_parser, p.usage_parser);
 }
+
+#[test]
+fn a_component_is_told_the_hosts_offset_unless_the_profile_names_a_zone() {
+    let setting = |p: &Profile| {
+        p.to_wit()
+            .settings
+            .into_iter()
+            .find(|(k, _)| k == TIMEZONE_SETTING)
+            .map(|(_, v)| v)
+    };
+    let host = setting(&parse(BASE).expect("valid")).expect("an offset");
+    let shape = regex::Regex::new(r"^[+-]\d\d:\d\d$").expect("regex");
+    assert!(shape.is_match(&host), "{host}");
+    let named = parse(&format!(
+        "{BASE}[component_settings]\ntimezone = \"Asia/Tokyo\"\n"
+    ))
+    .expect("valid");
+    assert_eq!(setting(&named).as_deref(), Some("Asia/Tokyo"));
+}
+
+#[test]
+fn resume_reads_its_fields_and_refuses_an_empty_message() {
+    let p = parse(&format!(
+        "{BASE}[resume]\non_limit = false\nattempts = 5\nmessage = \"continue\"\n"
+    ))
+    .expect("valid");
+    assert_eq!(
+        p.resume,
+        Resume {
+            on_limit: false,
+            attempts: 5,
+            message: Some("continue".to_string())
+        }
+    );
+    assert_eq!(parse(BASE).expect("valid").resume, Resume::default());
+    let file = "/p/.drover/profiles/demo.toml";
+    assert_eq!(
+        error_of(&format!("{BASE}[resume]\nmessage = \" \"\n")),
+        format!(
+            "profile {file}:9: resume.message: is empty; leave it out to re-send the interrupted prompt"
+        )
+    );
+    assert!(error_of(&format!("{BASE}[resume]\ntries = 2\n")).contains("resume.tries"));
+}

@@ -322,11 +322,11 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             let mut t = Table::new(&reader, "resume", table);
             let on_limit = t.truthy("on_limit");
             let attempts = t.count("attempts", false)?;
-            let message = t.text("message").map(|(m, _)| m);
+            let message = t.text("message");
             t.finish(&["on_limit", "attempts", "message"])?;
-            if message.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            if let Some((_, at)) = message.as_ref().filter(|(m, _)| m.trim().is_empty()) {
                 return Err(reader.error(
-                    None,
+                    Some(*at..*at),
                     "resume.message",
                     "is empty; leave it out to re-send the interrupted prompt",
                 ));
@@ -334,7 +334,7 @@ pub fn parse(text: &str, source: &ProfileSource) -> Result<Profile, ProfileError
             crate::Resume {
                 on_limit: on_limit.unwrap_or(true),
                 attempts: attempts.unwrap_or(crate::RESUME_ATTEMPTS),
-                message,
+                message: message.map(|(m, _)| m),
             }
         }
         None => crate::Resume::default(),
