@@ -313,3 +313,43 @@ fn a_run_past_the_projects_budget_waits_and_a_stop_ends_it_over_budget() {
         "{journal:#?}"
     );
 }
+
+/// Brings every seat down when the test ends, passed or not.
+struct Down<'a>(&'a Project);
+
+impl Drop for Down<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.output(&["down", "--all"]);
+    }
+}
+
+#[test]
+fn a_tmux_seat_waits_out_its_limit_and_types_the_prompt_again() {
+    crate::support::tmux_required();
+    let p = Project::new();
+    p.install_hooks("scripted");
+    let _down = Down(&p);
+    ok(
+        &p,
+        &["up", "pane", "--cli", "scripted", "--workspace", "tmux"],
+    );
+    let sent = json(
+        &p,
+        &[
+            "send",
+            "--json",
+            "pane",
+            "Reply with exactly: AGAIN @limit-once=2",
+        ],
+    );
+    assert_eq!(
+        (sent["status"].as_str(), sent["reply"].as_str()),
+        (Some("completed"), Some("AGAIN")),
+        "{sent:#}"
+    );
+    let lines = events(&p, "pane");
+    assert!(
+        lines.iter().any(|e| e["prompt_kind"] == "waiting"),
+        "{lines:#?}"
+    );
+}
