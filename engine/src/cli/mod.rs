@@ -19,6 +19,7 @@ mod ray_worker;
 mod resume;
 mod run;
 mod seats;
+mod serve;
 mod status;
 mod trust;
 mod usage;
@@ -119,6 +120,8 @@ enum Command {
     Events(events::Args),
     /// Answer the question a blocked seat waits on.
     Answer(answer::Args),
+    /// A live web page, a JSON API and an event stream over this project's seats and runs.
+    Serve(serve::Args),
     /// The background process that holds an acp seat's agent (started by `up`).
     #[command(hide = true)]
     SeatHost { nick: String },
@@ -212,6 +215,7 @@ pub fn main() -> ExitCode {
         Command::Seats(args) => seats::list(&project, args),
         Command::Wait(args) => wait::run(&project, args),
         Command::Events(args) => events::run(&project, args),
+        Command::Serve(args) => serve::run(&project, args),
         Command::NotifyDispatch { run, task, ts } => {
             crate::notify::dispatch(&project, &run, &task, ts);
             Ok(Outcome::Ok)

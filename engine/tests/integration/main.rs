@@ -38,6 +38,7 @@ mod running_as_root;
 mod sandbox_containment;
 mod seats;
 mod security;
+mod serve;
 mod sessions;
 mod team;
 mod untrusted_checkout;

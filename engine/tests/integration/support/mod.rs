@@ -317,3 +317,4 @@ pub mod ray_cluster;
 pub mod real;
 pub mod real_acp;
 pub mod real_scenarios;
+pub mod webdriver;
