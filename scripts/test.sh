@@ -36,16 +36,21 @@ setup_log="$target/setup.log"
 mkdir -p "$target/examples"
 export DROVER_PYTHON_ADAPTER="$target/examples/python-adapter.wasm"
 export DROVER_JS_ADAPTER="$target/examples/js-adapter.wasm"
+# Installs Debian packages when a command is missing.
+apt_install() {
+    local sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+}
 setup() {
     step "tmux"
-    if ! command -v tmux >/dev/null 2>&1; then
-        if [ "$(id -u)" = 0 ]; then
-            DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux
-        else
-            sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux
-        fi
-    fi
+    command -v tmux >/dev/null 2>&1 || apt_install tmux
     tmux -V
+    step "chromium and chromedriver (drover serve's browser test)"
+    { command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; } \
+        || apt_install chromium chromium-driver
+    chromium --version
     step "vendor CLIs (Node 22, pinned npm packages, the grok wheel)"
     scripts/provision-clis.sh
     step "Python example adapter (componentize-py)"

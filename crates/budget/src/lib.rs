@@ -76,7 +76,7 @@ impl Standing {
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
         if let Some(limit) = self.limit_usd {
-            parts.push(format!("${:.2} of ${limit:.2}", self.spent_usd));
+            parts.push(format!("{} of {}", dollars(self.spent_usd), dollars(limit)));
         }
         if let Some(limit) = self.limit_tokens {
             parts.push(format!("{} of {limit} tokens", self.spent_tokens));
@@ -88,12 +88,22 @@ impl Standing {
     fn raised(&self) -> String {
         let mut parts = Vec::new();
         if let (Some(limit), Some(step)) = (self.limit_usd, self.step_usd) {
-            parts.push(format!("${:.2}", limit + step));
+            parts.push(dollars(limit + step));
         }
         if let (Some(limit), Some(step)) = (self.limit_tokens, self.step_tokens) {
             parts.push(format!("{} tokens", limit.saturating_add(step)));
         }
         parts.join(", ")
+    }
+}
+
+/// Dollars as people read them: cents from a dollar up, four places below
+/// (a turn's $0.0127 is not "$0.01").
+fn dollars(usd: f64) -> String {
+    if usd.abs() < 1.0 && usd != 0.0 {
+        format!("${usd:.4}")
+    } else {
+        format!("${usd:.2}")
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod follow;
 mod hook_record;
 mod journal;
+pub mod projects;
 #[cfg(test)]
 mod properties;
 pub mod question;
@@ -122,6 +123,7 @@ impl RunDir {
         for sub in ["events", "logs", "tasks"] {
             drover_state::create_dir_all(&root.join(sub))?;
         }
+        projects::remember(project);
         Ok(RunDir {
             root,
             id: id.to_string(),

@@ -31,7 +31,46 @@ const EVENTS_MAX: usize = 2000;
 #[derive(Clone)]
 pub struct App {
     pub exe: PathBuf,
-    pub project: PathBuf,
+    /// The projects served: the one `serve` ran in first, then (with
+    /// `--all-projects`) every other one drover has run in. A request names
+    /// one by its index, never by a path.
+    pub projects: Vec<PathBuf>,
+}
+
+/// Which project a request is about (`?project=N`, default the first).
+#[derive(Deserialize, Default)]
+pub struct Which {
+    project: Option<usize>,
+    /// `usage` only: keep the conversations known to have run in it.
+    #[serde(default)]
+    only: bool,
+}
+
+impl App {
+    fn project(&self, which: &Which) -> Result<&std::path::Path, Response> {
+        let index = which.project.unwrap_or(0);
+        self.projects
+            .get(index)
+            .map(PathBuf::as_path)
+            .ok_or_else(|| {
+                (
+                    StatusCode::NOT_FOUND,
+                    Json(json!({"error": format!("no project {index} (see /api/projects)")})),
+                )
+                    .into_response()
+            })
+    }
+}
+
+/// The projects served, by index.
+pub async fn projects(State(app): State<App>) -> Response {
+    let listed: Vec<Value> = app
+        .projects
+        .iter()
+        .enumerate()
+        .map(|(index, path)| json!({"index": index, "path": path.display().to_string()}))
+        .collect();
+    Json(json!({"projects": listed})).into_response()
 }
 
 /// A command's outcome as an HTTP answer: its document (200), its document
@@ -56,16 +95,21 @@ fn answer(code: Option<i32>, stdout: &[u8], stderr: &[u8]) -> Response {
     }
 }
 
-async fn drover(app: &App, args: &[&str], bound: Duration) -> Response {
+async fn drover(app: &App, which: &Which, args: &[&str], bound: Duration) -> Response {
+    let project = match app.project(which) {
+        Ok(project) => project,
+        Err(refused) => return refused,
+    };
     let mut command = tokio::process::Command::new(&app.exe);
     // `usage` given a project keeps only conversations known to have run in
-    // it; the page shows what `drover usage` shows run here, every
-    // transcript of this machine's CLIs.
-    if args.first() != Some(&"usage") {
-        command.arg("--project").arg(&app.project);
+    // it: the page asks for that per project (`only`), and otherwise shows
+    // what `drover usage` shows run here, every transcript of this
+    // machine's CLIs.
+    if args.first() != Some(&"usage") || which.only {
+        command.arg("--project").arg(project);
     }
     command
-        .current_dir(&app.project)
+        .current_dir(project)
         .args(args)
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
@@ -89,12 +133,12 @@ async fn drover(app: &App, args: &[&str], bound: Duration) -> Response {
     answer(output.status.code(), &output.stdout, &output.stderr)
 }
 
-pub async fn seats(State(app): State<App>) -> Response {
-    drover(&app, &["seats", "--json"], READ_BOUND).await
+pub async fn seats(State(app): State<App>, Query(which): Query<Which>) -> Response {
+    drover(&app, &which, &["seats", "--json"], READ_BOUND).await
 }
 
-pub async fn status(State(app): State<App>) -> Response {
-    drover(&app, &["status", "--json"], READ_BOUND).await
+pub async fn status(State(app): State<App>, Query(which): Query<Which>) -> Response {
+    drover(&app, &which, &["status", "--json"], READ_BOUND).await
 }
 
 #[derive(Deserialize)]
@@ -105,7 +149,11 @@ pub struct UsageQuery {
     tz: Option<String>,
 }
 
-pub async fn usage(State(app): State<App>, Query(q): Query<UsageQuery>) -> Response {
+pub async fn usage(
+    State(app): State<App>,
+    Query(which): Query<Which>,
+    Query(q): Query<UsageQuery>,
+) -> Response {
     let mut args: Vec<String> = vec!["usage".into(), "--json".into()];
     for (flag, value) in [
         ("--by", &q.by),
@@ -118,7 +166,7 @@ pub async fn usage(State(app): State<App>, Query(q): Query<UsageQuery>) -> Respo
         }
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    drover(&app, &args, READ_BOUND).await
+    drover(&app, &which, &args, READ_BOUND).await
 }
 
 #[derive(Deserialize)]
@@ -147,11 +195,19 @@ impl EventsQuery {
 
 /// `drover events --json`'s lines as one array (the newest
 /// [`EVENTS_MAX`]).
-pub async fn events(State(app): State<App>, Query(q): Query<EventsQuery>) -> Response {
+pub async fn events(
+    State(app): State<App>,
+    Query(which): Query<Which>,
+    Query(q): Query<EventsQuery>,
+) -> Response {
+    let project = match app.project(&which) {
+        Ok(project) => project,
+        Err(refused) => return refused,
+    };
     let mut command = tokio::process::Command::new(&app.exe);
     command
         .arg("--project")
-        .arg(&app.project)
+        .arg(project)
         .args(["events", "--json"])
         .args(q.args())
         .stdin(std::process::Stdio::null())
@@ -182,9 +238,14 @@ pub async fn events(State(app): State<App>, Query(q): Query<EventsQuery>) -> Res
 /// browser sends) as one server-sent event, its id the line's timestamp.
 pub async fn stream(
     State(app): State<App>,
+    Query(which): Query<Which>,
     Query(mut q): Query<EventsQuery>,
     headers: HeaderMap,
 ) -> Response {
+    let project = match app.project(&which) {
+        Ok(project) => project.to_path_buf(),
+        Err(refused) => return refused,
+    };
     if let Some(last) = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -200,7 +261,7 @@ pub async fn stream(
     let mut command = tokio::process::Command::new(&app.exe);
     command
         .arg("--project")
-        .arg(&app.project)
+        .arg(&project)
         .args(["events", "--follow", "--json"])
         .args(q.args())
         .stdin(std::process::Stdio::null())
@@ -256,29 +317,23 @@ pub struct AnswerBody {
 
 pub async fn answer_seat(
     State(app): State<App>,
+    Query(which): Query<Which>,
     Path(nick): Path<String>,
     Json(body): Json<AnswerBody>,
 ) -> Response {
-    drover(
-        &app,
-        &["answer", "--json", "--", &nick, &body.option],
-        ACT_BOUND,
-    )
-    .await
+    let args = ["answer", "--json", "--", &nick, &body.option];
+    drover(&app, &which, &args, ACT_BOUND).await
 }
 
 pub async fn answer_task(
     State(app): State<App>,
+    Query(which): Query<Which>,
     Path((run, task)): Path<(String, String)>,
     Json(body): Json<AnswerBody>,
 ) -> Response {
     let run = format!("--run={run}");
-    drover(
-        &app,
-        &["answer", "--json", &run, "--", &task, &body.option],
-        ACT_BOUND,
-    )
-    .await
+    let args = ["answer", "--json", &run, "--", &task, &body.option];
+    drover(&app, &which, &args, ACT_BOUND).await
 }
 
 #[derive(Deserialize)]
@@ -288,17 +343,18 @@ pub struct SendBody {
 
 pub async fn send(
     State(app): State<App>,
+    Query(which): Query<Which>,
     Path(nick): Path<String>,
     Json(body): Json<SendBody>,
 ) -> Response {
-    drover(
-        &app,
-        &["send", "--no-wait", "--json", "--", &nick, &body.prompt],
-        ACT_BOUND,
-    )
-    .await
+    let args = ["send", "--no-wait", "--json", "--", &nick, &body.prompt];
+    drover(&app, &which, &args, ACT_BOUND).await
 }
 
-pub async fn down(State(app): State<App>, Path(nick): Path<String>) -> Response {
-    drover(&app, &["down", "--json", "--", &nick], ACT_BOUND).await
+pub async fn down(
+    State(app): State<App>,
+    Query(which): Query<Which>,
+    Path(nick): Path<String>,
+) -> Response {
+    drover(&app, &which, &["down", "--json", "--", &nick], ACT_BOUND).await
 }

@@ -44,6 +44,10 @@ pub struct Args {
     /// Open the page in the desktop's browser.
     #[arg(long)]
     open: bool,
+    /// Also serve every other project drover has run in (as recorded in
+    /// your state directory), each chosen on the page.
+    #[arg(long)]
+    all_projects: bool,
 }
 
 #[derive(Clone)]
@@ -102,8 +106,17 @@ async fn serve(
     let shared = Shared {
         guard: Guard::new(token, bound, &args.hosts),
     };
-    let app = api::App { exe, project };
+    let mut projects = vec![project.clone()];
+    if args.all_projects {
+        projects.extend(
+            crate::run::projects::known()
+                .into_iter()
+                .filter(|p| *p != project),
+        );
+    }
+    let app = api::App { exe, projects };
     let api = Router::new()
+        .route("/api/projects", get(api::projects))
         .route("/api/seats", get(api::seats))
         .route("/api/status", get(api::status))
         .route("/api/events", get(api::events))

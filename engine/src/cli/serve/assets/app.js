@@ -8,6 +8,15 @@ const $ = (selector, root = document) => root.querySelector(selector);
 const seatSince = new Map(); // nick -> ns of its last state line
 let seatsTimer = null;
 let usageTimer = null;
+let projects = [];
+let projectIndex = 0;
+let stream = null;
+
+// An API path for the project shown.
+function at(path, extra = "") {
+  const sep = path.includes("?") ? "&" : "?";
+  return path + sep + "project=" + projectIndex + extra;
+}
 
 function el(tag, props = {}, children = []) {
   const node = document.createElement(tag);
@@ -120,7 +129,7 @@ function renderQuestion(seat) {
 async function answer(nick, option, box) {
   for (const b of box.querySelectorAll("button")) b.disabled = true;
   notice("answering " + nick + "…");
-  const result = await api("/api/seats/" + encodeURIComponent(nick) + "/answer", {
+  const result = await api(at("/api/seats/" + encodeURIComponent(nick) + "/answer"), {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ option: option.id }),
@@ -166,7 +175,7 @@ function chart(name, rows) {
       el("td", { className: "key", title: r.key, text: r.key }),
       el("td", { className: "bar" }, [bar]),
       el("td", { className: "cost", "data-usd": String(r.usd ?? ""), text: usd(r.usd) }),
-      el("td", { className: "tokens", "data-tokens": String(r.tokens ?? ""), text: (r.tokens ?? "") + " tok" }),
+      el("td", { className: "tokens", "data-tokens": String(r.tokens ?? ""), text: r.tokens == null ? "" : r.tokens + " tok" }),
     ]));
   }
   if (!rows.length) body.append(el("tr", {}, [el("td", { text: "nothing yet" })]));
@@ -181,13 +190,13 @@ function renderSeatChart(seats) {
 }
 
 async function refreshSeats() {
-  const [seats, status] = await Promise.all([api("/api/seats"), api("/api/status")]);
+  const [seats, status] = await Promise.all([api(at("/api/seats")), api(at("/api/status"))]);
   if (seats.ok) renderSeats(seats.body.seats || []);
   if (status.ok) renderBudgets(seats.ok ? seats.body.seats : [], status.body.budgets || []);
 }
 
 async function refreshUsage() {
-  const [day, model] = await Promise.all([api("/api/usage?by=day"), api("/api/usage?by=model")]);
+  const [day, model] = await Promise.all([api(at("/api/usage?by=day")), api(at("/api/usage?by=model"))]);
   for (const [name, result] of [["day", day], ["model", model]]) {
     if (!result.ok) continue;
     const key = (g) => (name === "day" ? g.day : g.cli + " " + g.model);
@@ -195,10 +204,16 @@ async function refreshUsage() {
   }
   if (day.ok) {
     const t = day.body.totals || {};
-    $("#usage-total").textContent = "Total " + usd(t.cost_usd) + " over " + (t.requests || 0) + " requests";
+    $("#usage-total").textContent = "All of this machine's CLIs (as drover usage counts them): "
+      + usd(t.cost_usd) + " over " + (t.requests || 0) + " requests";
     $("#usage-total").setAttribute("data-usd", String(t.cost_usd ?? ""));
-    chart("project", [{ key: document.title.replace(/^drover ?/, "") || "this project", usd: t.cost_usd, tokens: tokensOf(t) }]);
   }
+  // Per project: the conversations known to have run in each.
+  const each = await Promise.all(projects.map((p) => api("/api/usage?by=day&only=true&project=" + p.index)));
+  chart("project", projects.map((p, i) => {
+    const t = (each[i].ok && each[i].body.totals) || {};
+    return { key: p.path, usd: t.cost_usd, tokens: tokensOf(t) };
+  }));
 }
 
 function scheduleSeats() {
@@ -242,8 +257,9 @@ function addEvent(line) {
 }
 
 function connect() {
+  if (stream) stream.close();
   const since = new Date(Date.now() - 24 * 3600 * 1000).toISOString();
-  const stream = new EventSource("/api/stream?since=" + encodeURIComponent(since));
+  stream = new EventSource(at("/api/stream?since=" + encodeURIComponent(since)));
   stream.onopen = () => { $("#live").dataset.live = "live"; $("#live").textContent = "live"; };
   stream.onerror = () => { $("#live").dataset.live = "down"; $("#live").textContent = "reconnecting…"; };
   stream.onmessage = (message) => {
@@ -263,6 +279,29 @@ setInterval(() => {
   }
 }, 1000);
 
-refreshSeats();
-refreshUsage();
-connect();
+function show(index) {
+  projectIndex = index;
+  const project = projects[index];
+  $("#project-path").textContent = project ? project.path : "";
+  document.title = "drover" + (project ? " · " + project.path.split("/").pop() : "");
+  seenLines.clear();
+  seatSince.clear();
+  $("#events").replaceChildren();
+  refreshSeats();
+  refreshUsage();
+  connect();
+}
+
+async function start() {
+  const listed = await api("/api/projects");
+  projects = (listed.ok && listed.body.projects) || [];
+  const select = $("#project");
+  if (projects.length > 1) {
+    for (const p of projects) select.append(el("option", { value: String(p.index), text: p.path }));
+    select.hidden = false;
+    select.addEventListener("change", () => show(Number(select.value)));
+  }
+  show(0);
+}
+
+start();
