@@ -118,6 +118,10 @@ const RUNS_COMPONENTS: &[(&str, &str)] = &[
     ("drover-drive", "the drivers"),
     ("drover-seats", "the seat host drives turns"),
     (
+        "drover-budget",
+        "spend is the turn ledger drover-turn keeps; seats are drover-seats'",
+    ),
+    (
         "drover-probe",
         "it asks the CLI's component and may run one turn",
     ),
