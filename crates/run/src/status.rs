@@ -29,6 +29,9 @@ pub struct TaskView {
     /// The last verdict, and whether it is the task's last line (settled).
     pub verdict: Option<String>,
     pub settled: bool,
+    /// When the task entered its state (ns since the epoch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since_ns: Option<u64>,
 }
 
 impl TaskView {
@@ -51,6 +54,9 @@ impl TaskView {
             Record::Event { .. } => return,
         };
         self.settled = false;
+        if self.state.as_deref() != Some(state.as_str()) || state == SeatState::Blocked {
+            self.since_ns = Some(t.ts);
+        }
         self.state = Some(state.as_str().to_string());
         if state == SeatState::Blocked {
             self.prompt_kind = prompt_kind.clone();

@@ -43,6 +43,8 @@ struct SeatStatus {
     /// The question a blocked seat waits on, with its options.
     question: Option<crate::question::Question>,
     verdict: Option<String>,
+    /// When the seat entered its state (ns since the epoch).
+    since_ns: Option<u64>,
     alive: Option<bool>,
     /// The record was not sealed by this user's drover: shown as it is,
     /// nothing it names asked after.
@@ -84,6 +86,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                     evidence: None,
                     question: None,
                     verdict: None,
+                    since_ns: None,
                     alive: None,
                     foreign,
                     budgets: Vec::new(),
@@ -118,6 +121,7 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 evidence: view.evidence,
                 question: view.question,
                 verdict: view.verdict,
+                since_ns: view.since_ns,
                 alive,
                 foreign,
             }

@@ -84,6 +84,7 @@ function renderSeats(seats) {
   questions.replaceChildren();
   $("#no-seats").hidden = seats.length > 0;
   for (const seat of seats) {
+    if (seat.since_ns && !(seatSince.get(seat.nick) > seat.since_ns)) seatSince.set(seat.nick, seat.since_ns);
     const row = el("tr", { "data-seat": seat.nick }, [
       el("td", { text: seat.nick }),
       el("td", { className: "state", "data-state": seat.state || "", text: stateLabel(seat) }),
