@@ -299,3 +299,54 @@ fn the_server_wants_its_token_its_host_and_its_own_origin() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_checkouts_markup_reaches_the_page_as_text() {
+    browser_required();
+    let p = Project::new();
+    // A run a hostile checkout committed, whose journal line carries
+    // markup that would run script if it were ever parsed as HTML.
+    let run = p.path().join(".drover/runs/committed-1");
+    for sub in ["events", "logs", "tasks"] {
+        std::fs::create_dir_all(run.join(sub)).expect("run dirs");
+    }
+    std::fs::write(
+        run.join("run.json"),
+        json!({"run_id": "committed-1", "created_ns": 1, "cli": "scripted", "workspace": "headless",
+               "project": p.path(), "tasks": ["t"], "driver_pid": 0, "driver_start": null})
+        .to_string(),
+    )
+    .expect("run.json");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let markup = "<img src=x onerror=\"window.__pwned=1\">";
+    std::fs::write(
+        run.join("events.jsonl"),
+        format!(
+            "{}\n",
+            json!({"ts": now, "task": "t", "kind": "state", "state": "blocked", "prompt_kind": "permission",
+                   "source": "screen:x", "detail": {"evidence": markup}})
+        ),
+    )
+    .expect("journal");
+    let server = Server::start(&p);
+    let browser = Browser::start();
+    browser.open(&server.url);
+    let shown = browser.wait_for(
+        "the committed line",
+        "const e = document.querySelector('#events'); return e && e.textContent.includes('onerror') && e.textContent",
+    );
+    assert!(
+        shown.as_str().unwrap_or_default().contains(markup),
+        "{shown}"
+    );
+    assert_eq!(
+        browser.eval(
+            "return [window.__pwned === undefined, document.querySelectorAll('#events img').length]",
+            &[]
+        ),
+        json!([true, 0])
+    );
+}
