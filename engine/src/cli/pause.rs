@@ -42,6 +42,16 @@ impl Holder<'_> {
         }
     }
 
+    /// Whether a seat was taken down (its record removed, or replaced by
+    /// another seat of the same name): its held message is dropped.
+    fn gone(&self, project: &Path) -> bool {
+        match self {
+            Holder::Seat(seat) => crate::seats::load(project, &seat.nick)
+                .is_none_or(|now| now.value.run_id != seat.run_id),
+            Holder::Task(_) => false,
+        }
+    }
+
     /// The limits it has reached, read afresh.
     pub(super) fn reached(&self, project: &Path) -> anyhow::Result<Vec<Standing>> {
         let budgets = Budgets::load(project).context("reading [budget]")?;
@@ -93,7 +103,8 @@ pub(super) fn hold(
                 asked
             }
         };
-        match wait_answer(&journal, task, &question.id, until, cancel) {
+        let gone = || holder.gone(project);
+        match wait_answer(&journal, task, &question.id, until, cancel, &gone) {
             Some(option) if option == "stop" => {
                 return Ok(Hold::Stopped(format!(
                     "not sent: {} reached, and the answer was to stop",
@@ -102,6 +113,7 @@ pub(super) fn hold(
             }
             Some(_) => {}
             None if cancel.load(Ordering::Relaxed) => bail!("interrupted while {task} was paused"),
+            None if gone() => bail!("{task} was taken down while its message was held"),
             None => bail!(
                 "{task} is still paused on its budget ({}) after {}s; `drover answer {task} raise` or `stop`",
                 question.input,
@@ -160,6 +172,7 @@ fn wait_answer(
     question: &str,
     until: Instant,
     cancel: &AtomicBool,
+    gone: &dyn Fn() -> bool,
 ) -> Option<String> {
     loop {
         let answered = read_transitions(journal)
@@ -176,7 +189,7 @@ fn wait_answer(
         if answered.is_some() {
             return answered;
         }
-        if cancel.load(Ordering::Relaxed) || Instant::now() >= until {
+        if cancel.load(Ordering::Relaxed) || Instant::now() >= until || gone() {
             return None;
         }
         std::thread::sleep(Duration::from_millis(250));

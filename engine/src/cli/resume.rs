@@ -68,8 +68,8 @@ pub(super) fn plan(
     Some(wait)
 }
 
-/// Journals the seat waiting, waits (a signal ends the wait: false), and
-/// journals the resumption.
+/// Journals the seat waiting, waits (a signal, or `gone` turning true,
+/// ends the wait: false), and journals the resumption.
 pub(super) fn wait(
     ctx: &Context,
     task: &str,
@@ -77,6 +77,7 @@ pub(super) fn wait(
     wait: Duration,
     resumed: u32,
     cancel: &AtomicBool,
+    gone: &dyn Fn() -> bool,
 ) -> bool {
     let kind = result.fault.as_ref().map_or("limit", |f| f.kind.as_str());
     let until = SystemTime::now() + wait;
@@ -111,9 +112,10 @@ pub(super) fn wait(
             "attempts": attempts,
         }),
     );
-    // The wall clock decides (a suspended laptop wakes past the reset).
+    // The wall clock decides (a suspended laptop wakes past the reset). A
+    // signal, or the seat taken down, ends the wait.
     while SystemTime::now() < until {
-        if cancel.load(Ordering::Relaxed) {
+        if cancel.load(Ordering::Relaxed) || gone() {
             return false;
         }
         let left = until

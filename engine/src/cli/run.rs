@@ -380,7 +380,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         let Some(wait) = super::resume::plan(&ctx, &task, args.no_resume, &result, resumed) else {
             break result;
         };
-        if !super::resume::wait(&ctx, &task, &result, wait, resumed, &interrupted) {
+        if !super::resume::wait(&ctx, &task, &result, wait, resumed, &interrupted, &|| false) {
             break result;
         }
         resumed += 1;

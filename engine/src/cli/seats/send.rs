@@ -62,6 +62,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.keep = true;
     spec.cost_budget = record.budget_usd;
     spec.budget_mode = record.budget_mode;
+    watch_budgets(&project, &record, &mut spec);
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
     let mut resumed = 0;
     let result = loop {
@@ -70,7 +71,18 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         else {
             break result;
         };
-        if !resume::wait(&ctx, &record.nick, &result, wait, resumed, &interrupted) {
+        let gone = || {
+            seats::load(&project, &record.nick).is_none_or(|now| now.value.run_id != record.run_id)
+        };
+        if !resume::wait(
+            &ctx,
+            &record.nick,
+            &result,
+            wait,
+            resumed,
+            &interrupted,
+            &gone,
+        ) {
             break result;
         }
         resumed += 1;
@@ -83,6 +95,60 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     };
     report_send(&record, &result, args.json.json)?;
     Ok(send_outcome(&interrupted, &result))
+}
+
+/// How often a seat under a `[budget]` has its spend sampled mid-turn.
+const LIVE_SAMPLE: Duration = Duration::from_secs(5);
+
+/// Watches the seat's `[budget]` limits while the turn runs: the turn's
+/// transcript is sampled (as `--budget-usd` samples it) against what is
+/// left under the nearest limit, so the moment a limit is crossed is
+/// journaled (`budget-tripped`, and the run's ATTENTION) as it happens.
+/// The turn itself is never cut: the pause comes before the next message.
+fn watch_budgets(project: &Path, record: &SeatRecord, spec: &mut TurnSpec) {
+    // A seat's own enforced budget (`up --budget-usd --budget-mode
+    // enforce`) keeps its sampler: it may end the turn, a [budget] may not.
+    if spec.budget_mode == crate::drive::BudgetMode::Enforce {
+        return;
+    }
+    let Ok(budgets) = crate::budget::Budgets::load(project) else {
+        return;
+    };
+    let standings = budgets.for_seat(record);
+    let left_usd = standings
+        .iter()
+        .filter_map(|s| s.limit_usd.map(|l| (l - s.spent_usd).max(0.0)))
+        .reduce(f64::min);
+    let left_tokens = standings
+        .iter()
+        .filter_map(|s| s.limit_tokens.map(|l| l.saturating_sub(s.spent_tokens)))
+        .min();
+    if left_usd.is_none() && left_tokens.is_none() {
+        return;
+    }
+    // Sampled often enough that a crossing is seen near when it happens
+    // (the transcript's reader is confined once and kept).
+    spec.heartbeat = spec.heartbeat.min(LIVE_SAMPLE);
+    // The sampler reads the conversation's whole transcript: what it cost
+    // before this message is the seat's recorded cost.
+    let before = record.cost_usd.unwrap_or(0.0);
+    if let Some(left) = left_usd {
+        let live = before + left;
+        if spec.cost_budget.is_none_or(|own| live < own) {
+            spec.cost_budget = Some(live);
+            if spec.budget_mode == crate::drive::BudgetMode::Off {
+                spec.budget_mode = crate::drive::BudgetMode::Warn;
+            }
+        }
+    }
+    if left_tokens.is_some() && spec.token_budget.is_none() && record.cost_usd.is_none() {
+        // Weighted tokens of a conversation with no earlier message are
+        // this message's own.
+        spec.token_budget = left_tokens;
+        if spec.budget_mode == crate::drive::BudgetMode::Off {
+            spec.budget_mode = crate::drive::BudgetMode::Warn;
+        }
+    }
 }
 
 /// One message's turn on the seat, its conversation and cost recorded.

@@ -353,3 +353,60 @@ fn a_tmux_seat_waits_out_its_limit_and_types_the_prompt_again() {
         "{lines:#?}"
     );
 }
+
+#[test]
+fn a_budget_crossed_mid_turn_is_journaled_then_and_the_turn_still_finishes() {
+    let p = Project::new();
+    // The spend is sampled from the transcript the hooks name.
+    p.install_hooks("scripted");
+    user_config(&p, "[budget]\nseat = { usd = 0.2 }\n");
+    std::fs::write(p.home.join(".config/drover/pricing.json"), PRICES).expect("pricing.json");
+    ok(
+        &p,
+        &["up", "live", "--cli", "scripted", "--workspace", "headless"],
+    );
+    // The turn's usage is in the transcript at once ($0.32, past $0.20);
+    // the turn works on for 7 s, past one sample.
+    let sent = json(
+        &p,
+        &[
+            "send",
+            "--json",
+            "live",
+            "Reply with exactly: DONE @usage-first @sleep=7000",
+        ],
+    );
+    assert_eq!(
+        (sent["status"].as_str(), sent["reply"].as_str()),
+        (Some("completed"), Some("DONE")),
+        "the turn is not cut: {sent:#}"
+    );
+    let run = sent["run_id"].as_str().expect("run");
+    let lifecycle = std::fs::read_to_string(
+        p.path()
+            .join(".drover/runs")
+            .join(run)
+            .join("tasks/live/lifecycle.jsonl"),
+    )
+    .expect("lifecycle");
+    assert!(lifecycle.contains("\"budget-tripped\""), "{lifecycle}");
+    // The next message is held, by a background send that `down` ends.
+    let held = json(
+        &p,
+        &[
+            "send",
+            "--no-wait",
+            "--json",
+            "live",
+            "Reply with exactly: NEXT",
+        ],
+    );
+    assert_eq!(held["started"]["state"], "blocked", "{held:#}");
+    let pid = held["pid"].as_i64().expect("the background send's pid");
+    ok(&p, &["down", "--all"]);
+    wait_for("the held send to end", Duration::from_secs(60), || {
+        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.contains(") Z "));
+        (!alive).then_some(())
+    });
+}
