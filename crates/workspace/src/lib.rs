@@ -144,6 +144,33 @@ pub trait PaneBackend {
             what: "press keys in a pane",
         })
     }
+    /// Whether the multiplexer holds the pane in a mode of its own that
+    /// takes keys instead of the CLI (tmux's copy mode, where a selection
+    /// also lives). `Ok(false)` where the backend has no such mode.
+    fn pane_in_mode(&self, _pane: &Pane) -> Result<bool, WorkspaceError> {
+        Ok(false)
+    }
+    /// Leaves that mode, and any selection in it, so keys reach the CLI
+    /// again. Refused for a human seat; nothing to do where there is none.
+    fn cancel_mode(&self, _pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Ok(())
+    }
+    /// Clears the CLI's input line before a message is typed again: Ctrl-U
+    /// (kill to the start of the line, in readline, a cooked terminal and
+    /// the coding TUIs' inputs alike) `times` times, one per line of the
+    /// message. Refused for a human seat, and by backends without panes.
+    fn clear_input(&self, _pane: &Pane, _times: usize, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Err(WorkspaceError::Unsupported {
+            backend: self.kind().as_str(),
+            what: "clear a pane's input line",
+        })
+    }
     /// Whether the pane still exists; `Err` means "could not ask", never "gone".
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError>;
     /// `pane.close`: kill it and every process it started (identity-checked).

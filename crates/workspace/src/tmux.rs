@@ -292,6 +292,22 @@ impl Tmux {
         self.run(&args, None).map(|_| ())
     }
 
+    /// Whether the pane is in a mode (copy mode, where typed keys move a
+    /// cursor over the scrollback instead of reaching the CLI).
+    pub fn in_mode(&self, pane: &Pane) -> Result<bool, MuxError> {
+        self.run(
+            &["display-message", "-p", "-t", &pane.pane, "#{pane_in_mode}"],
+            None,
+        )
+        .map(|flag| flag.trim() == "1")
+    }
+
+    /// Leaves the pane's mode, and its selection with it.
+    pub fn cancel_mode(&self, pane: &Pane) -> Result<(), MuxError> {
+        self.run(&["send-keys", "-t", &pane.pane, "-X", "cancel"], None)
+            .map(|_| ())
+    }
+
     /// The visible pane text.
     pub fn capture(&self, pane: &Pane) -> Result<String, MuxError> {
         self.run(&["capture-pane", "-p", "-t", &pane.pane], None)
@@ -494,6 +510,26 @@ impl PaneBackend for Tmux {
             |key| self.send_keys(pane, &[key.tmux().as_str()]),
             || self.capture(pane).ok(),
         )?)
+    }
+
+    fn pane_in_mode(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
+        Ok(self.in_mode(pane)?)
+    }
+
+    fn cancel_mode(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Ok(Tmux::cancel_mode(self, pane)?)
+    }
+
+    fn clear_input(&self, pane: &Pane, times: usize, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        let mut args = vec!["send-keys", "-t", pane.pane.as_str()];
+        args.extend(std::iter::repeat_n("C-u", times.max(1)));
+        Ok(self.run(&args, None).map(|_| ())?)
     }
 
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {

@@ -174,6 +174,23 @@ impl PaneBackend for Herdr {
         )?)
     }
 
+    // herdr's API has no pane mode to ask about or leave (no copy mode;
+    // its scrollback is the client's, and keys sent over the socket always
+    // reach the pane's program), so `pane_in_mode`/`cancel_mode` keep the
+    // trait's "none" answers.
+
+    fn clear_input(&self, pane: &Pane, times: usize, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        let keys = vec!["ctrl+u"; times.max(1)];
+        self.call(
+            "pane.send_keys",
+            json!({"pane_id": pane.pane, "keys": keys}),
+        )?;
+        Ok(())
+    }
+
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
         let info = match self.call("pane.get", json!({"pane_id": pane.pane})) {
             Ok(info) => info,
