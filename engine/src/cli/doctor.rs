@@ -194,11 +194,16 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             let (capabilities, limitations, error) = match described {
                 Ok(d) => {
                     let mut limitations = d.limitations;
-                    let screen = d.capabilities.contains(&drover_types::wit::Capability::Screen);
+                    use drover_types::wit::{CanonicalEvent, Capability};
+                    let screen = d.capabilities.contains(&Capability::Screen);
+                    let prompt_hook = !p.hookless()
+                        && p.hooks.events.iter().any(|(_, canonical)| {
+                            CanonicalEvent::from_profile_name(canonical) == Some(CanonicalEvent::PromptSubmit)
+                        });
                     // drover's own limit for this profile, beside the
                     // component's: what proves a typed message arrived.
                     limitations.extend(
-                        crate::drive::interactive::delivery::cannot(p.hookless(), screen)
+                        crate::drive::interactive::delivery::cannot(prompt_hook, screen)
                             .map(str::to_string),
                     );
                     (

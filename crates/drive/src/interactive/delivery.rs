@@ -26,22 +26,22 @@ pub const NOT_ACCEPTED: &str = "message not accepted";
 const SOURCE: &str = "delivery:not-accepted";
 
 /// What a profile cannot prove of a message typed into its pane, for
-/// `drover doctor`'s "cannot" list: `hookless` (no hook dialect) leaves the
-/// screen as the only proof, and without `screen` reading only the hooks
-/// can prove it. ACP and headless seats take a message whole (no pane), so
-/// this is about panes only.
-pub fn cannot(hookless: bool, screen: bool) -> Option<&'static str> {
-    match (hookless, screen) {
-        (true, true) => Some(
-            "prove a message typed into its pane arrived by a prompt hook (it has none): the screen alone shows it, by leaving its idle shape within 5 s; a turn that ends before drover's first look would read as not taken and be typed again",
-        ),
-        (false, false) => Some(
-            "prove a message typed into its pane arrived by its screen (no screen reading): only its hooks show it; a message whose hooks do not fire within 5 s is typed once more, then the seat is reported blocked, \"message not accepted\"",
+/// `drover doctor`'s "cannot" list: without a prompt hook (none installed,
+/// or a hookless CLI) the screen is the first proof, and without `screen`
+/// reading only the hooks can give one. ACP and headless seats take a
+/// message whole (no pane), so this is about panes only.
+pub fn cannot(prompt_hook: bool, screen: bool) -> Option<&'static str> {
+    match (prompt_hook, screen) {
+        (true, true) => None,
+        (false, true) => Some(
+            "prove a message typed into its pane arrived by a prompt hook (its profile installs none): its screen shows it, by leaving its idle shape within 5 s, or a later hook of the turn; a turn already over and its screen unchanged at drover's first look would read as not taken and be typed again",
         ),
         (true, false) => Some(
-            "prove a message typed into its pane arrived at all (no hooks, no screen reading): it is typed once more, then the seat is reported blocked, \"message not accepted\"",
+            "prove a message typed into its pane arrived by its screen (no screen reading): only its hooks show it; a message whose hooks do not fire within 5 s is typed once more, then the seat is reported blocked, \"message not accepted\"",
         ),
-        (false, true) => None,
+        (false, false) => Some(
+            "prove a message typed into its pane arrived by a prompt hook or its screen (it has neither): only a later hook of the turn shows it within 5 s; otherwise it is typed once more, then the seat is reported blocked, \"message not accepted\"",
+        ),
     }
 }
 
@@ -270,10 +270,10 @@ mod tests {
 
     #[test]
     fn doctor_names_what_a_profile_cannot_prove() {
-        assert_eq!(cannot(false, true), None);
-        assert!(cannot(true, true).is_some_and(|l| l.contains("the screen alone")));
-        assert!(cannot(false, false).is_some_and(|l| l.contains("only its hooks")));
-        assert!(cannot(true, false).is_some_and(|l| l.contains(NOT_ACCEPTED)));
+        assert_eq!(cannot(true, true), None);
+        assert!(cannot(false, true).is_some_and(|l| l.contains("installs none")));
+        assert!(cannot(true, false).is_some_and(|l| l.contains("only its hooks")));
+        assert!(cannot(false, false).is_some_and(|l| l.contains(NOT_ACCEPTED)));
         // The bound the lines name is the one the driver waits.
         assert_eq!(DELIVERY_BOUND, Duration::from_secs(5));
     }

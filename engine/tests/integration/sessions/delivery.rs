@@ -25,7 +25,7 @@ fn run_with(p: &Project, ws: &str, directives: &str, prompt: &str) -> (Value, i3
             "--teardown-grace",
             "2s",
             "--timeout",
-            "120s",
+            "60s",
             prompt,
         ])
         .output()
@@ -40,8 +40,8 @@ fn run_with(p: &Project, ws: &str, directives: &str, prompt: &str) -> (Value, i3
     (doc, out.status.code().unwrap_or(-1))
 }
 
-/// The run's `delivery-retry` lifecycle steps, in order.
-fn retry_steps(p: &Project, doc: &Value) -> Vec<String> {
+/// The run's `delivery-retry` lifecycle records, in order.
+fn retries(p: &Project, doc: &Value) -> Vec<Value> {
     let run = doc["run_id"].as_str().expect("run id");
     let task = doc["task"].as_str().expect("task");
     let path = p
@@ -54,6 +54,13 @@ fn retry_steps(p: &Project, doc: &Value) -> Vec<String> {
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|l| l["event"] == "delivery-retry")
+        .collect()
+}
+
+/// Their steps.
+fn retry_steps(p: &Project, doc: &Value) -> Vec<String> {
+    retries(p, doc)
+        .iter()
         .map(|l| l["step"].as_str().unwrap_or_default().to_string())
         .collect()
 }
@@ -69,6 +76,9 @@ fn dropped_enter_is_retried_and_delivered(ws: &str) {
         ["clear-input", "retype", "delivered"],
         "the retry is not journaled as one clear and one retype: {doc:#}"
     );
+    // The stand-in's profile installs the prompt hook: it is the proof.
+    let delivered = retries(&p, &doc).pop().unwrap_or_default();
+    assert_eq!(delivered["by"], "hook:UserPromptSubmit", "{delivered:#}");
     let run = doc["run_id"].as_str().expect("run id");
     assert_eq!(p.states(run).last().map(String::as_str), Some("done"));
 }
