@@ -132,7 +132,18 @@ pub trait PaneBackend {
     /// `pane.label`: `nickname · role`.
     fn label_pane(&self, pane: &Pane, label: &str) -> Result<(), WorkspaceError>;
     /// `pane.type`: a bracketed paste, then Enter. Refused for a human seat.
-    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+        self.paste_text(pane, text, human)?;
+        self.submit(pane, human)
+    }
+    /// The paste of [`PaneBackend::type_text`] alone: returns once the
+    /// screen shows it (bounded) and a moment more, so what the pane shows
+    /// then is the message sitting in the CLI's input. Refused for a human
+    /// seat.
+    fn paste_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    /// The Enter of [`PaneBackend::type_text`], which submits the paste.
+    /// Refused for a human seat.
+    fn submit(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError>;
     /// `pane.keys`: presses keys (a dialog's answer). Refused for a human
     /// seat, and by backends without panes.
     fn press_keys(&self, _pane: &Pane, _keys: &[Key], human: bool) -> Result<(), WorkspaceError> {

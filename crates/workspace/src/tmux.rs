@@ -257,8 +257,9 @@ impl Tmux {
             .map(|_| ())
     }
 
-    /// Types `text` as one bracketed paste, then Enter.
-    pub fn type_text(&self, pane: &Pane, text: &str) -> Result<(), MuxError> {
+    /// Pastes `text` as one bracketed paste, returning once the TUI shows
+    /// it, plus a moment.
+    pub fn paste(&self, pane: &Pane, text: &str) -> Result<(), MuxError> {
         let buffer = format!("drover-{}", pane.pane.trim_start_matches('%'));
         let before = self.capture(pane).ok();
         self.run(&["load-buffer", "-b", &buffer, "-"], Some(text.as_bytes()))?;
@@ -281,6 +282,11 @@ impl Tmux {
             }
         }
         std::thread::sleep(PASTE_SETTLE);
+        Ok(())
+    }
+
+    /// Presses Enter: submits what was pasted.
+    pub fn enter(&self, pane: &Pane) -> Result<(), MuxError> {
         self.run(&["send-keys", "-t", &pane.pane, "Enter"], None)
             .map(|_| ())
     }
@@ -489,11 +495,18 @@ impl PaneBackend for Tmux {
         Ok(self.label(pane, label)?)
     }
 
-    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+    fn paste_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
         if human {
             return Err(WorkspaceError::HumanSeat);
         }
-        Ok(Tmux::type_text(self, pane, text)?)
+        Ok(self.paste(pane, text)?)
+    }
+
+    fn submit(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Ok(self.enter(pane)?)
     }
 
     fn press_keys(

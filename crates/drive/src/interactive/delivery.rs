@@ -34,7 +34,7 @@ pub fn cannot(prompt_hook: bool, screen: bool) -> Option<&'static str> {
     match (prompt_hook, screen) {
         (true, true) => None,
         (false, true) => Some(
-            "prove a message typed into its pane arrived by a prompt hook (its profile installs none): its screen shows it, by leaving its idle shape within 5 s, or a later hook of the turn; a turn already over and its screen unchanged at drover's first look would read as not taken and be typed again",
+            "prove a message typed into its pane arrived by a prompt hook (its profile installs none): its screen shows it, by leaving its idle shape within 5 s, or a later hook of the turn; a CLI that takes a message without redrawing anything would read as not taking it, and have it typed again",
         ),
         (true, false) => Some(
             "prove a message typed into its pane arrived by its screen (no screen reading): only its hooks show it; a message whose hooks do not fire within 5 s is typed once more, then the seat is reported blocked, \"message not accepted\"",
@@ -74,30 +74,26 @@ pub(super) fn hook_takes(kind: wit::CanonicalEvent) -> bool {
 
 /// Whether a screen reading shows the message was taken: anything but
 /// idle (working, a dialog the turn opened, a screen the rules do not
-/// know), or an idle screen that changed from the one just after typing
-/// (the input emptied, a reply drawn). An idle screen left as it was keeps
-/// the message in its input.
-pub(super) fn screen_takes(
-    state: wit::SeatState,
-    rows: &[String],
-    after_typing: &[String],
-) -> bool {
-    state != wit::SeatState::Idle || rows != after_typing
+/// know), or an idle screen that changed from the one with the message
+/// pasted in its input, before the Enter (the input emptied, a reply
+/// drawn). An idle screen left as it was keeps the message in its input.
+pub(super) fn screen_takes(state: wit::SeatState, rows: &[String], typed: &[String]) -> bool {
+    state != wit::SeatState::Idle || rows != typed
 }
 
 impl Driver<'_> {
     /// Types `text`, then proves it arrived, retrying once. `Err` is the
     /// turn's report: the message could not be typed, or was not taken.
     pub(super) fn deliver(&mut self, seat: &Seat, text: &str) -> Result<(), Box<TurnReport>> {
-        self.type_message(seat, text)?;
-        let Delivery::NotTaken(first) = self.taken(seat) else {
+        let typed = self.type_message(seat, text)?;
+        let Delivery::NotTaken(first) = self.taken(seat, typed) else {
             return Ok(());
         };
         if !self.clear_for_retry(seat, text, first.as_deref()) {
             return Ok(());
         }
-        self.type_message(seat, text)?;
-        let last = match self.taken(seat) {
+        let typed = self.type_message(seat, text)?;
+        let last = match self.taken(seat, typed) {
             Delivery::Taken(by) => {
                 self.ctx.run.lifecycle(
                     self.task(),
@@ -112,28 +108,39 @@ impl Driver<'_> {
         Err(Box::new(self.not_accepted(last.as_deref())))
     }
 
-    fn type_message(&self, seat: &Seat, text: &str) -> Result<(), Box<TurnReport>> {
+    /// Pastes the message, reads the pane, then presses Enter. The reading
+    /// is the message sitting in the input: the idle shape a screen that
+    /// took it leaves (a reading after the Enter could already show a
+    /// quick turn's end).
+    fn type_message(
+        &self,
+        seat: &Seat,
+        text: &str,
+    ) -> Result<Option<Vec<String>>, Box<TurnReport>> {
+        let cannot = |e: drover_workspace::WorkspaceError| {
+            Box::new(self.result(
+                Verdict::Crashed,
+                format!("cannot type the prompt: {e}"),
+                None,
+                None,
+            ))
+        };
         seat.ws()
-            .type_text(&seat.pane, text, self.human)
-            .map_err(|e| {
-                Box::new(self.result(
-                    Verdict::Crashed,
-                    format!("cannot type the prompt: {e}"),
-                    None,
-                    None,
-                ))
-            })
+            .paste_text(&seat.pane, text, self.human)
+            .map_err(cannot)?;
+        let typed = self.read_screen_and_rows(seat).map(|(_, s)| s.rows);
+        seat.ws().submit(&seat.pane, self.human).map_err(cannot)?;
+        Ok(typed)
     }
 
-    /// Watches hooks and the screen for [`DELIVERY_BOUND`]. Hook events
-    /// read here are kept for the turn's wait, which applies them.
-    fn taken(&mut self, seat: &Seat) -> Delivery {
+    /// Watches hooks and the screen for [`DELIVERY_BOUND`], against the
+    /// screen as it was `typed` (else as it first reads). Hook events read
+    /// here are kept for the turn's wait, which applies them.
+    fn taken(&mut self, seat: &Seat, typed: Option<Vec<String>>) -> Delivery {
         let until = Instant::now() + DELIVERY_BOUND;
-        let mut after_typing: Option<Vec<String>> = None;
+        let mut after_typing = typed;
         let mut last = None;
         loop {
-            // The screen first: the first reading is the one just after
-            // typing, which a screen that took the message moves on from.
             if let Some((reading, screen)) = self.read_screen_and_rows(seat) {
                 let before = after_typing.get_or_insert_with(|| screen.rows.clone());
                 if screen_takes(reading.state, &screen.rows, before) {

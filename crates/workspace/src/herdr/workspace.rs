@@ -117,7 +117,7 @@ impl PaneBackend for Herdr {
         Ok(())
     }
 
-    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+    fn paste_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
         if human {
             return Err(WorkspaceError::HumanSeat);
         }
@@ -137,6 +137,13 @@ impl PaneBackend for Herdr {
             }
         }
         std::thread::sleep(crate::tmux::PASTE_SETTLE);
+        Ok(())
+    }
+
+    fn submit(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
         self.call(
             "pane.send_keys",
             json!({"pane_id": pane.pane, "keys": ["enter"]}),
