@@ -164,3 +164,36 @@ fn copy_mode_is_left_and_the_message_delivered_on_tmux() {
         "{doc:#}"
     );
 }
+
+/// A seat (`drover up`, then `drover send`) whose CLI never takes the
+/// message: `send` ends stalled, `drover seats` shows the seat blocked with
+/// "message not accepted", and the pane stays up for a person.
+#[test]
+fn a_seat_that_never_takes_a_message_shows_blocked_in_seats() {
+    let p = project(TMUX);
+    let up = p
+        .drover()
+        .env("SCRIPTED_CLI_DIRECTIVES", "@never-accept")
+        .args(["up", "dev", "--cli", "scripted", "--workspace", TMUX])
+        .output()
+        .expect("drover up");
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let sent = p.output(&["send", "--json", "dev", "Reply with exactly: LOST"]);
+    assert_eq!(sent.status.code(), Some(1));
+    let sent: Value = serde_json::from_slice(&sent.stdout).expect("send JSON");
+    assert_eq!(status(&sent), "stalled", "{sent:#}");
+    let seats: Value =
+        serde_json::from_slice(&p.output(&["seats", "--json"]).stdout).expect("seats JSON");
+    let seat = &seats["seats"][0];
+    assert_eq!(
+        (seat["state"].as_str(), seat["evidence"].as_str()),
+        (Some("blocked"), Some("message not accepted")),
+        "{seats:#}"
+    );
+    assert_eq!(seat["alive"], true, "{seats:#}");
+    assert!(p.output(&["down", "dev"]).status.success());
+}
