@@ -632,4 +632,71 @@ mod tests {
         assert!(!tmux.alive(&users).expect("asked"));
         drop(server);
     }
+
+    /// A delivery retry's steps: copy mode is seen and left, and Ctrl-U
+    /// clears what a paste left in a cooked terminal's line, so the line
+    /// submitted after it is the retyped one alone.
+    #[test]
+    fn copy_mode_is_seen_and_left_and_the_input_line_cleared() {
+        let binary = which::which("tmux").expect("tmux is installed (scripts/test.sh installs it)");
+        let tmux = Tmux {
+            binary,
+            socket: format!("drover-unit-mode-{}", std::process::id()),
+        };
+        let server = Server(tmux.clone());
+        let cwd = std::env::temp_dir();
+        tmux.new_session("s", &cwd).expect("session");
+        let reader = drover_gate::clear(
+            Effect::Spawn,
+            "a test's command",
+            drover_gate::Sourced::new(
+                CliCommand {
+                    argv: vec![
+                        "sh".into(),
+                        "-c".into(),
+                        "read -r line; echo \"GOT:$line\"; sleep 300".into(),
+                    ],
+                    env: Vec::new(),
+                    stdin: None,
+                },
+                drover_gate::Provenance::Builtin,
+            ),
+        )
+        .expect("cleared");
+        let pane = tmux.new_window("s", "w", &cwd, &reader).expect("window");
+        assert!(!tmux.in_mode(&pane).expect("asked"));
+        tmux.run(&["copy-mode", "-t", &pane.pane], None)
+            .expect("copy mode");
+        assert!(tmux.in_mode(&pane).expect("asked"));
+        // In copy mode the paste reaches the terminal; the Enter does not.
+        tmux.paste(&pane, "lost").expect("paste");
+        tmux.enter(&pane).expect("enter");
+        assert!(tmux.in_mode(&pane).expect("asked"), "Enter left copy mode");
+        PaneBackend::cancel_mode(&tmux, &pane, false).expect("cancel");
+        assert!(!tmux.in_mode(&pane).expect("asked"));
+        PaneBackend::clear_input(&tmux, &pane, 1, false).expect("clear");
+        tmux.paste(&pane, "kept").expect("paste");
+        tmux.enter(&pane).expect("enter");
+        let by = std::time::Instant::now() + Duration::from_secs(10);
+        let mut screen = String::new();
+        while std::time::Instant::now() < by {
+            screen = tmux.capture(&pane).unwrap_or_default();
+            if screen.contains("GOT:") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(screen.contains("GOT:kept\n"), "{screen}");
+        assert!(!screen.contains("GOT:lostkept"), "{screen}");
+        // A person's seat is never touched.
+        assert!(matches!(
+            PaneBackend::clear_input(&tmux, &pane, 1, true),
+            Err(WorkspaceError::HumanSeat)
+        ));
+        assert!(matches!(
+            PaneBackend::cancel_mode(&tmux, &pane, true),
+            Err(WorkspaceError::HumanSeat)
+        ));
+        drop(server);
+    }
 }
