@@ -67,7 +67,14 @@ fn retry_steps(p: &Project, doc: &Value) -> Vec<String> {
 
 fn dropped_enter_is_retried_and_delivered(ws: &str) {
     let p = project(ws);
-    let (doc, code) = run_with(&p, ws, "@drop-first-enter", "Reply with exactly: DELIVERED");
+    // Quiet: no spinner, so until the reply only the prompt hook can prove
+    // the retyped message arrived.
+    let (doc, code) = run_with(
+        &p,
+        ws,
+        "@drop-first-enter",
+        "Reply with exactly: DELIVERED @quiet=3000",
+    );
     assert_eq!((status(&doc), code), ("completed", 0), "{doc:#}");
     assert_eq!(doc["reply"], "DELIVERED", "{doc:#}");
     let steps = retry_steps(&p, &doc);
