@@ -58,6 +58,17 @@ pub(super) enum Delivery {
     NotTaken(Option<String>),
 }
 
+/// What clearing for a retry came to.
+enum Retry {
+    /// Cleared: type the message again.
+    Retype,
+    /// The message was taken after all: nothing more to type.
+    TakenLate,
+    /// Copy mode or the input could not be cleared: typing again would put
+    /// the message on top of the first.
+    Uncleared,
+}
+
 /// Whether a hook event means the CLI took a message: its prompt hook, or
 /// anything only a started turn fires.
 pub(super) fn hook_takes(kind: wit::CanonicalEvent) -> bool {
@@ -82,15 +93,21 @@ pub(super) fn screen_takes(state: wit::SeatState, rows: &[String], typed: &[Stri
 }
 
 impl Driver<'_> {
-    /// Types `text`, then proves it arrived, retrying once. `Err` is the
-    /// turn's report: the message could not be typed, or was not taken.
-    pub(super) fn deliver(&mut self, seat: &Seat, text: &str) -> Result<(), Box<TurnReport>> {
+    /// Types `text`, then proves it arrived, retrying once: `Ok(true)`
+    /// when it did, `Ok(false)` when the turn can no longer be looked at
+    /// (its wait says why). `Err` is the turn's report: the message could
+    /// not be typed, or was not taken.
+    pub(super) fn deliver(&mut self, seat: &Seat, text: &str) -> Result<bool, Box<TurnReport>> {
         let typed = self.type_message(seat, text)?;
-        let Delivery::NotTaken(first) = self.taken(seat, typed) else {
-            return Ok(());
+        let first = match self.taken(seat, typed) {
+            Delivery::Taken(_) => return Ok(true),
+            Delivery::Moot => return Ok(false),
+            Delivery::NotTaken(screen) => screen,
         };
-        if !self.clear_for_retry(seat, text, first.as_deref()) {
-            return Ok(());
+        match self.clear_for_retry(seat, text, first.as_deref()) {
+            Retry::Retype => {}
+            Retry::TakenLate => return Ok(true),
+            Retry::Uncleared => return Err(Box::new(self.not_accepted(first.as_deref(), false))),
         }
         let typed = self.type_message(seat, text)?;
         let last = match self.taken(seat, typed) {
@@ -100,12 +117,12 @@ impl Driver<'_> {
                     "delivery-retry",
                     serde_json::json!({"step": "delivered", "by": by}),
                 );
-                return Ok(());
+                return Ok(true);
             }
-            Delivery::Moot => return Ok(()),
+            Delivery::Moot => return Ok(false),
             Delivery::NotTaken(screen) => screen,
         };
-        Err(Box::new(self.not_accepted(last.as_deref())))
+        Err(Box::new(self.not_accepted(last.as_deref(), true)))
     }
 
     /// Pastes the message, reads the pane, then presses Enter. The reading
@@ -174,9 +191,10 @@ impl Driver<'_> {
     }
 
     /// Leaves copy mode (and its selection) and clears the input line, each
-    /// step journaled. False when the message turned out to be taken after
-    /// all (the screen moved on while clearing): nothing is typed again.
-    fn clear_for_retry(&mut self, seat: &Seat, text: &str, screen: Option<&str>) -> bool {
+    /// step journaled. Nothing is typed again into a pane whose message
+    /// turned out to be taken after all, or whose mode or input could not
+    /// be cleared (the message would land on top of the first).
+    fn clear_for_retry(&mut self, seat: &Seat, text: &str, screen: Option<&str>) -> Retry {
         let (ctx, task) = (self.ctx, self.task());
         let waited = DELIVERY_BOUND.as_secs_f64();
         let step = |step: &str, detail: serde_json::Value| {
@@ -190,10 +208,14 @@ impl Driver<'_> {
         match seat.ws().pane_in_mode(&seat.pane) {
             Ok(true) => {
                 let done = seat.ws().cancel_mode(&seat.pane, self.human);
+                let failed = done.is_err();
                 step(
                     "cancel-mode",
                     serde_json::json!({"error": done.err().map(|e| e.to_string())}),
                 );
+                if failed {
+                    return Retry::Uncleared;
+                }
             }
             Ok(false) => {}
             Err(e) => step("mode-unknown", serde_json::json!({"error": e.to_string()})),
@@ -209,34 +231,44 @@ impl Driver<'_> {
                 "taken-late",
                 serde_json::json!({"state": state.map(|s| s.as_str())}),
             );
-            return false;
+            return Retry::TakenLate;
         }
         let times = text.lines().count().clamp(1, CLEAR_MAX);
         let cleared = seat.ws().clear_input(&seat.pane, times, self.human);
+        let failed = cleared.is_err();
         step(
             "clear-input",
             serde_json::json!({"keys": "ctrl-u", "times": times, "error": cleared.err().map(|e| e.to_string())}),
         );
+        if failed {
+            return Retry::Uncleared;
+        }
         step("retype", serde_json::json!({"attempt": 2}));
-        true
+        Retry::Retype
     }
 
-    /// The message was not taken twice: the seat is blocked on it (a person
-    /// looks at the pane), and the turn is not counted as working.
-    fn not_accepted(&mut self, screen: Option<&str>) -> TurnReport {
+    /// The message was not taken (`retried`: twice): the seat is blocked on
+    /// it (a person looks at the pane), and the turn is not counted as
+    /// working.
+    fn not_accepted(&mut self, screen: Option<&str>, retried: bool) -> TurnReport {
         let (ctx, task) = (self.ctx, self.task());
         let kind = wit::PromptKind::Other;
         self.st.blocked = Some(kind);
         ctx.blocked(task, kind.as_str(), SOURCE, Some(NOT_ACCEPTED));
         ctx.attention(&format!(
-            "task {task} is blocked: {NOT_ACCEPTED} (typed twice, the CLI did not take it; attach to its pane)"
+            "task {task} is blocked: {NOT_ACCEPTED} (the CLI did not take the typed message; attach to its pane)"
         ));
         let secs = DELIVERY_BOUND.as_secs_f64();
         let shown = screen.unwrap_or("unreadable");
+        let how = if retried {
+            "twice (the input was cleared and it was typed again)"
+        } else {
+            "and its input could not be cleared to type it again"
+        };
         self.result(
             Verdict::Stalled,
             format!(
-                "{NOT_ACCEPTED}: the CLI showed no sign of taking the typed message within {secs} s, twice (the input was cleared and it was typed again); its screen reads {shown}; attach to its pane to see why"
+                "{NOT_ACCEPTED}: the CLI showed no sign of taking the typed message within {secs} s, {how}; its screen reads {shown}; attach to its pane to see why"
             ),
             None,
             None,

@@ -478,12 +478,17 @@ impl<'a> Driver<'a> {
         if self.ctx.profile().hookless() {
             self.st.typed_over = seat.ws().read_pane(&seat.pane).ok().map(|s| s.rows);
         }
-        if let Err(report) = self.deliver(seat, &rendered) {
-            return *report;
+        match self.deliver(seat, &rendered) {
+            Ok(true) => {
+                self.st.blocked = None;
+                self.ctx
+                    .state(task, wit::SeatState::Working, None, "prompt-typed");
+            }
+            // Unproven (stopped, past the deadline, the pane gone): the
+            // wait reports why, and the seat is never called working.
+            Ok(false) => {}
+            Err(report) => return *report,
         }
-        self.st.blocked = None;
-        self.ctx
-            .state(task, wit::SeatState::Working, None, "prompt-typed");
         self.wait_turn(seat)
     }
 
