@@ -132,7 +132,18 @@ pub trait PaneBackend {
     /// `pane.label`: `nickname · role`.
     fn label_pane(&self, pane: &Pane, label: &str) -> Result<(), WorkspaceError>;
     /// `pane.type`: a bracketed paste, then Enter. Refused for a human seat.
-    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+        self.paste_text(pane, text, human)?;
+        self.submit(pane, human)
+    }
+    /// The paste of [`PaneBackend::type_text`] alone: returns once the
+    /// screen shows it (bounded) and a moment more, so what the pane shows
+    /// then is the message sitting in the CLI's input. Refused for a human
+    /// seat.
+    fn paste_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError>;
+    /// The Enter of [`PaneBackend::type_text`], which submits the paste.
+    /// Refused for a human seat.
+    fn submit(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError>;
     /// `pane.keys`: presses keys (a dialog's answer). Refused for a human
     /// seat, and by backends without panes.
     fn press_keys(&self, _pane: &Pane, _keys: &[Key], human: bool) -> Result<(), WorkspaceError> {
@@ -142,6 +153,33 @@ pub trait PaneBackend {
         Err(WorkspaceError::Unsupported {
             backend: self.kind().as_str(),
             what: "press keys in a pane",
+        })
+    }
+    /// Whether the multiplexer holds the pane in a mode of its own that
+    /// takes keys instead of the CLI (tmux's copy mode, where a selection
+    /// also lives). `Ok(false)` where the backend has no such mode.
+    fn pane_in_mode(&self, _pane: &Pane) -> Result<bool, WorkspaceError> {
+        Ok(false)
+    }
+    /// Leaves that mode, and any selection in it, so keys reach the CLI
+    /// again. Refused for a human seat; nothing to do where there is none.
+    fn cancel_mode(&self, _pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Ok(())
+    }
+    /// Clears the CLI's input line before a message is typed again: Ctrl-U
+    /// (kill to the start of the line, in readline, a cooked terminal and
+    /// the coding TUIs' inputs alike) `times` times, one per line of the
+    /// message. Refused for a human seat, and by backends without panes.
+    fn clear_input(&self, _pane: &Pane, _times: usize, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Err(WorkspaceError::Unsupported {
+            backend: self.kind().as_str(),
+            what: "clear a pane's input line",
         })
     }
     /// Whether the pane still exists; `Err` means "could not ask", never "gone".

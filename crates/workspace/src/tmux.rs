@@ -257,8 +257,9 @@ impl Tmux {
             .map(|_| ())
     }
 
-    /// Types `text` as one bracketed paste, then Enter.
-    pub fn type_text(&self, pane: &Pane, text: &str) -> Result<(), MuxError> {
+    /// Pastes `text` as one bracketed paste, returning once the TUI shows
+    /// it, plus a moment.
+    pub fn paste(&self, pane: &Pane, text: &str) -> Result<(), MuxError> {
         let buffer = format!("drover-{}", pane.pane.trim_start_matches('%'));
         let before = self.capture(pane).ok();
         self.run(&["load-buffer", "-b", &buffer, "-"], Some(text.as_bytes()))?;
@@ -281,6 +282,11 @@ impl Tmux {
             }
         }
         std::thread::sleep(PASTE_SETTLE);
+        Ok(())
+    }
+
+    /// Presses Enter: submits what was pasted.
+    pub fn enter(&self, pane: &Pane) -> Result<(), MuxError> {
         self.run(&["send-keys", "-t", &pane.pane, "Enter"], None)
             .map(|_| ())
     }
@@ -290,6 +296,22 @@ impl Tmux {
         let mut args = vec!["send-keys", "-t", pane.pane.as_str()];
         args.extend_from_slice(keys);
         self.run(&args, None).map(|_| ())
+    }
+
+    /// Whether the pane is in a mode (copy mode, where typed keys move a
+    /// cursor over the scrollback instead of reaching the CLI).
+    pub fn in_mode(&self, pane: &Pane) -> Result<bool, MuxError> {
+        self.run(
+            &["display-message", "-p", "-t", &pane.pane, "#{pane_in_mode}"],
+            None,
+        )
+        .map(|flag| flag.trim() == "1")
+    }
+
+    /// Leaves the pane's mode, and its selection with it.
+    pub fn cancel_mode(&self, pane: &Pane) -> Result<(), MuxError> {
+        self.run(&["send-keys", "-t", &pane.pane, "-X", "cancel"], None)
+            .map(|_| ())
     }
 
     /// The visible pane text.
@@ -473,11 +495,18 @@ impl PaneBackend for Tmux {
         Ok(self.label(pane, label)?)
     }
 
-    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+    fn paste_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
         if human {
             return Err(WorkspaceError::HumanSeat);
         }
-        Ok(Tmux::type_text(self, pane, text)?)
+        Ok(self.paste(pane, text)?)
+    }
+
+    fn submit(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Ok(self.enter(pane)?)
     }
 
     fn press_keys(
@@ -494,6 +523,26 @@ impl PaneBackend for Tmux {
             |key| self.send_keys(pane, &[key.tmux().as_str()]),
             || self.capture(pane).ok(),
         )?)
+    }
+
+    fn pane_in_mode(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
+        Ok(self.in_mode(pane)?)
+    }
+
+    fn cancel_mode(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        Ok(Tmux::cancel_mode(self, pane)?)
+    }
+
+    fn clear_input(&self, pane: &Pane, times: usize, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        let mut args = vec!["send-keys", "-t", pane.pane.as_str()];
+        args.extend(std::iter::repeat_n("C-u", times.max(1)));
+        Ok(self.run(&args, None).map(|_| ())?)
     }
 
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
@@ -581,6 +630,73 @@ mod tests {
         let own = crate::clear_pane(&users, drover_gate::Provenance::Created).expect("cleared");
         tmux.close_pane(&own, Duration::from_secs(5));
         assert!(!tmux.alive(&users).expect("asked"));
+        drop(server);
+    }
+
+    /// A delivery retry's steps: copy mode is seen and left, and Ctrl-U
+    /// clears what a paste left in a cooked terminal's line, so the line
+    /// submitted after it is the retyped one alone.
+    #[test]
+    fn copy_mode_is_seen_and_left_and_the_input_line_cleared() {
+        let binary = which::which("tmux").expect("tmux is installed (scripts/test.sh installs it)");
+        let tmux = Tmux {
+            binary,
+            socket: format!("drover-unit-mode-{}", std::process::id()),
+        };
+        let server = Server(tmux.clone());
+        let cwd = std::env::temp_dir();
+        tmux.new_session("s", &cwd).expect("session");
+        let reader = drover_gate::clear(
+            Effect::Spawn,
+            "a test's command",
+            drover_gate::Sourced::new(
+                CliCommand {
+                    argv: vec![
+                        "sh".into(),
+                        "-c".into(),
+                        "read -r line; echo \"GOT:$line\"; sleep 300".into(),
+                    ],
+                    env: Vec::new(),
+                    stdin: None,
+                },
+                drover_gate::Provenance::Builtin,
+            ),
+        )
+        .expect("cleared");
+        let pane = tmux.new_window("s", "w", &cwd, &reader).expect("window");
+        assert!(!tmux.in_mode(&pane).expect("asked"));
+        tmux.run(&["copy-mode", "-t", &pane.pane], None)
+            .expect("copy mode");
+        assert!(tmux.in_mode(&pane).expect("asked"));
+        // In copy mode the paste reaches the terminal; the Enter does not.
+        tmux.paste(&pane, "lost").expect("paste");
+        tmux.enter(&pane).expect("enter");
+        assert!(tmux.in_mode(&pane).expect("asked"), "Enter left copy mode");
+        PaneBackend::cancel_mode(&tmux, &pane, false).expect("cancel");
+        assert!(!tmux.in_mode(&pane).expect("asked"));
+        PaneBackend::clear_input(&tmux, &pane, 1, false).expect("clear");
+        tmux.paste(&pane, "kept").expect("paste");
+        tmux.enter(&pane).expect("enter");
+        let by = std::time::Instant::now() + Duration::from_secs(10);
+        let mut screen = String::new();
+        while std::time::Instant::now() < by {
+            screen = tmux.capture(&pane).unwrap_or_default();
+            if screen.contains("GOT:") {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(screen.contains("GOT:kept\n"), "{screen}");
+        assert!(!screen.contains("GOT:lostkept"), "{screen}");
+        // A person's seat is never touched.
+        assert!(matches!(
+            PaneBackend::clear_input(&tmux, &pane, 1, true),
+            Err(WorkspaceError::HumanSeat)
+        ));
+        assert!(matches!(
+            PaneBackend::cancel_mode(&tmux, &pane, true),
+            Err(WorkspaceError::HumanSeat)
+        ));
         drop(server);
     }
 }

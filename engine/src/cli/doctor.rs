@@ -192,14 +192,29 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 .map_err(|e| e.to_string())
                 .and_then(|a| a.describe().map_err(|e| e.to_string()));
             let (capabilities, limitations, error) = match described {
-                Ok(d) => (
-                    d.capabilities
-                        .iter()
-                        .map(|c| c.as_str().to_string())
-                        .collect(),
-                    d.limitations,
-                    None,
-                ),
+                Ok(d) => {
+                    let mut limitations = d.limitations;
+                    use drover_types::wit::{CanonicalEvent, Capability};
+                    let screen = d.capabilities.contains(&Capability::Screen);
+                    let prompt_hook = !p.hookless()
+                        && p.hooks.events.iter().any(|(_, canonical)| {
+                            CanonicalEvent::from_profile_name(canonical) == Some(CanonicalEvent::PromptSubmit)
+                        });
+                    // drover's own limit for this profile, beside the
+                    // component's: what proves a typed message arrived.
+                    limitations.extend(
+                        crate::drive::interactive::delivery::cannot(prompt_hook, screen)
+                            .map(str::to_string),
+                    );
+                    (
+                        d.capabilities
+                            .iter()
+                            .map(|c| c.as_str().to_string())
+                            .collect(),
+                        limitations,
+                        None,
+                    )
+                }
                 Err(e) => (Vec::new(), Vec::new(), Some(e)),
             };
             let driver = registry::driver_label(p, project);

@@ -66,6 +66,7 @@ macro_rules! both {
 // Declared after `both!`, which verdicts, budgets and interrupt use.
 mod acp;
 mod budgets;
+mod delivery;
 mod interrupt;
 mod summary;
 mod verdicts;

@@ -350,6 +350,7 @@ impl Server {
                         "right" => b"\x1b[C",
                         "left" => b"\x1b[D",
                         "ctrl+c" => b"\x03",
+                        "ctrl+u" => b"\x15",
                         k if k.chars().count() == 1 => k.as_bytes(),
                         other => return Err(("invalid_key", format!("unsupported key {other}"))),
                     };

@@ -43,6 +43,15 @@
 //! `@unreadable-screen` shows a screen no rule reads, forever, writing
 //! whatever is typed into it to `.scripted/typed-into-unread-screen.txt`.
 //!
+//! Three more start-up directives stand in for a message that does not
+//! arrive (drover's proof of delivery, docs/sessions.md): `@drop-first-enter`
+//! ignores the first submitted line (no hook fires; the text stays on the
+//! screen where it was typed, as an input line whose Enter was lost);
+//! `@never-accept` ignores every one; `@copy-mode` puts its own tmux pane
+//! in copy mode (`tmux copy-mode -t $TMUX_PANE`) once it first draws its
+//! prompt, so a paste still reaches the terminal but the Enter goes to copy
+//! mode and the line is never submitted until copy mode is left.
+//!
 //! `scripted-cli --acp` is an Agent Client Protocol agent instead (see
 //! `acp.rs`).
 #![allow(
@@ -643,6 +652,23 @@ fn unreadable_screen(lines: &mut impl BufRead, cwd: &Path) -> i32 {
     }
 }
 
+/// Puts this CLI's own tmux pane in copy mode, as a person scrolling back
+/// would leave it.
+fn enter_copy_mode() {
+    let Some(pane) = std::env::var_os("TMUX_PANE") else {
+        eprintln!("scripted-cli: @copy-mode needs a tmux pane (no TMUX_PANE)");
+        return;
+    };
+    let _ = Command::new("tmux")
+        .arg("copy-mode")
+        .arg("-t")
+        .arg(pane)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
 fn interactive(options: &Options) -> i32 {
     let mut seat = Seat::new(options.resume.clone(), options.preset.clone());
     // Ask the terminal for bracketed paste, as real TUIs do.
@@ -663,6 +689,14 @@ fn interactive(options: &Options) -> i32 {
         json!({"source": if options.resume.is_some() { "resume" } else { "startup" }}),
     );
     show_prompt();
+    if at_start("@copy-mode") {
+        enter_copy_mode();
+    }
+    let mut drop_enters: u32 = if at_start("@never-accept") {
+        u32::MAX
+    } else {
+        u32::from(at_start("@drop-first-enter"))
+    };
     let mut pending_write: Option<PathBuf> = None;
     loop {
         let mut raw = String::new();
@@ -679,6 +713,11 @@ fn interactive(options: &Options) -> i32 {
             .trim()
             .to_string();
         if prompt.is_empty() {
+            continue;
+        }
+        if drop_enters > 0 {
+            // The Enter is lost: nothing is submitted, nothing is drawn.
+            drop_enters -= 1;
             continue;
         }
         if prompt == "/exit" {

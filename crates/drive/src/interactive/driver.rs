@@ -68,6 +68,7 @@ impl<'a> Driver<'a> {
                 Policy::default()
             }),
             policy_tries: std::collections::HashMap::new(),
+            carried: Vec::new(),
         }
     }
 
@@ -154,7 +155,17 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// The seat's hook events: those kept while a message's delivery was
+    /// being proven first, else what arrives within `wait`.
     pub(super) fn events(&mut self, wait: Duration) -> Vec<HookRecord> {
+        if !self.carried.is_empty() {
+            return std::mem::take(&mut self.carried);
+        }
+        self.fresh_events(wait)
+    }
+
+    /// Hook events for this seat that arrive within `wait`.
+    pub(super) fn fresh_events(&mut self, wait: Duration) -> Vec<HookRecord> {
         let task = self.task();
         let since = self.since;
         self.watcher
@@ -427,9 +438,10 @@ impl<'a> Driver<'a> {
         false
     }
 
-    /// Renders the prompt, types it once the screen reads idle, then waits
-    /// for the turn's verdict. Nothing is typed into a screen that asks a
-    /// question or cannot be read.
+    /// Renders the prompt, types it once the screen reads idle, proves the
+    /// CLI took it ([`Driver::deliver`]), then waits for the turn's
+    /// verdict. Nothing is typed into a screen that asks a question or
+    /// cannot be read.
     pub(super) fn turn(&mut self, seat: &Seat) -> TurnReport {
         let task = self.task();
         let rendered = match self
@@ -466,17 +478,17 @@ impl<'a> Driver<'a> {
         if self.ctx.profile().hookless() {
             self.st.typed_over = seat.ws().read_pane(&seat.pane).ok().map(|s| s.rows);
         }
-        if let Err(e) = seat.ws().type_text(&seat.pane, &rendered, self.human) {
-            return self.result(
-                Verdict::Crashed,
-                format!("cannot type the prompt: {e}"),
-                None,
-                None,
-            );
+        match self.deliver(seat, &rendered) {
+            Ok(true) => {
+                self.st.blocked = None;
+                self.ctx
+                    .state(task, wit::SeatState::Working, None, "prompt-typed");
+            }
+            // Unproven (stopped, past the deadline, the pane gone): the
+            // wait reports why, and the seat is never called working.
+            Ok(false) => {}
+            Err(report) => return *report,
         }
-        self.st.blocked = None;
-        self.ctx
-            .state(task, wit::SeatState::Working, None, "prompt-typed");
         self.wait_turn(seat)
     }
 

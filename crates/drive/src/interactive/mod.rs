@@ -2,7 +2,9 @@
 //! person would.
 //!
 //! It launches the CLI, waits until the screen reads idle, types the prompt
-//! as a bracketed paste, then decides from hook events (the relay's drops),
+//! as a bracketed paste and proves the CLI took it ([`delivery`]: once
+//! retried after clearing the input, else the seat is `blocked`, "message
+//! not accepted"), then decides from hook events (the relay's drops),
 //! pane liveness, pane-log activity, the screen and the clock:
 //! - Stop (not a subagent's) ends the turn: completed, or — when a result
 //!   file is required and missing — a nudge, then stalled;
@@ -24,6 +26,7 @@
 //! the tick. Where the multiplexer reads the agent itself (herdr), its
 //! `blocked` is a second source beside the hooks and the screen.
 
+pub mod delivery;
 pub mod dialog;
 mod driver;
 mod wait;
@@ -156,6 +159,9 @@ struct Driver<'a> {
     policy: Policy,
     /// Policy answers given per dialog (by its text and options).
     policy_tries: std::collections::HashMap<String, u32>,
+    /// Hook events read while proving a message's delivery, for the
+    /// turn's wait to apply.
+    carried: Vec<drover_run::HookRecord>,
 }
 
 /// One session: launch, wait until ready, type the prompt, decide, tear down.

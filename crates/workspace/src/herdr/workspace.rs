@@ -117,7 +117,7 @@ impl PaneBackend for Herdr {
         Ok(())
     }
 
-    fn type_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
+    fn paste_text(&self, pane: &Pane, text: &str, human: bool) -> Result<(), WorkspaceError> {
         if human {
             return Err(WorkspaceError::HumanSeat);
         }
@@ -137,6 +137,13 @@ impl PaneBackend for Herdr {
             }
         }
         std::thread::sleep(crate::tmux::PASTE_SETTLE);
+        Ok(())
+    }
+
+    fn submit(&self, pane: &Pane, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
         self.call(
             "pane.send_keys",
             json!({"pane_id": pane.pane, "keys": ["enter"]}),
@@ -172,6 +179,23 @@ impl PaneBackend for Herdr {
             },
             || self.read_pane(pane).ok().map(|s| s.rows.join("\n")),
         )?)
+    }
+
+    // herdr's API has no pane mode to ask about or leave (no copy mode;
+    // its scrollback is the client's, and keys sent over the socket always
+    // reach the pane's program), so `pane_in_mode`/`cancel_mode` keep the
+    // trait's "none" answers.
+
+    fn clear_input(&self, pane: &Pane, times: usize, human: bool) -> Result<(), WorkspaceError> {
+        if human {
+            return Err(WorkspaceError::HumanSeat);
+        }
+        let keys = vec!["ctrl+u"; times.max(1)];
+        self.call(
+            "pane.send_keys",
+            json!({"pane_id": pane.pane, "keys": keys}),
+        )?;
+        Ok(())
     }
 
     fn pane_alive(&self, pane: &Pane) -> Result<bool, WorkspaceError> {
