@@ -23,11 +23,11 @@ const BACKOFF_FIRST: Duration = Duration::from_secs(60);
 const WAIT_MAX: Duration = Duration::from_secs(12 * 3600);
 
 /// How long to wait before resuming `result`'s message, if it is to be
-/// resumed (its `resumed`th resumption).
+/// resumed (its `resumed`th resumption); `opted_out` says why it may not be.
 pub(super) fn plan(
     ctx: &Context,
     task: &str,
-    opted_out: bool,
+    opted_out: Option<&str>,
     result: &TurnReport,
     resumed: u32,
 ) -> Option<Duration> {
@@ -36,8 +36,8 @@ pub(super) fn plan(
         return None;
     }
     let settings = &ctx.profile().resume;
-    let why_not = if opted_out {
-        Some("--no-resume")
+    let why_not = if let Some(why) = opted_out {
+        Some(why)
     } else if !settings.on_limit {
         Some("the profile's [resume] on_limit is false")
     } else if resumed >= settings.attempts {

@@ -67,11 +67,12 @@ pub struct Args {
     /// Drop the profile's bypass args (the CLI asks for permissions).
     #[arg(long, conflicts_with = "args")]
     no_bypass: bool,
-    /// Never resume a turn a rate limit or a quota ended (headless and ray
-    /// otherwise wait for the reset the CLI states, per the profile's
-    /// `[resume]`, and send the prompt again in the same conversation).
+    /// When a rate limit or a quota ends the turn, wait for the reset the
+    /// CLI states (else back off, per the profile's `[resume]`) and send the
+    /// prompt again in the same conversation (headless and ray). A run
+    /// reports the fault at once without it; a seat resumes by default.
     #[arg(long)]
-    no_resume: bool,
+    resume_after_limit: bool,
     /// Silence that counts as a stall, e.g. 10m (default: never).
     #[arg(long, value_parser = parse_duration)]
     stall: Option<Duration>,
@@ -358,6 +359,8 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Failed);
     }
     let resumable = matches!(selection.kind, WorkspaceKind::Headless | WorkspaceKind::Ray);
+    let opted_out =
+        (!args.resume_after_limit).then_some("drover run resumes only with --resume-after-limit");
     let mut resumed = 0;
     let result = loop {
         let result = match (selection.kind, &ray_target) {
@@ -377,7 +380,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         let Some(id) = result.session_id.clone().filter(|_| resumable) else {
             break result;
         };
-        let Some(wait) = super::resume::plan(&ctx, &task, args.no_resume, &result, resumed) else {
+        let Some(wait) = super::resume::plan(&ctx, &task, opted_out, &result, resumed) else {
             break result;
         };
         if !super::resume::wait(&ctx, &task, &result, wait, resumed, &interrupted, &|| false) {

@@ -64,11 +64,13 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.budget_mode = record.budget_mode;
     watch_budgets(&project, &record, &mut spec);
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
+    let opted_out = record
+        .no_resume
+        .then_some("the seat was brought up with --no-resume");
     let mut resumed = 0;
     let result = loop {
         let result = one_turn(&project, &ctx, &mut record, &spec)?;
-        let Some(wait) = resume::plan(&ctx, &record.nick, record.no_resume, &result, resumed)
-        else {
+        let Some(wait) = resume::plan(&ctx, &record.nick, opted_out, &result, resumed) else {
             break result;
         };
         let gone = || {

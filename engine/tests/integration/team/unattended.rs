@@ -244,11 +244,12 @@ fn resuming_stops_at_the_profiles_cap_and_never_happens_with_no_resume() {
 }
 
 #[test]
-fn a_headless_run_resumes_after_its_limit_resets() {
+fn a_headless_run_resumes_after_its_limit_resets_when_asked() {
     let p = Project::new();
     let (doc, code) = p.run(&[
         "--cli",
         "scripted",
+        "--resume-after-limit",
         "Reply with exactly: RUNBACK @limit-once=2",
     ]);
     assert_eq!(
@@ -409,4 +410,21 @@ fn a_budget_crossed_mid_turn_is_journaled_then_and_the_turn_still_finishes() {
             .is_ok_and(|stat| !stat.contains(") Z "));
         (!alive).then_some(())
     });
+}
+
+#[test]
+fn a_run_reports_its_limit_at_once_unless_asked_to_wait() {
+    let p = Project::new();
+    let (doc, code) = p.run(&["--cli", "scripted", "Reply with exactly: X @limit-once=600"]);
+    assert_ne!(
+        (doc["status"].as_str(), code),
+        (Some("completed"), 0),
+        "{doc:#}"
+    );
+    assert!(
+        doc["fault"]["retry_after_secs"]
+            .as_u64()
+            .is_some_and(|s| s > 500),
+        "{doc:#}"
+    );
 }
