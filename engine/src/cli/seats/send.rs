@@ -64,9 +64,14 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
     spec.budget_mode = record.budget_mode;
     watch_budgets(&project, &record, &mut spec);
     spec.cancel = Some(std::sync::Arc::clone(&interrupted));
-    let opted_out = record
-        .no_resume
-        .then_some("the seat was brought up with --no-resume");
+    let opted_out = if record.no_resume {
+        Some("the seat was brought up with --no-resume")
+    } else if record.workspace == WorkspaceKind::Jules {
+        // Its driver already retries the API, backing off, within the turn.
+        Some("a jules seat's driver retries the API itself")
+    } else {
+        None
+    };
     let mut resumed = 0;
     let result = loop {
         let result = one_turn(&project, &ctx, &mut record, &spec)?;
