@@ -90,7 +90,7 @@ fn the_tools_start_a_seat_send_wait_read_and_stop_it() {
         .as_array()
         .expect("events")
         .iter()
-        .filter(|e| e["verdict"] == "completed")
+        .filter(|e| e["kind"] == "verdict" && e["state"] == "completed")
         .count();
     assert_eq!(verdicts, 2, "{events:#}");
     let page = mcp.ok(

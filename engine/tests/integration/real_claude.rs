@@ -254,7 +254,7 @@ fn mcp_claude_starts_a_seat_sends_waits_and_replies_with_its_answer() {
     let journal = real.journal(&seat_run);
     let verdicts = journal
         .iter()
-        .filter(|l| l["verdict"] == "completed")
+        .filter(|l| l["kind"] == "verdict" && l["state"] == "completed")
         .count();
     assert_eq!(verdicts, 2, "{journal:#?}");
     assert!(

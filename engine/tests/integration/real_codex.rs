@@ -165,7 +165,11 @@ fn mcp_codex_lists_seats_through_drover() {
     );
     let out = real.run(
         support::HANG,
-        &["--workspace", "headless"],
+        // Codex defers MCP tools behind its `tool_search` (a Responses
+        // `tool_search_call`, which the model server does not make) for
+        // models its catalog says can search; for a model it does not
+        // know, it offers them directly, under their full names.
+        &["--workspace", "headless", "--model", "fake-model"],
         "List drover's seats. Reply with the last tool result",
     );
     let reply = out.doc["reply"].as_str().unwrap_or_default();

@@ -56,6 +56,25 @@ pub fn reply_text(ask: &Ask, default_reply: &str) -> String {
     exact_reply(&ask.last_user_text).unwrap_or_else(|| default_reply.to_string())
 }
 
+/// `(namespace, tool)` when `name` is `<namespace>__<tool>` and the
+/// request offers `tool` inside a Responses namespace tool of that name.
+pub fn namespaced(body: &Value, name: &str) -> Option<(String, String)> {
+    body.get("tools")?
+        .as_array()?
+        .iter()
+        .filter(|t| t.get("type").and_then(Value::as_str) == Some("namespace"))
+        .find_map(|t| {
+            let namespace = t.get("name").and_then(Value::as_str)?;
+            let tool = name.strip_prefix(namespace)?.strip_prefix("__")?;
+            let offered = t
+                .get("tools")?
+                .as_array()?
+                .iter()
+                .any(|inner| inner.get("name").and_then(Value::as_str) == Some(tool));
+            offered.then(|| (namespace.to_string(), tool.to_string()))
+        })
+}
+
 /// A tool result's content as text: a string, or the text parts of an
 /// array of parts, joined by newlines.
 fn result_text(content: &Value) -> String {
@@ -554,6 +573,19 @@ mod tests {
         // Before any tool ran, the default reply.
         let none = json!({"messages":[{"role":"user","content":ask}]});
         assert_eq!(reply_text(&inspect(Protocol::Chat, &none), "OK"), "OK");
+    }
+
+    #[test]
+    fn a_tool_in_a_namespace_is_called_by_its_parts() {
+        let body = json!({"tools":[
+            {"type":"function","name":"exec_command"},
+            {"type":"namespace","name":"mcp__drover","tools":[{"type":"function","name":"list_seats"}]}]});
+        assert_eq!(
+            namespaced(&body, "mcp__drover__list_seats"),
+            Some(("mcp__drover".to_string(), "list_seats".to_string()))
+        );
+        assert_eq!(namespaced(&body, "mcp__drover__down"), None);
+        assert_eq!(namespaced(&body, "exec_command"), None);
     }
 
     #[test]

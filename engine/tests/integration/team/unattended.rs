@@ -272,7 +272,7 @@ fn a_run_past_the_projects_budget_waits_and_a_stop_ends_it_over_budget() {
     // The scripted model's prices make one turn $0.0127: past $0.01.
     let (first, _) = p.run(&["--cli", "scripted", "Reply with exactly: ONE"]);
     assert_eq!(first["status"], "completed", "{first:#}");
-    let mut held = p
+    let held = p
         .drover()
         .args([
             "run",
