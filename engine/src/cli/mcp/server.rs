@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -28,6 +29,8 @@ const DRAIN: Duration = Duration::from_secs(30);
 struct Drover {
     project: Arc<PathBuf>,
     explicit_project: bool,
+    /// Tool calls still running, for the drain when the session ends.
+    running: Arc<AtomicUsize>,
 }
 
 impl ServerHandler for Drover {
@@ -54,7 +57,9 @@ impl ServerHandler for Drover {
         let explicit = self.explicit_project;
         let name = request.name.to_string();
         let arguments = request.arguments.unwrap_or_default();
+        let counted = Counted::new(&self.running);
         let joined = tokio::task::spawn_blocking(move || {
+            let _counted = counted;
             super::tools::call(&project, explicit, &name, &arguments)
         })
         .await;
@@ -66,6 +71,22 @@ impl ServerHandler for Drover {
             ))])
         });
         Ok(result.into())
+    }
+}
+
+/// One call counted as running until it ends, a panic included.
+struct Counted(Arc<AtomicUsize>);
+
+impl Counted {
+    fn new(running: &Arc<AtomicUsize>) -> Counted {
+        running.fetch_add(1, Ordering::SeqCst);
+        Counted(Arc::clone(running))
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -81,9 +102,11 @@ pub fn serve(project: &Path, explicit_project: bool) -> anyhow::Result<Outcome> 
         .enable_all()
         .build()
         .context("starting the MCP server's runtime")?;
+    let running = Arc::new(AtomicUsize::new(0));
     let server = Drover {
         project: Arc::new(project),
         explicit_project,
+        running: Arc::clone(&running),
     };
     let served = runtime.block_on(async {
         let transport = (tokio::io::stdin(), protocol_stdout());
@@ -91,12 +114,28 @@ pub fn serve(project: &Path, explicit_project: bool) -> anyhow::Result<Outcome> 
             .serve(transport)
             .await
             .context("the MCP handshake failed")?;
+        // SIGINT or SIGTERM ends the session as the client closing it
+        // would (a turn in progress sees the same flag and stops).
+        let token = running.cancellation_token();
+        let watched = std::sync::Arc::clone(&interrupted);
+        tokio::spawn(async move {
+            while !watched.load(Ordering::Relaxed) {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            token.cancel();
+        });
         running.waiting().await.context("the MCP server stopped")?;
         anyhow::Ok(())
     });
     // The client is gone: calls still running (a turn, a wait) are asked
     // to stop as Ctrl-C would ask them, and given a moment to tidy up.
-    interrupted.store(true, std::sync::atomic::Ordering::Relaxed);
-    runtime.shutdown_timeout(DRAIN);
+    // The thread reading stdin cannot be cancelled, so the runtime is not
+    // waited for: only the calls are, by their count.
+    interrupted.store(true, Ordering::Relaxed);
+    let until = std::time::Instant::now() + DRAIN;
+    while running.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    runtime.shutdown_background();
     served.map(|()| Outcome::Ok)
 }
