@@ -451,13 +451,21 @@ fn write(path: &Path, text: String, keep: Option<Keep>) -> anyhow::Result<()> {
     .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Where the original of `target`'s file is kept: one per file, under
-/// drover's state directory (the files are the user's, not a project's).
+/// Where the original of `target`'s file is kept, under drover's state
+/// directory (the files are the user's, not a project's): one per file
+/// and entry, so two projects' entries in `~/.claude.json` each keep the
+/// file as it was before theirs, and removing them in reverse order gives
+/// back each earlier file byte for byte.
 fn backup_path(target: &Target) -> anyhow::Result<PathBuf> {
+    use sha2::Digest as _;
     let dir = crate::gate::seal::state_dir()
         .context("no state directory to keep the original in (set HOME or XDG_STATE_HOME)")?;
     let flat = target.path.display().to_string().replace(['/', '\\'], "_");
-    Ok(dir.join("mcp").join(format!("{}--{flat}", target.cli)))
+    let key = sha2::Sha256::digest(target.key.join("\0").as_bytes());
+    let key: String = key.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    Ok(dir
+        .join("mcp")
+        .join(format!("{}--{flat}--{key}", target.cli)))
 }
 
 /// `backup` with `.suffix` added (not replacing the file's own extension).

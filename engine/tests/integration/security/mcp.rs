@@ -133,8 +133,14 @@ const CONFIGS: &[(&str, &str, &str)] = &[
 ];
 
 fn mcp_config(p: &Project, action: &str, cli: &str) -> Value {
+    mcp_config_for(p, p.path(), action, cli)
+}
+
+fn mcp_config_for(p: &Project, project: &Path, action: &str, cli: &str) -> Value {
     let out = p
         .drover()
+        .arg("--project")
+        .arg(project)
         .env_remove("CODEX_HOME")
         .env_remove("CLAUDE_CONFIG_DIR")
         .args(["mcp", action, "--cli", cli, "--json"])
@@ -248,4 +254,24 @@ fn mcp_install_and_remove_restore_the_users_file_byte_for_byte() {
     let mut expected = parse(&claude, CONFIGS[0].2);
     expected["numStartups"] = json!(4);
     assert_eq!(after, expected);
+
+    // Two projects' entries in one file: removed in reverse order, each
+    // earlier file comes back byte for byte.
+    let other = p.path().join("other");
+    std::fs::create_dir_all(&other).expect("other project");
+    std::fs::write(&claude, CONFIGS[0].2).expect("write");
+    mcp_config(&p, "install", "claude");
+    let with_first = std::fs::read(&claude).expect("read");
+    mcp_config_for(&p, &other, "install", "claude");
+    assert_ne!(std::fs::read(&claude).expect("read"), with_first);
+    assert_eq!(
+        mcp_config_for(&p, &other, "remove", "claude")["change"],
+        "restored"
+    );
+    assert_eq!(std::fs::read(&claude).expect("read"), with_first);
+    assert_eq!(mcp_config(&p, "remove", "claude")["change"], "restored");
+    assert_eq!(
+        std::fs::read(&claude).expect("read"),
+        CONFIGS[0].2.as_bytes()
+    );
 }
