@@ -171,10 +171,12 @@ fn tool(
     schema.insert("properties".into(), properties);
     schema.insert("required".into(), json!(required));
     schema.insert("additionalProperties".into(), json!(false));
+    // A seat's CLI talks to its model's API: what starts, prompts or
+    // unblocks one reaches beyond this machine.
     let annotations = ToolAnnotations::new()
         .read_only(read_only)
         .destructive(name == "down")
-        .open_world(false);
+        .open_world(matches!(name, "start_seat" | "send" | "answer"));
     Tool::new(name, description, Arc::new(schema)).with_annotations(annotations)
 }
 
