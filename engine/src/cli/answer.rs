@@ -55,6 +55,17 @@ struct Answered {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
+    let doc = answer(project, &args)?;
+    if args.json.json {
+        print_json(&doc)?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `drover answer`'s work: the answer delivered; what `answer --json`
+/// prints (people's lines are printed here without `--json`). A human
+/// seat is refused.
+pub fn answer(project: &Path, args: &Args) -> anyhow::Result<serde_json::Value> {
     let project = project
         .canonicalize()
         .with_context(|| format!("project {}", project.display()))?;
@@ -112,9 +123,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
             option: choice,
             delivered: true,
         };
-        if args.json.json {
-            print_json(&outcome)?;
-        } else {
+        if !args.json.json {
             outln!(
                 "{}: answered {} ({}) to {}",
                 outcome.seat,
@@ -123,7 +132,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
                 outcome.question.title
             );
         }
-        return Ok(Outcome::Ok);
+        return Ok(serde_json::to_value(&outcome)?);
     }
     if q.on_pane {
         let pane = seat_pane
@@ -164,24 +173,24 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         option: choice,
         delivered,
     };
-    if args.json.json {
-        print_json(&outcome)?;
-    } else if delivered {
-        outln!(
-            "{}: answered {} ({}) to {}",
-            outcome.seat,
-            outcome.option.id,
-            outcome.option.label,
-            outcome.question.summary()
-        );
-    } else {
-        outln!(
-            "{}: left the answer {} for its driver, which has not taken it yet",
-            outcome.seat,
-            outcome.option.id
-        );
+    if !args.json.json {
+        if delivered {
+            outln!(
+                "{}: answered {} ({}) to {}",
+                outcome.seat,
+                outcome.option.id,
+                outcome.option.label,
+                outcome.question.summary()
+            );
+        } else {
+            outln!(
+                "{}: left the answer {} for its driver, which has not taken it yet",
+                outcome.seat,
+                outcome.option.id
+            );
+        }
     }
-    Ok(Outcome::Ok)
+    Ok(serde_json::to_value(&outcome)?)
 }
 
 /// The pane a run's sealed `pane.json` names (never one a file merely
@@ -214,7 +223,7 @@ fn answer_on_pane(
     q: question::Question,
     choice: question::Choice,
     json: bool,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<serde_json::Value> {
     let info = run.read_info()?;
     let kind = Some(info.workspace)
         .filter(|k| k.has_panes())
@@ -245,9 +254,9 @@ fn answer_on_pane(
         now,
         next_question,
     };
+    let doc = serde_json::to_value(&outcome)?;
     if json {
-        print_json(&outcome)?;
-        return Ok(Outcome::Ok);
+        return Ok(doc);
     }
     outln!(
         "{}: answered {} ({}) to {}",
@@ -274,7 +283,7 @@ fn answer_on_pane(
             outln!("  its screen has not settled yet (`drover seats` shows it once it does)")
         }
     }
-    Ok(Outcome::Ok)
+    Ok(doc)
 }
 
 /// Whether the process that holds the task's agent (the sealed

@@ -58,6 +58,50 @@ pub fn parse_since(text: &str) -> Result<u64, String> {
         .map_or(0, |d| d.as_nanos() as u64))
 }
 
+/// The journal lines `args` asks for so far (`--follow` aside), oldest
+/// first: what `drover events --json` prints, one a line, and the MCP
+/// `events` tool pages through. `Err`: no such run.
+pub fn matching(project: &Path, args: &Args) -> Result<Vec<RunEvent>, String> {
+    if let Some(id) = &args.run
+        && RunDir::open(project, id).is_err()
+    {
+        return Err(format!("no run {id} in {}", project.display()));
+    }
+    let mut keep = filter(project, args);
+    Ok(Follower::new(project, args.run.as_deref())
+        .read_all()
+        .into_iter()
+        .filter(|e| keep(e))
+        .collect())
+}
+
+/// Whether a journal line passes `args`' filters (time, seat, role).
+fn filter<'a>(project: &'a Path, args: &'a Args) -> impl FnMut(&RunEvent) -> bool + 'a {
+    // A seat's role, read from its sealed record once.
+    let mut roles: std::collections::HashMap<String, Option<String>> =
+        std::collections::HashMap::new();
+    move |e: &RunEvent| {
+        args.since.is_none_or(|since| e.transition.ts >= since)
+            && args
+                .seat
+                .as_ref()
+                .is_none_or(|s| e.seat.as_ref() == Some(s))
+            && args.role.as_ref().is_none_or(|role| {
+                e.seat.as_deref().is_some_and(|nick| {
+                    roles
+                        .entry(nick.to_string())
+                        .or_insert_with(|| {
+                            crate::seats::load(project, nick)
+                                .and_then(|s| crate::seats::require_sealed(s).ok())
+                                .map(|s| s.role)
+                        })
+                        .as_ref()
+                        == Some(role)
+                })
+            })
+    }
+}
+
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     if let Some(id) = &args.run
         && RunDir::open(project, id).is_err()
@@ -66,31 +110,7 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Usage);
     }
     let mut follower = Follower::new(project, args.run.as_deref());
-    // A seat's role, read from its sealed record once.
-    let mut roles: std::collections::HashMap<String, Option<String>> =
-        std::collections::HashMap::new();
-    let mut role_of = |nick: &str| -> Option<String> {
-        roles
-            .entry(nick.to_string())
-            .or_insert_with(|| {
-                crate::seats::load(project, nick)
-                    .and_then(|s| crate::seats::require_sealed(s).ok())
-                    .map(|s| s.role)
-            })
-            .clone()
-    };
-    let mut keep = |e: &RunEvent| {
-        args.since.is_none_or(|since| e.transition.ts >= since)
-            && args
-                .seat
-                .as_ref()
-                .is_none_or(|s| e.seat.as_ref() == Some(s))
-            && args.role.as_ref().is_none_or(|role| {
-                e.seat
-                    .as_deref()
-                    .is_some_and(|nick| role_of(nick).as_ref() == Some(role))
-            })
-    };
+    let mut keep = filter(project, &args);
     for event in follower.read_all().into_iter().filter(|e| keep(e)) {
         print(&event, args.json.json);
     }

@@ -9,6 +9,7 @@ mod doctor;
 mod events;
 mod explain;
 mod hooks;
+mod mcp;
 mod mux;
 mod output;
 mod pause;
@@ -136,6 +137,8 @@ enum Command {
     ProbeAdapter(probe::Args),
     /// Token usage from the CLIs' transcripts.
     Usage(usage::Args),
+    /// Serve drover to an agent over MCP (stdio), or install it in a CLI's MCP config.
+    Mcp(mcp::Args),
     /// Show what this project's own settings would run, and trust them.
     Trust(trust::Args),
     /// The entrypoint of a Ray job the ray workspace submits: one headless
@@ -154,6 +157,7 @@ enum Command {
 /// What a command decided: success, a reported failure (exit 1), a usage
 /// error it already explained (exit 2), or an interruption by SIGINT/SIGTERM
 /// (exit 130).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     Ok,
     Failed,
@@ -162,8 +166,18 @@ pub enum Outcome {
 }
 
 /// A flag SIGINT and SIGTERM set, for long commands to stop cleanly (tear
-/// down a seat, remove temp dirs). A second signal exits at once.
+/// down a seat, remove temp dirs). A second signal exits at once. One flag
+/// per process, registered once: `drover mcp` asks for it on every tool
+/// call, and handlers must not pile up.
 pub fn interrupt_flag() -> anyhow::Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    static FLAG: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>> =
+        std::sync::Mutex::new(None);
+    let mut held = FLAG
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(flag) = held.as_ref() {
+        return Ok(std::sync::Arc::clone(flag));
+    }
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register_conditional_shutdown(
@@ -173,6 +187,7 @@ pub fn interrupt_flag() -> anyhow::Result<std::sync::Arc<std::sync::atomic::Atom
         )?;
         signal_hook::flag::register(signal, std::sync::Arc::clone(&flag))?;
     }
+    *held = Some(std::sync::Arc::clone(&flag));
     Ok(flag)
 }
 
@@ -227,6 +242,7 @@ pub fn main() -> ExitCode {
         Command::ProbeAdapter(args) => probe::run(&project, args),
         Command::Usage(args) => usage::run(&project, explicit_project, args),
         Command::Trust(args) => trust::run(&project, args),
+        Command::Mcp(args) => mcp::run(&project, explicit_project, args),
         Command::RayTurn => {
             interrupt_flag().and_then(|flag| ray_turn::main(&project, flag).map(|()| Outcome::Ok))
         }

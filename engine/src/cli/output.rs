@@ -29,11 +29,35 @@ pub struct Json {
     pub json: bool,
 }
 
+/// Set while `drover mcp` serves: stdout carries the protocol, so anything
+/// a command would print there goes to stderr instead (the log), where it
+/// cannot break a JSON-RPC message.
+static STDOUT_RESERVED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Where a command's stdout text goes: stdout, or stderr while the MCP
+/// transport owns stdout.
+fn command_stdout() -> Box<dyn Write> {
+    if STDOUT_RESERVED.load(std::sync::atomic::Ordering::Relaxed) {
+        Box::new(std::io::stderr().lock())
+    } else {
+        Box::new(std::io::stdout().lock())
+    }
+}
+
+/// The MCP transport's output: stdout, handed over once. From then on every
+/// other print meant for stdout goes to stderr, so the only bytes on
+/// stdout are the protocol's (JSON-RPC messages serde wrote, which carry
+/// no raw control characters: serde escapes them in strings).
+pub fn protocol_stdout() -> tokio::io::Stdout {
+    STDOUT_RESERVED.store(true, std::sync::atomic::Ordering::Relaxed);
+    tokio::io::stdout()
+}
+
 /// Prints `value` as one pretty JSON document with a trailing newline.
 pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     let mut out = terminal_json(&serde_json::to_string_pretty(value)?);
     out.push('\n');
-    write_all(&mut std::io::stdout(), &out);
+    write_all(&mut command_stdout(), &out);
     Ok(())
 }
 
@@ -56,7 +80,7 @@ pub fn terminal_json(text: &str) -> String {
 /// Prints JSON text (a document, or lines of one) on stdout, through
 /// [`terminal_json`].
 pub fn stdout_json(text: &str) {
-    write_all(&mut std::io::stdout().lock(), &terminal_json(text));
+    write_all(&mut command_stdout(), &terminal_json(text));
 }
 
 /// Whether stderr is a terminal (a progress display is worth drawing).
@@ -108,7 +132,7 @@ fn write_all(stream: &mut dyn Write, text: &str) {
 
 /// Prints human text on stdout, neutralised.
 pub fn stdout_text(text: &str) {
-    write_all(&mut std::io::stdout().lock(), &terminal_text(text));
+    write_all(&mut command_stdout(), &terminal_text(text));
 }
 
 /// Prints human text on stderr, neutralised.

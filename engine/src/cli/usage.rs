@@ -81,21 +81,33 @@ pub struct Args {
 
 /// `explicit_project`: `--project` was given, so only conversations run in
 /// that directory count.
-pub fn run(project: &Path, explicit_project: bool, args: Args) -> anyhow::Result<Outcome> {
+/// `drover usage`'s work: the report `usage --json` prints (and the MCP
+/// `usage` tool returns). `explicit_project`: only conversations run in
+/// `project` count.
+pub fn report(
+    project: &Path,
+    explicit_project: bool,
+    args: &Args,
+    progress: &dyn Progress,
+) -> Result<Report, usage::UsageError> {
     let request = usage::Request {
-        clis: args.clis,
-        paths: args.paths,
-        since: args.since,
-        until: args.until,
-        zone: args.tz,
+        clis: args.clis.clone(),
+        paths: args.paths.clone(),
+        since: args.since.clone(),
+        until: args.until.clone(),
+        zone: args.tz.clone(),
         project: explicit_project.then(|| project.to_path_buf()),
         by: args.by.into(),
         workers: args.jobs.map(NonZeroUsize::get),
-        pricing: args.pricing,
+        pricing: args.pricing.clone(),
         explain_files: args.explain_files,
     };
+    usage::run(project, &request, progress)
+}
+
+pub fn run(project: &Path, explicit_project: bool, args: Args) -> anyhow::Result<Outcome> {
     let bar = Bar::new(!args.json.json && super::output::stderr_is_terminal());
-    let report = match usage::run(project, &request, &bar) {
+    let report = match report(project, explicit_project, &args, &bar) {
         Ok(report) => report,
         Err(e) if e.is_usage() => {
             // The command line named something that is not there: a usage

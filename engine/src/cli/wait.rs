@@ -214,13 +214,38 @@ fn targets_of(project: &Path, args: &Args) -> Result<Vec<Watched>, Usage> {
 }
 
 pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
-    let mut watched = match targets_of(project, &args) {
-        Ok(found) => found,
-        Err(Usage(message)) => {
+    let waited = match wait(project, &args) {
+        Ok(waited) => waited,
+        Err(message) => {
             errln!("error: {message}");
             return Ok(Outcome::Usage);
         }
     };
+    if args.json.json {
+        print_json(&waited.doc)?;
+    } else {
+        outln!("{}", waited.text.trim_end());
+    }
+    Ok(if waited.held {
+        Outcome::Ok
+    } else {
+        Outcome::Failed
+    })
+}
+
+/// How a wait ended: what `wait --json` prints, whether the condition
+/// held (false: the timeout passed), and the lines for people.
+pub struct Waited {
+    pub doc: serde_json::Value,
+    pub held: bool,
+    text: String,
+}
+
+/// `drover wait`'s work: follows the targets' journals until the
+/// condition holds or the timeout passes. `Err`: a usage error (an unknown
+/// target, a human seat, no seat of the role), in words.
+pub fn wait(project: &Path, args: &Args) -> Result<Waited, String> {
+    let mut watched = targets_of(project, args).map_err(|Usage(message)| message)?;
     let condition = |view: &TaskView| match (args.until, args.not) {
         (Some(c), _) => holds(view, c),
         // Leaving a state needs a state to leave from.
@@ -313,41 +338,41 @@ pub fn run(project: &Path, args: Args) -> anyhow::Result<Outcome> {
     };
     // One target keeps the shape `wait` always printed for one.
     let one = (single && args.role.is_none() && !args.all).then(|| &report.targets[0]);
-    match (args.json.json, one) {
-        (true, Some(t)) => print_json(&SingleReport {
+    let doc = match one {
+        Some(t) => serde_json::to_value(SingleReport {
             target: t,
             until: args.until,
             not: args.not,
-        })?,
-        (true, None) => print_json(&report)?,
-        (false, _) => {
-            if !held && one.is_none() {
-                outln!("timed out:");
+        }),
+        None => serde_json::to_value(&report),
+    }
+    .map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    if !held && one.is_none() {
+        text.push_str("timed out:\n");
+    }
+    for t in &report.targets {
+        let state = super::seats::state_label(
+            t.view.state.as_deref(),
+            t.view.prompt_kind.as_deref(),
+            t.view.evidence.as_deref(),
+        );
+        let verdict = match (&t.view.verdict, t.view.settled) {
+            (Some(v), true) => format!(", verdict {v}"),
+            _ => String::new(),
+        };
+        match one {
+            Some(_) => {
+                let prefix = if held { "" } else { "timed out: " };
+                text.push_str(&format!("{prefix}{}: {state}{verdict}\n", t.target));
             }
-            for t in &report.targets {
-                let state = super::seats::state_label(
-                    t.view.state.as_deref(),
-                    t.view.prompt_kind.as_deref(),
-                    t.view.evidence.as_deref(),
-                );
-                let verdict = match (&t.view.verdict, t.view.settled) {
-                    (Some(v), true) => format!(", verdict {v}"),
-                    _ => String::new(),
-                };
-                match one {
-                    Some(_) => {
-                        let prefix = if held { "" } else { "timed out: " };
-                        outln!("{prefix}{}: {state}{verdict}", t.target);
-                    }
-                    None => {
-                        let mark = if t.held { " (holds)" } else { "" };
-                        outln!("{}: {state}{verdict}{mark}", t.target);
-                    }
-                }
+            None => {
+                let mark = if t.held { " (holds)" } else { "" };
+                text.push_str(&format!("{}: {state}{verdict}{mark}\n", t.target));
             }
         }
     }
-    Ok(if held { Outcome::Ok } else { Outcome::Failed })
+    Ok(Waited { doc, held, text })
 }
 
 fn settle_if_orphaned(project: &Path, run_id: &str, settler: &mut Settler) {

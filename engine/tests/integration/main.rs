@@ -19,6 +19,7 @@ mod draft_profile;
 mod generic_adapter;
 mod js_adapter;
 mod jules;
+mod mcp;
 mod muse;
 mod probe_adapter;
 mod probe_live;

@@ -165,3 +165,100 @@ fn fresh_config_dialogs_are_answered_then_a_message_completes() {
         "allow_once",
     );
 }
+
+/// Claude Code with drover as an MCP server (`drover mcp install --cli
+/// claude`), its model scripted to call drover's tools in turn: it starts
+/// a scripted seat, sends it a message without waiting, waits for the turn
+/// to settle, sends another and waits for the reply, then answers with
+/// the last tool result — the seat's answer. The seat's journal shows both
+/// turns.
+#[test]
+fn mcp_claude_starts_a_seat_sends_waits_and_replies_with_its_answer() {
+    let Some(mut real) = Real::new("claude") else {
+        return;
+    };
+    // The seat runs drover's scripted stand-in CLI, built next to drover.
+    let path = format!(
+        "{}:{}",
+        support::bin_dir().display(),
+        real.env("PATH").unwrap_or_default()
+    );
+    real.set_env("PATH", &path);
+    let installed = real.output(&["mcp", "install", "--cli", "claude", "--json"]);
+    assert!(
+        installed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    let _down = support::real::Down(&real);
+    for (tool, args) in [
+        (
+            "start_seat",
+            serde_json::json!({"nick": "helper", "cli": "scripted", "workspace": "headless", "role": "helper"}),
+        ),
+        (
+            "send",
+            serde_json::json!({"nick": "helper", "prompt": "Reply with exactly: WARMED-UP", "wait": false}),
+        ),
+        (
+            "wait",
+            serde_json::json!({"targets": ["helper"], "until": "settled", "timeout": "5m"}),
+        ),
+        (
+            "send",
+            serde_json::json!({"nick": "helper", "prompt": "Reply with exactly: SEAT-ANSWER-7"}),
+        ),
+    ] {
+        real.server.control(
+            "tool",
+            &serde_json::json!({"name": format!("mcp__drover__{tool}"), "args": args, "count": 1}),
+        );
+    }
+    let out = real.run(
+        support::HANG,
+        &["--workspace", "headless"],
+        "Start a helper seat with drover, give it work, wait for it. Reply with the last tool result",
+    );
+    let reply = out.doc["reply"].as_str().unwrap_or_default();
+    assert!(
+        out.status() == "completed" && reply.contains("SEAT-ANSWER-7"),
+        "{:#}\n{}\n{}",
+        out.doc,
+        out.stderr,
+        real.logs(out.run_id())
+    );
+    // Every queued call was made, and answered by drover.
+    let calls: Vec<String> = real
+        .server
+        .requests()
+        .iter()
+        .filter_map(|r| r["tool_call"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            "mcp__drover__start_seat",
+            "mcp__drover__send",
+            "mcp__drover__wait",
+            "mcp__drover__send"
+        ],
+        "{calls:?}"
+    );
+    // The seat's own journal: two turns, each working then completed.
+    let seat_run = std::fs::read_dir(real.work.join(".drover/runs"))
+        .expect("runs")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|name| name.starts_with("seat-helper-"))
+        .expect("the seat's run");
+    let journal = real.journal(&seat_run);
+    let verdicts = journal
+        .iter()
+        .filter(|l| l["kind"] == "verdict" && l["state"] == "completed")
+        .count();
+    assert_eq!(verdicts, 2, "{journal:#?}");
+    assert!(
+        journal.iter().any(|l| l["state"] == "working"),
+        "{journal:#?}"
+    );
+}

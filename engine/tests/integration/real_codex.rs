@@ -122,3 +122,62 @@ fn fresh_config_dialogs_are_answered_then_a_message_completes() {
         "allow_once",
     );
 }
+
+/// Codex with drover as an MCP server (`drover mcp install --cli codex`,
+/// which appends `[mcp_servers.drover]` to its config.toml) lists drover's
+/// tools and calls one: its final reply holds what `list_seats` returned.
+#[test]
+fn mcp_codex_lists_seats_through_drover() {
+    let Some(mut real) = support::real::Real::new("codex") else {
+        return;
+    };
+    let path = format!(
+        "{}:{}",
+        support::bin_dir().display(),
+        real.env("PATH").unwrap_or_default()
+    );
+    real.set_env("PATH", &path);
+    let _down = support::real::Down(&real);
+    let up = real.output(&[
+        "up",
+        "lister",
+        "--cli",
+        "scripted",
+        "--workspace",
+        "headless",
+        "--role",
+        "listed",
+    ]);
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let installed = real.output(&["mcp", "install", "--cli", "codex", "--json"]);
+    assert!(
+        installed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    real.server.control(
+        "tool",
+        &serde_json::json!({"name": "mcp__drover__list_seats", "args": {}, "count": 1}),
+    );
+    let out = real.run(
+        support::HANG,
+        // Codex defers MCP tools behind its `tool_search` (a Responses
+        // `tool_search_call`, which the model server does not make) for
+        // models its catalog says can search; for a model it does not
+        // know, it offers them directly, under their full names.
+        &["--workspace", "headless", "--model", "fake-model"],
+        "List drover's seats. Reply with the last tool result",
+    );
+    let reply = out.doc["reply"].as_str().unwrap_or_default();
+    assert!(
+        out.status() == "completed" && reply.contains("\"lister\"") && reply.contains("\"listed\""),
+        "{:#}\n{}\n{}",
+        out.doc,
+        out.stderr,
+        real.logs(out.run_id())
+    );
+}

@@ -166,3 +166,60 @@ fn fresh_config_dialogs_are_answered_then_a_message_completes() {
         "allow_once",
     );
 }
+
+/// Gemini CLI with drover as an MCP server (`drover mcp install --cli
+/// gemini`, which adds `mcpServers.drover` to its settings.json) lists
+/// drover's tools and calls one: its final reply holds what `list_seats`
+/// returned.
+#[test]
+fn mcp_gemini_lists_seats_through_drover() {
+    let Some(mut real) = support::real::Real::new("gemini") else {
+        return;
+    };
+    let path = format!(
+        "{}:{}",
+        support::bin_dir().display(),
+        real.env("PATH").unwrap_or_default()
+    );
+    real.set_env("PATH", &path);
+    let _down = support::real::Down(&real);
+    let up = real.output(&[
+        "up",
+        "lister",
+        "--cli",
+        "scripted",
+        "--workspace",
+        "headless",
+        "--role",
+        "listed",
+    ]);
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
+    let installed = real.output(&["mcp", "install", "--cli", "gemini", "--json"]);
+    assert!(
+        installed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    // Gemini CLI names an MCP server's tools `mcp_<server>_<tool>`.
+    real.server.control(
+        "tool",
+        &serde_json::json!({"name": "mcp_drover_list_seats", "args": {}, "count": 1}),
+    );
+    let out = real.run(
+        support::HANG,
+        &["--workspace", "headless", "--model", "gemini-2.5-pro"],
+        "List drover's seats. Reply with the last tool result",
+    );
+    let reply = out.doc["reply"].as_str().unwrap_or_default();
+    assert!(
+        out.status() == "completed" && reply.contains("lister") && reply.contains("listed"),
+        "{:#}\n{}\n{}",
+        out.doc,
+        out.stderr,
+        real.logs(out.run_id())
+    );
+}

@@ -540,12 +540,26 @@ fn model_call(
             Turn::Tool {
                 args: reply::instance(&params),
                 name,
+                namespace: None,
             }
         }
         (true, false) if !st.tools.is_empty() => {
             let (name, args) = st.take_tool().expect("non-empty");
             entry["tool_call"] = json!(name);
-            Turn::Tool { name, args }
+            // `mcp__drover__list_seats` offered as `list_seats` in a
+            // `mcp__drover` namespace (Codex): called by its parts.
+            match reply::namespaced(body, &name) {
+                Some((namespace, tool)) => Turn::Tool {
+                    name: tool,
+                    args,
+                    namespace: Some(namespace),
+                },
+                None => Turn::Tool {
+                    name,
+                    args,
+                    namespace: None,
+                },
+            }
         }
         _ => {
             let text = match &ask.schema {

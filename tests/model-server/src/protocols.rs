@@ -57,7 +57,13 @@ use tokens::*;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Turn {
     Text(String),
-    Tool { name: String, args: Value },
+    /// `namespace`: the Responses namespace tool (`{"type":"namespace"}`,
+    /// as Codex groups an MCP server's tools) the call names its tool in.
+    Tool {
+        name: String,
+        args: Value,
+        namespace: Option<String>,
+    },
 }
 
 /// A response body: a complete JSON document, or SSE events written as
@@ -112,7 +118,7 @@ pub fn anthropic(turn: &Turn, model: &str, stream: bool, ids: Ids) -> Body {
     let msg_id = format!("msg_fake_{:06}", ids.n);
     let (block, stop_reason) = match turn {
         Turn::Text(t) => (json!({"type":"text","text":t}), "end_turn"),
-        Turn::Tool { name, args } => (
+        Turn::Tool { name, args, .. } => (
             json!({"type":"tool_use","id":format!("toolu_fake_{:06}", ids.n),"name":name,"input":args_object(args)}),
             "tool_use",
         ),
@@ -193,10 +199,18 @@ pub fn responses(turn: &Turn, model: &str, stream: bool, ids: Ids) -> Body {
             json!({"id":item_id,"type":"message","status":"completed","role":"assistant",
             "content":[{"type":"output_text","text":t,"annotations":[]}]})
         }
-        Turn::Tool { name, args } => {
-            json!({"id":format!("fc_fake_{:06}", ids.n),"type":"function_call",
+        Turn::Tool {
+            name,
+            args,
+            namespace,
+        } => {
+            let mut call = json!({"id":format!("fc_fake_{:06}", ids.n),"type":"function_call",
             "status":"completed","call_id":format!("call_fake_{:06}", ids.n),"name":name,
-            "arguments":args_string(&args_object(args))})
+            "arguments":args_string(&args_object(args))});
+            if let Some(namespace) = namespace {
+                call["namespace"] = json!(namespace);
+            }
+            call
         }
     };
     let response = |status: &str, output: Value, usage: Value| {
@@ -296,7 +310,7 @@ pub fn chat_usage() -> Value {
 pub fn chat(turn: &Turn, model: &str, stream: bool, ids: Ids) -> Body {
     let id = format!("chatcmpl-fake{:06}", ids.n);
     let tool_call = |with_index: bool| match turn {
-        Turn::Tool { name, args } => {
+        Turn::Tool { name, args, .. } => {
             let mut c = json!({"id":format!("call_fake_{:06}", ids.n),"type":"function",
                 "function":{"name":name,"arguments":args_string(&args_object(args))}});
             if with_index {
@@ -369,7 +383,9 @@ pub fn gemini_usage() -> Value {
 pub fn gemini(turn: &Turn, model: &str, stream: bool, ids: Ids) -> Body {
     let part = match turn {
         Turn::Text(t) => json!({"text": t}),
-        Turn::Tool { name, args } => json!({"functionCall":{"name":name,"args":args_object(args)}}),
+        Turn::Tool { name, args, .. } => {
+            json!({"functionCall":{"name":name,"args":args_object(args)}})
+        }
     };
     let doc = json!({
         "candidates": [{"content":{"role":"model","parts":[part]},"finishReason":"STOP","index":0}],
@@ -588,6 +604,7 @@ mod tests {
     #[test]
     fn anthropic_tool_use_and_plain_json() {
         let t = Turn::Tool {
+            namespace: None,
             name: "Bash".into(),
             args: json!({"command":"echo hi"}),
         };
@@ -638,6 +655,7 @@ mod tests {
     #[test]
     fn responses_function_call() {
         let t = Turn::Tool {
+            namespace: None,
             name: "exec_command".into(),
             args: json!({"cmd":"echo hi"}),
         };
@@ -688,6 +706,7 @@ mod tests {
     #[test]
     fn chat_tool_call() {
         let t = Turn::Tool {
+            namespace: None,
             name: "bash".into(),
             args: json!({"command":"ls"}),
         };
@@ -726,6 +745,7 @@ mod tests {
             (Some(4101), Some(400), Some(87), Some(9), Some(4197))
         );
         let t = Turn::Tool {
+            namespace: None,
             name: "run_shell_command".into(),
             args: json!({"command":"ls"}),
         };

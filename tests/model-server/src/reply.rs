@@ -8,6 +8,10 @@ use serde_json::{Map, Value, json};
 use crate::protocols::Protocol;
 
 pub const MARKER: &str = "Reply with exactly:";
+/// A prompt holding this is answered, once a tool has run, with the text
+/// of the last tool result in the request: a test can see what a tool
+/// returned in the CLI's final reply.
+pub const LAST_TOOL_RESULT: &str = "Reply with the last tool result";
 
 /// What a request asks for, as far as the fake cares.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +28,8 @@ pub struct Ask {
     /// Model named in the body (Gemini: in the path, filled in by the caller).
     pub model: Option<String>,
     pub stream: bool,
+    /// Text of the last tool result in the request (None when it holds none).
+    pub last_tool_result: Option<String>,
 }
 
 /// `X` from "... Reply with exactly: X" (rest of that line, surrounding
@@ -39,9 +45,94 @@ pub fn exact_reply(text: &str) -> Option<String> {
     Some(out.to_string())
 }
 
-/// The reply text for a request: the exact reply if asked, else the default.
+/// The reply text for a request: the last tool result or the exact reply
+/// if asked, else the default.
 pub fn reply_text(ask: &Ask, default_reply: &str) -> String {
+    if ask.last_user_text.contains(LAST_TOOL_RESULT)
+        && let Some(result) = &ask.last_tool_result
+    {
+        return result.clone();
+    }
     exact_reply(&ask.last_user_text).unwrap_or_else(|| default_reply.to_string())
+}
+
+/// `(namespace, tool)` when `name` is `<namespace>__<tool>` and the
+/// request offers `tool` inside a Responses namespace tool of that name.
+pub fn namespaced(body: &Value, name: &str) -> Option<(String, String)> {
+    body.get("tools")?
+        .as_array()?
+        .iter()
+        .filter(|t| t.get("type").and_then(Value::as_str) == Some("namespace"))
+        .find_map(|t| {
+            let namespace = t.get("name").and_then(Value::as_str)?;
+            let tool = name.strip_prefix(namespace)?.strip_prefix("__")?;
+            let offered = t
+                .get("tools")?
+                .as_array()?
+                .iter()
+                .any(|inner| inner.get("name").and_then(Value::as_str) == Some(tool));
+            offered.then(|| (namespace.to_string(), tool.to_string()))
+        })
+}
+
+/// A tool result's content as text: a string, or the text parts of an
+/// array of parts, joined by newlines.
+fn result_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str).or_else(|| p.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The last tool result among `items` (messages, input items or parts),
+/// by the protocol's shape.
+fn last_tool_result(protocol: Protocol, body: &Value) -> Option<String> {
+    let array = |v: Option<&Value>| v.and_then(Value::as_array).cloned().unwrap_or_default();
+    // Newest first: messages, then the parts of each.
+    let newest = |key: &str, parts: Option<&str>| -> Vec<Value> {
+        let mut out = Vec::new();
+        for item in array(body.get(key)).into_iter().rev() {
+            match parts {
+                Some(p) => out.extend(array(item.get(p)).into_iter().rev()),
+                None => out.push(item),
+            }
+        }
+        out
+    };
+    let kind = |v: &Value, k: &str| v.get("type").and_then(Value::as_str) == Some(k);
+    match protocol {
+        // A user message's `tool_result` blocks.
+        Protocol::Anthropic => newest("messages", Some("content"))
+            .into_iter()
+            .find(|b| kind(b, "tool_result"))
+            .map(|b| result_text(b.get("content").unwrap_or(&Value::Null))),
+        Protocol::Responses => newest("input", None)
+            .into_iter()
+            .find(|i| kind(i, "function_call_output"))
+            .map(|i| result_text(i.get("output").unwrap_or(&Value::Null))),
+        Protocol::Chat => newest("messages", None)
+            .into_iter()
+            .find(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+            .map(|m| result_text(m.get("content").unwrap_or(&Value::Null))),
+        // A `functionResponse` part; its `response` is an object the CLI
+        // shaped (`{"output": …}` for text).
+        Protocol::Gemini => newest("contents", Some("parts"))
+            .into_iter()
+            .find_map(|p| p.get("functionResponse").cloned())
+            .map(|r| match r.get("response") {
+                Some(response) => match response.get("output") {
+                    Some(output) => result_text(output),
+                    None => response.to_string(),
+                },
+                None => String::new(),
+            }),
+    }
 }
 
 fn is_reminder(t: &str) -> bool {
@@ -138,6 +229,7 @@ fn declared(body: &Value, name: &str, path: &[&str]) -> (String, Value) {
 
 /// Read what a request body asks for.
 pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
+    let last_tool_result = last_tool_result(protocol, body);
     let model = body
         .get("model")
         .and_then(Value::as_str)
@@ -168,6 +260,7 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                 forced_tool: forced.map(|name| declared(body, name, &["input_schema"])),
                 model,
                 stream,
+                last_tool_result,
             }
         }
         Protocol::Responses => {
@@ -198,6 +291,7 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                 forced_tool: forced.map(|name| declared(body, name, &["parameters"])),
                 model,
                 stream,
+                last_tool_result,
             }
         }
         Protocol::Chat => {
@@ -230,6 +324,7 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                 forced_tool: forced.map(|name| declared(body, name, &["function", "parameters"])),
                 model,
                 stream,
+                last_tool_result,
             }
         }
         Protocol::Gemini => {
@@ -290,6 +385,7 @@ pub fn inspect(protocol: Protocol, body: &Value) -> Ask {
                 forced_tool,
                 model,
                 stream,
+                last_tool_result,
             }
         }
     }
@@ -431,7 +527,8 @@ mod tests {
                     has_tools: false,
                     forced_tool: None,
                     model: None,
-                    stream: true
+                    stream: true,
+                    last_tool_result: None,
                 },
                 "DEF"
             ),
@@ -451,6 +548,44 @@ mod tests {
         assert!(ask.has_tools);
         assert!(ask.stream);
         assert_eq!(ask.model.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn the_last_tool_result_is_the_reply_when_asked() {
+        let ask = "Reply with the last tool result";
+        let a = json!({"messages":[
+            {"role":"user","content":ask},
+            {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"FIRST"}]}]},
+            {"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"f","input":{}}]},
+            {"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"SECOND"}]}]});
+        assert_eq!(
+            reply_text(&inspect(Protocol::Anthropic, &a), "OK"),
+            "SECOND"
+        );
+        let r = json!({"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":ask}]},{"type":"function_call_output","call_id":"c","output":"R-OUT"}]});
+        assert_eq!(reply_text(&inspect(Protocol::Responses, &r), "OK"), "R-OUT");
+        let c =
+            json!({"messages":[{"role":"user","content":ask},{"role":"tool","content":"C-OUT"}]});
+        assert_eq!(reply_text(&inspect(Protocol::Chat, &c), "OK"), "C-OUT");
+        let g = json!({"contents":[{"role":"user","parts":[{"text":ask}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"G-OUT"}}}]}]});
+        assert_eq!(reply_text(&inspect(Protocol::Gemini, &g), "OK"), "G-OUT");
+        // Before any tool ran, the default reply.
+        let none = json!({"messages":[{"role":"user","content":ask}]});
+        assert_eq!(reply_text(&inspect(Protocol::Chat, &none), "OK"), "OK");
+    }
+
+    #[test]
+    fn a_tool_in_a_namespace_is_called_by_its_parts() {
+        let body = json!({"tools":[
+            {"type":"function","name":"exec_command"},
+            {"type":"namespace","name":"mcp__drover","tools":[{"type":"function","name":"list_seats"}]}]});
+        assert_eq!(
+            namespaced(&body, "mcp__drover__list_seats"),
+            Some(("mcp__drover".to_string(), "list_seats".to_string()))
+        );
+        assert_eq!(namespaced(&body, "mcp__drover__down"), None);
+        assert_eq!(namespaced(&body, "exec_command"), None);
     }
 
     #[test]

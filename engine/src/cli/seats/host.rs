@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 
-use super::send::{report_send, send_outcome};
+use super::send::{Sent, send_outcome};
 use super::{SendArgs, context, seat_dir};
 use crate::cli::Outcome;
-use crate::cli::output::{errln, outln, print_json};
+use crate::cli::output::errln;
 use crate::gate::Cleared;
 use crate::run::RunDir;
 use crate::seat_host;
@@ -17,7 +17,10 @@ use crate::workspace::process;
 
 /// `drover up --workspace acp`: the seat is recorded, then its host starts
 /// the agent and opens its session.
-pub(super) fn up_acp(project: &Path, record: &SeatRecord, json: bool) -> anyhow::Result<Outcome> {
+pub(super) fn up_acp(
+    project: &Path,
+    record: &SeatRecord,
+) -> anyhow::Result<(SeatRecord, seat_host::HostState)> {
     crate::policy::Policy::load(project)?;
     seats::save(project, record)?;
     let state = match start_host(project, record) {
@@ -30,21 +33,7 @@ pub(super) fn up_acp(project: &Path, record: &SeatRecord, json: bool) -> anyhow:
     let record = seats::load(project, &record.nick)
         .and_then(|r| seats::require_sealed(r).ok())
         .unwrap_or_else(|| record.clone());
-    if json {
-        print_json(
-            &serde_json::json!({"seat": record, "blocked": null, "agent_pid": state.agent_pid}),
-        )?;
-    } else {
-        outln!(
-            "seat {} up: {} · {} on acp (agent pid {}, session {})",
-            record.nick,
-            record.cli,
-            record.role,
-            state.agent_pid.map_or("?".to_string(), |p| p.to_string()),
-            state.session.unwrap_or_default()
-        );
-    }
-    Ok(Outcome::Ok)
+    Ok((record, state))
 }
 
 /// Starts an acp seat's host and waits until its agent has a session.
@@ -70,7 +59,7 @@ pub(super) fn send_acp(
     project: &Path,
     record: &SeatRecord,
     args: &SendArgs,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<Sent> {
     let dir = seat_dir(project, record);
     let host = match seat_host::alive(&dir) {
         Some(host) => host,
@@ -103,8 +92,12 @@ pub(super) fn send_acp(
     {
         seats::save(project, &now)?;
     }
-    report_send(record, &result, args.json.json)?;
-    Ok(send_outcome(&interrupted, &result))
+    let outcome = send_outcome(&interrupted, &result);
+    Ok(Sent::Turn {
+        seat: record.nick.clone(),
+        result: Box::new(result),
+        outcome,
+    })
 }
 
 /// `drover seat-host NICK`: the background process of an acp seat.

@@ -69,11 +69,17 @@ pub fn budget_cell(standings: &[crate::budget::Standing]) -> String {
         .map_or_else(|| "-".to_string(), crate::budget::Standing::describe)
 }
 
-pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
+/// Every seat on record with its state: what `drover seats --json` prints
+/// and the MCP `list_seats` tool returns.
+pub fn seats_json(project: &Path) -> serde_json::Value {
+    serde_json::json!({"seats": statuses(project)})
+}
+
+fn statuses(project: &Path) -> Vec<SeatStatus> {
     let budgets = crate::budget::Budgets::load(project)
         .map_err(|e| crate::cli::output::errln!("drover: budgets not shown: {e}"))
         .ok();
-    let statuses: Vec<SeatStatus> = seats::list(project)
+    seats::list(project)
         .into_iter()
         .map(|sourced| {
             let foreign = sourced.from != Provenance::SealedRecord;
@@ -126,10 +132,14 @@ pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
                 foreign,
             }
         })
-        .collect();
+        .collect()
+}
+
+pub fn list(project: &Path, args: ListArgs) -> anyhow::Result<Outcome> {
     if args.json.json {
-        print_json(&serde_json::json!({"seats": statuses}))?;
+        print_json(&seats_json(project))?;
     } else {
+        let statuses = statuses(project);
         let rows: Vec<Vec<String>> = statuses
             .iter()
             .map(|s| {

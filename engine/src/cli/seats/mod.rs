@@ -24,8 +24,8 @@ use drover_types::wit::SeatState;
 
 pub use host::host;
 use host::{stop_host, up_acp};
-pub use list::{list, state_label};
-pub use send::send;
+pub use list::{list, seats_json, state_label};
+pub use send::{deliver, send};
 
 #[derive(clap::Args, Debug)]
 pub struct UpArgs {
@@ -134,7 +134,60 @@ pub(super) fn context(project: &Path, seat: &SeatRecord) -> anyhow::Result<Conte
     Ok(Context::new(project.to_path_buf(), run, prepared))
 }
 
+/// A seat `drover up` brought up: its record and what its screen showed.
+pub struct Started {
+    pub record: SeatRecord,
+    /// The CLI waits at a prompt of this kind.
+    blocked: Option<String>,
+    question: Option<crate::question::Question>,
+    /// The screen did not read ready: its last lines.
+    unread: Option<String>,
+    /// An acp seat's host: its agent's pid and session.
+    acp: Option<seat_host::HostState>,
+}
+
+impl Started {
+    /// What `drover up --json` prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        if let Some(host) = &self.acp {
+            return serde_json::json!({"seat": self.record, "blocked": null, "agent_pid": host.agent_pid});
+        }
+        let state = match (&self.unread, &self.blocked) {
+            (Some(_), _) => "unknown",
+            (None, Some(_)) => "blocked",
+            (None, None) => "idle",
+        };
+        serde_json::json!({
+            "seat": self.record,
+            "state": state,
+            "blocked": self.blocked,
+            "question": self.question,
+            "last_lines": self.unread,
+        })
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        if self.unread.is_some() {
+            Outcome::Failed
+        } else {
+            Outcome::Ok
+        }
+    }
+}
+
 pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
+    let started = start(project, &args)?;
+    if args.json.json {
+        print_json(&started.to_json())?;
+    } else {
+        print_started(&started);
+    }
+    Ok(started.outcome())
+}
+
+/// `drover up`'s work: the seat launched (through [`Prepared::launch`], the
+/// trust and launch gate) and recorded.
+pub fn start(project: &Path, args: &UpArgs) -> anyhow::Result<Started> {
     let project = project
         .canonicalize()
         .with_context(|| format!("project {}", project.display()))?;
@@ -248,7 +301,14 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         jules,
     };
     if kind == WorkspaceKind::Acp {
-        return up_acp(&project, &record, args.json.json);
+        let (record, host) = up_acp(&project, &record)?;
+        return Ok(Started {
+            record,
+            blocked: None,
+            question: None,
+            unread: None,
+            acp: Some(host),
+        });
     }
     let mut blocked = None;
     let mut question = None;
@@ -297,20 +357,30 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
         );
     }
     seats::save(&project, &record)?;
-    if args.json.json {
-        let state = match (&unread, &blocked) {
-            (Some(_), _) => "unknown",
-            (None, Some(_)) => "blocked",
-            (None, None) => "idle",
-        };
-        print_json(&serde_json::json!({
-            "seat": record,
-            "state": state,
-            "blocked": blocked,
-            "question": question,
-            "last_lines": unread,
-        }))?;
-    } else if let Some(lines) = &unread {
+    Ok(Started {
+        record,
+        blocked,
+        question,
+        unread,
+        acp: None,
+    })
+}
+
+fn print_started(started: &Started) {
+    let record = &started.record;
+    let (blocked, question, unread) = (&started.blocked, &started.question, &started.unread);
+    if let Some(host) = &started.acp {
+        outln!(
+            "seat {} up: {} · {} on acp (agent pid {}, session {})",
+            record.nick,
+            record.cli,
+            record.role,
+            host.agent_pid.map_or("?".to_string(), |p| p.to_string()),
+            host.session.clone().unwrap_or_default()
+        );
+        return;
+    }
+    if let Some(lines) = unread {
         outln!(
             "seat {} is up, but its screen does not read ready (unknown), so nothing will be typed into it until it does",
             record.nick
@@ -352,11 +422,6 @@ pub fn up(project: &Path, args: UpArgs) -> anyhow::Result<Outcome> {
             _ => {}
         }
     }
-    Ok(if unread.is_some() {
-        Outcome::Failed
-    } else {
-        Outcome::Ok
-    })
 }
 
 /// The task directory of a seat's own run.
@@ -395,6 +460,17 @@ pub fn attach(project: &Path, nick: &str) -> anyhow::Result<Outcome> {
 }
 
 pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
+    let doc = stop(project, &args)?;
+    if args.json.json {
+        print_json(&doc)?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `drover down`'s work: the seats stopped and their records removed;
+/// what `down --json` prints (people's lines are printed as it goes
+/// without `--json`).
+pub fn stop(project: &Path, args: &DownArgs) -> anyhow::Result<serde_json::Value> {
     let project = project.canonicalize()?;
     let targets: Vec<Sourced<SeatRecord>> = if args.all {
         seats::list(&project)
@@ -486,8 +562,5 @@ pub fn down(project: &Path, args: DownArgs) -> anyhow::Result<Outcome> {
             serde_json::json!({"nick": record.nick, "run": record.run_id, "force_killed": forced, "stopped_job": stopped_job}),
         );
     }
-    if args.json.json {
-        print_json(&serde_json::json!({"down": downed}))?;
-    }
-    Ok(Outcome::Ok)
+    Ok(serde_json::json!({"down": downed}))
 }

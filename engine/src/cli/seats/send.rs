@@ -17,7 +17,80 @@ use crate::run::now_ns;
 use crate::seats::{self, SeatRecord};
 use crate::workspace::{self, WorkspaceKind};
 
+/// What `drover send` did: held back by a pause, a turn's report, or a
+/// turn started in the background. Printed by the command, returned as
+/// JSON by the MCP `send` tool.
+pub enum Sent {
+    Stopped {
+        seat: String,
+        why: String,
+    },
+    Turn {
+        seat: String,
+        result: Box<crate::drive::TurnReport>,
+        outcome: Outcome,
+    },
+    Background {
+        seat: String,
+        run: String,
+        pid: u32,
+        started: Box<crate::run::RunEvent>,
+    },
+}
+
+impl Sent {
+    /// What `drover send --json` prints.
+    pub fn to_json(&self) -> anyhow::Result<serde_json::Value> {
+        Ok(match self {
+            Sent::Stopped { seat, why } => {
+                serde_json::json!({"seat": seat, "sent": false, "reason": why})
+            }
+            Sent::Turn { result, .. } => serde_json::to_value(result)?,
+            Sent::Background {
+                seat,
+                run,
+                pid,
+                started,
+            } => serde_json::json!({
+                "seat": seat, "run": run, "task": seat,
+                "pid": pid, "started": started.to_json(),
+            }),
+        })
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Sent::Stopped { .. } => Outcome::Failed,
+            Sent::Turn { outcome, .. } => *outcome,
+            Sent::Background { .. } => Outcome::Ok,
+        }
+    }
+
+    fn print(&self) {
+        match self {
+            Sent::Stopped { seat, why } => outln!("{seat}: {why}"),
+            Sent::Turn { seat, result, .. } => print_turn(seat, result),
+            Sent::Background { seat, started, .. } => outln!(
+                "{seat}: {} (`drover wait {seat}` for its verdict)",
+                started.transition.record.value(),
+            ),
+        }
+    }
+}
+
 pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
+    let sent = deliver(project, &args)?;
+    if args.json.json {
+        print_json(&sent.to_json()?)?;
+    } else {
+        sent.print();
+    }
+    Ok(sent.outcome())
+}
+
+/// `drover send`'s work: the message delivered (its turn waited for, or
+/// started in the background with `no_wait`). A human seat is refused.
+pub fn deliver(project: &Path, args: &SendArgs) -> anyhow::Result<Sent> {
     let project = project
         .canonicalize()
         .with_context(|| format!("project {}", project.display()))?;
@@ -33,7 +106,7 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         );
     }
     if args.no_wait {
-        return send_in_background(&project, &record, &args);
+        return send_in_background(&project, &record, args);
     }
     let interrupted = crate::cli::interrupt_flag()?;
     let held = pause::hold(
@@ -44,15 +117,13 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
         &interrupted,
     )?;
     if let Hold::Stopped(why) = held {
-        if args.json.json {
-            print_json(&serde_json::json!({"seat": record.nick, "sent": false, "reason": why}))?;
-        } else {
-            outln!("{}: {why}", record.nick);
-        }
-        return Ok(Outcome::Failed);
+        return Ok(Sent::Stopped {
+            seat: record.nick,
+            why,
+        });
     }
     if record.workspace == WorkspaceKind::Acp {
-        return send_acp(&project, &record, &args);
+        return send_acp(&project, &record, args);
     }
     let ctx = context(&project, &record)?;
     let mut spec = TurnSpec::new(&record.nick, &args.prompt, record.cwd.clone());
@@ -100,8 +171,12 @@ pub fn send(project: &Path, args: SendArgs) -> anyhow::Result<Outcome> {
             .clone()
             .unwrap_or_else(|| args.prompt.clone());
     };
-    report_send(&record, &result, args.json.json)?;
-    Ok(send_outcome(&interrupted, &result))
+    let outcome = send_outcome(&interrupted, &result);
+    Ok(Sent::Turn {
+        seat: record.nick,
+        result: Box::new(result),
+        outcome,
+    })
 }
 
 /// How often a seat under a `[budget]` has its spend sampled mid-turn.
@@ -257,28 +332,14 @@ pub(super) fn add_cost(record: &mut SeatRecord, result: &crate::drive::TurnRepor
     true
 }
 
-pub(super) fn report_send(
-    record: &SeatRecord,
-    result: &crate::drive::TurnReport,
-    json: bool,
-) -> anyhow::Result<()> {
-    if json {
-        print_json(result)?;
-    } else {
+fn print_turn(seat: &str, result: &crate::drive::TurnReport) {
+    outln!("{seat}: {} ({})", result.status.as_str(), result.reason);
+    if let Some(reply) = &result.reply {
         outln!(
-            "{}: {} ({})",
-            record.nick,
-            result.status.as_str(),
-            result.reason
+            "  reply: {}",
+            drover_types::text::truncate_chars(reply.lines().next().unwrap_or_default(), 200)
         );
-        if let Some(reply) = &result.reply {
-            outln!(
-                "  reply: {}",
-                drover_types::text::truncate_chars(reply.lines().next().unwrap_or_default(), 200)
-            );
-        }
     }
-    Ok(())
 }
 
 /// `drover send --no-wait`: the same `drover send` in a detached process;
@@ -288,7 +349,7 @@ pub(super) fn send_in_background(
     project: &Path,
     record: &SeatRecord,
     args: &SendArgs,
-) -> anyhow::Result<Outcome> {
+) -> anyhow::Result<Sent> {
     let started = now_ns();
     let mut follower = crate::run::Follower::new(project, Some(&record.run_id));
     // A seat paused on its budget journals nothing new for a second held
@@ -338,18 +399,10 @@ pub(super) fn send_in_background(
     };
     // Reaped on a thread: the turn may outlive this command, never as a zombie of it.
     std::thread::spawn(move || child.wait());
-    if args.json.json {
-        print_json(&serde_json::json!({
-            "seat": record.nick, "run": record.run_id, "task": record.nick,
-            "pid": pid, "started": started_line.to_json(),
-        }))?;
-    } else {
-        outln!(
-            "{}: {} (`drover wait {}` for its verdict)",
-            record.nick,
-            started_line.transition.record.value(),
-            record.nick
-        );
-    }
-    Ok(Outcome::Ok)
+    Ok(Sent::Background {
+        seat: record.nick.clone(),
+        run: record.run_id.clone(),
+        pid,
+        started: Box::new(started_line),
+    })
 }

@@ -8,6 +8,7 @@ mod config;
 mod hooks;
 mod jules;
 mod launch;
+mod mcp;
 mod panes;
 mod reading;
 mod records;

@@ -313,6 +313,7 @@ pub fn probe_leftovers(tmp: &Path) -> Vec<String> {
 }
 
 pub mod echo;
+pub mod mcp;
 pub mod ray_cluster;
 pub mod real;
 pub mod real_acp;

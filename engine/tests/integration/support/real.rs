@@ -554,3 +554,12 @@ pub fn wait_for<T>(limit: Duration, mut check: impl FnMut() -> Option<T>) -> Opt
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Stops every seat of a tree's project when dropped, whatever the test did.
+pub struct Down<'a>(pub &'a Real);
+
+impl Drop for Down<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.output(&["down", "--all"]);
+    }
+}
