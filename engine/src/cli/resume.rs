@@ -1,13 +1,14 @@
-//! A seat (or a headless `drover run`) whose turn a rate limit or a quota
-//! ended waits for the reset and sends again. The reset time is the one the CLI stated (its adapter reads
-//! it from the sentence or error object into the fault's
-//! `retry_after_secs`); without one, drover backs off, doubling from a
-//! minute. Meanwhile the seat is journaled `blocked` with the prompt kind
-//! `waiting` and the time in its evidence ("rate_limit: waiting until
-//! 17:05:03 (attempt 1 of 3)"), so `drover seats`, `wait` and `[[notify]]`
-//! see it; the resumption is journaled too. The profile's `[resume]` (off
-//! switch, attempts, the message sent on resuming) and `drover up
-//! --no-resume` (`drover run --no-resume`) decide whether it happens.
+//! A seat (or a headless `drover run --resume-after-limit`) whose turn a
+//! rate limit or a quota ended waits for the reset and sends again. The
+//! reset time is the one the CLI stated (its adapter reads it from the
+//! sentence or error object into the fault's `retry_after_secs`); without
+//! one, drover backs off, doubling from a minute. Meanwhile the task is
+//! journaled `blocked` with the prompt kind `waiting` and the time in its
+//! evidence ("rate-limit: waiting until 17:05:03 (the CLI's reset time;
+//! attempt 1 of 3)"), so `drover seats`, `wait` and `[[notify]]` see it;
+//! the resumption is journaled too. The profile's `[resume]` (off switch,
+//! attempts, the message sent on resuming) and `drover up --no-resume`
+//! decide whether it happens.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
