@@ -47,17 +47,20 @@ pub struct Which {
 }
 
 impl App {
-    fn project(&self, which: &Which) -> Result<&std::path::Path, Response> {
+    /// The project a request names, or the answer that it names none.
+    fn project(&self, which: &Which) -> Result<&std::path::Path, Box<Response>> {
         let index = which.project.unwrap_or(0);
         self.projects
             .get(index)
             .map(PathBuf::as_path)
             .ok_or_else(|| {
-                (
-                    StatusCode::NOT_FOUND,
-                    Json(json!({"error": format!("no project {index} (see /api/projects)")})),
+                Box::new(
+                    (
+                        StatusCode::NOT_FOUND,
+                        Json(json!({"error": format!("no project {index} (see /api/projects)")})),
+                    )
+                        .into_response(),
                 )
-                    .into_response()
             })
     }
 }
@@ -98,7 +101,7 @@ fn answer(code: Option<i32>, stdout: &[u8], stderr: &[u8]) -> Response {
 async fn drover(app: &App, which: &Which, args: &[&str], bound: Duration) -> Response {
     let project = match app.project(which) {
         Ok(project) => project,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let mut command = tokio::process::Command::new(&app.exe);
     // `usage` given a project keeps only conversations known to have run in
@@ -202,7 +205,7 @@ pub async fn events(
 ) -> Response {
     let project = match app.project(&which) {
         Ok(project) => project,
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     let mut command = tokio::process::Command::new(&app.exe);
     command
@@ -244,7 +247,7 @@ pub async fn stream(
 ) -> Response {
     let project = match app.project(&which) {
         Ok(project) => project.to_path_buf(),
-        Err(refused) => return refused,
+        Err(refused) => return *refused,
     };
     if let Some(last) = headers
         .get("last-event-id")
