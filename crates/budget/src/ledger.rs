@@ -54,6 +54,11 @@ impl Ledger {
         }
     }
 
+    /// No turns: what a project without limits needs read.
+    pub fn empty() -> Ledger {
+        Ledger { turns: Vec::new() }
+    }
+
     #[cfg(test)]
     pub fn of(turns: Vec<Entry>) -> Ledger {
         Ledger { turns }

@@ -130,15 +130,22 @@ impl Budgets {
     }
 
     fn of(project: &Path, limits: Limits) -> Budgets {
-        let seats = if limits.is_empty() {
-            Vec::new()
-        } else {
-            drover_seats::list(project)
-                .into_iter()
-                .filter(|s| s.from == drover_gate::Provenance::SealedRecord)
-                .map(|s| s.value)
-                .collect()
-        };
+        // Without limits nothing is compared: the ledger, the raises and
+        // the seats are not read (each send and listing asks).
+        if limits.is_empty() {
+            return Budgets {
+                ledger: Ledger::empty(),
+                raises: Vec::new(),
+                seats: Vec::new(),
+                day: today(),
+                limits,
+            };
+        }
+        let seats = drover_seats::list(project)
+            .into_iter()
+            .filter(|s| s.from == drover_gate::Provenance::SealedRecord)
+            .map(|s| s.value)
+            .collect();
         Budgets {
             ledger: Ledger::read(project),
             raises: raises::read(project),

@@ -196,7 +196,19 @@ async function refreshSeats() {
   if (status.ok) renderBudgets(seats.ok ? seats.body.seats : [], status.body.budgets || []);
 }
 
+let usageRunning = false;
+let usageAgain = false;
+
+// One usage read at a time (a large history takes seconds); lines that
+// come meanwhile ask for one more after it.
 async function refreshUsage() {
+  if (usageRunning) { usageAgain = true; return; }
+  usageRunning = true;
+  try { await readUsage(); } finally { usageRunning = false; }
+  if (usageAgain) { usageAgain = false; refreshUsage(); }
+}
+
+async function readUsage() {
   const [day, model] = await Promise.all([api(at("/api/usage?by=day")), api(at("/api/usage?by=model"))]);
   for (const [name, result] of [["day", day], ["model", model]]) {
     if (!result.ok) continue;
