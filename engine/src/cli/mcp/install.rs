@@ -218,7 +218,7 @@ pub fn remove(project: &Path, cli: &str) -> anyhow::Result<Done> {
         if same {
             let change = match original {
                 None => {
-                    std::fs::remove_file(&target.path)
+                    drover_state::remove_file(&target.path)
                         .with_context(|| format!("deleting {}", target.path.display()))?;
                     "deleted"
                 }
@@ -523,7 +523,7 @@ fn read_original(backup: &Path) -> anyhow::Result<Option<Option<String>>> {
 
 fn forget_original(backup: &Path) {
     for suffix in ["orig", "absent"] {
-        let _ = std::fs::remove_file(suffixed(backup, suffix));
+        let _ = drover_state::remove_file(&suffixed(backup, suffix));
     }
 }
 

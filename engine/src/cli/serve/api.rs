@@ -98,42 +98,59 @@ fn answer(code: Option<i32>, stdout: &[u8], stderr: &[u8]) -> Response {
     }
 }
 
+/// This drover's own command in `project`, named to it with `--project`
+/// when `named`: no stdin, and killed when the request is dropped.
+fn command(app: &App, project: &std::path::Path, named: bool) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(&app.exe);
+    if named {
+        command.arg("--project").arg(project);
+    }
+    command
+        .current_dir(project)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    command
+}
+
+/// What `command` (drover `what`) printed, within `bound`; else the answer
+/// saying why not.
+async fn output_of(
+    mut command: tokio::process::Command,
+    what: &str,
+    bound: Duration,
+) -> Result<std::process::Output, Box<Response>> {
+    let refused = |status: StatusCode, error: String| {
+        Box::new((status, Json(json!({"error": error}))).into_response())
+    };
+    match tokio::time::timeout(bound, command.output()).await {
+        Ok(Ok(output)) => Ok(output),
+        Ok(Err(e)) => Err(refused(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("cannot run drover: {e}"),
+        )),
+        Err(_) => Err(refused(
+            StatusCode::GATEWAY_TIMEOUT,
+            format!("drover {what} took over {}s", bound.as_secs()),
+        )),
+    }
+}
+
 async fn drover(app: &App, which: &Which, args: &[&str], bound: Duration) -> Response {
     let project = match app.project(which) {
         Ok(project) => project,
         Err(refused) => return *refused,
     };
-    let mut command = tokio::process::Command::new(&app.exe);
     // `usage` given a project keeps only conversations known to have run in
     // it: the page asks for that per project (`only`), and otherwise shows
     // what `drover usage` shows run here, every transcript of this
     // machine's CLIs.
-    if args.first() != Some(&"usage") || which.only {
-        command.arg("--project").arg(project);
+    let named = args.first() != Some(&"usage") || which.only;
+    let mut command = command(app, project, named);
+    command.args(args);
+    match output_of(command, args.first().unwrap_or(&""), bound).await {
+        Ok(output) => answer(output.status.code(), &output.stdout, &output.stderr),
+        Err(refused) => *refused,
     }
-    command
-        .current_dir(project)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true);
-    let output = match tokio::time::timeout(bound, command.output()).await {
-        Ok(Ok(output)) => output,
-        Ok(Err(e)) => {
-            return (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                Json(json!({"error": format!("cannot run drover: {e}")})),
-            )
-                .into_response();
-        }
-        Err(_) => {
-            return (
-                StatusCode::GATEWAY_TIMEOUT,
-                Json(json!({"error": format!("drover {} took over {}s", args.first().unwrap_or(&""), bound.as_secs())})),
-            )
-                .into_response();
-        }
-    };
-    answer(output.status.code(), &output.stdout, &output.stderr)
 }
 
 pub async fn seats(State(app): State<App>, Query(which): Query<Which>) -> Response {
@@ -207,23 +224,11 @@ pub async fn events(
         Ok(project) => project,
         Err(refused) => return *refused,
     };
-    let mut command = tokio::process::Command::new(&app.exe);
-    command
-        .arg("--project")
-        .arg(project)
-        .args(["events", "--json"])
-        .args(q.args())
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true);
-    let output = match tokio::time::timeout(READ_BOUND, command.output()).await {
-        Ok(Ok(output)) => output,
-        _ => {
-            return (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                Json(json!({"error": "drover events did not answer"})),
-            )
-                .into_response();
-        }
+    let mut command = command(&app, project, true);
+    command.args(["events", "--json"]).args(q.args());
+    let output = match output_of(command, "events", READ_BOUND).await {
+        Ok(output) => output,
+        Err(refused) => return *refused,
     };
     if !output.status.success() {
         return answer(output.status.code(), b"", &output.stderr);
@@ -249,28 +254,20 @@ pub async fn stream(
         Ok(project) => project.to_path_buf(),
         Err(refused) => return *refused,
     };
-    if let Some(last) = headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        // Lines at or after it; the one already seen is dropped below.
-        q.since = Some(rfc3339_of_ns(last));
-    }
     let last_seen = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    let mut command = tokio::process::Command::new(&app.exe);
+    if let Some(last) = last_seen {
+        // Lines at or after it; the one already seen is dropped below.
+        q.since = Some(rfc3339_of_ns(last));
+    }
+    let mut command = command(&app, &project, true);
     command
-        .arg("--project")
-        .arg(&project)
         .args(["events", "--follow", "--json"])
         .args(q.args())
-        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true);
+        .stderr(std::process::Stdio::null());
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => {

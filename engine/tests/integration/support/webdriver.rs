@@ -84,38 +84,22 @@ impl Browser {
     }
 
     fn get(&self, path: &str) -> Result<Value, String> {
-        let mut response = self
+        let response = self
             .agent
             .get(format!("{}{path}", self.base))
             .call()
             .map_err(|e| e.to_string())?;
-        let text = response
-            .body_mut()
-            .read_to_string()
-            .map_err(|e| e.to_string())?;
-        let body: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        match body.get("value").and_then(|v| v.get("error")) {
-            Some(error) => Err(format!("{error}: {}", body["value"]["message"])),
-            None => Ok(body.get("value").cloned().unwrap_or(body)),
-        }
+        value_of(response)
     }
 
     fn post(&self, path: &str, doc: &Value) -> Result<Value, String> {
-        let mut response = self
+        let response = self
             .agent
             .post(format!("{}{path}", self.base))
             .header("content-type", "application/json")
             .send(doc.to_string().as_bytes())
             .map_err(|e| e.to_string())?;
-        let text = response
-            .body_mut()
-            .read_to_string()
-            .map_err(|e| e.to_string())?;
-        let body: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        match body.get("value").and_then(|v| v.get("error")) {
-            Some(error) => Err(format!("{error}: {}", body["value"]["message"])),
-            None => Ok(body.get("value").cloned().unwrap_or(body)),
-        }
+        value_of(response)
     }
 
     fn at(&self, path: &str) -> String {
@@ -173,6 +157,19 @@ impl Browser {
         base64::engine::general_purpose::STANDARD
             .decode(encoded.as_str().unwrap_or_default())
             .expect("base64 PNG")
+    }
+}
+
+/// A WebDriver answer's `value`, or its error and message.
+fn value_of(mut response: ureq::http::Response<ureq::Body>) -> Result<Value, String> {
+    let text = response
+        .body_mut()
+        .read_to_string()
+        .map_err(|e| e.to_string())?;
+    let body: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    match body.get("value").and_then(|v| v.get("error")) {
+        Some(error) => Err(format!("{error}: {}", body["value"]["message"])),
+        None => Ok(body.get("value").cloned().unwrap_or(body)),
     }
 }
 
