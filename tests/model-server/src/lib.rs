@@ -82,6 +82,10 @@ struct ToolPlan {
     name: String,
     args: Value,
     remaining: u32,
+    /// Only a request whose last real user message contains this takes the
+    /// call: a CLI's side requests (prompt suggestions, titles) offer tools
+    /// too and would otherwise take the call meant for the turn.
+    prompt: Option<String>,
 }
 
 #[derive(Debug)]
@@ -126,8 +130,14 @@ impl State {
         out
     }
 
-    fn take_tool(&mut self) -> Option<(String, Value)> {
+    fn take_tool(&mut self, last_user_text: &str) -> Option<(String, Value)> {
         let t = self.tools.front_mut()?;
+        if t.prompt
+            .as_deref()
+            .is_some_and(|p| !last_user_text.contains(p))
+        {
+            return None;
+        }
         let out = (t.name.clone(), t.args.clone());
         t.remaining = t.remaining.saturating_sub(1);
         if t.remaining == 0 {
@@ -143,7 +153,7 @@ impl State {
                 "status": match f { Fault::Status(s) => json!(s), Fault::Drop => json!("drop") },
                 "remaining": n })),
             "delay": self.delay.map(|(d, g, n)| json!({"delay_ms": d, "gap_ms": g, "remaining": n})),
-            "tools": self.tools.iter().map(|t| json!({"name": t.name, "args": t.args, "remaining": t.remaining}))
+            "tools": self.tools.iter().map(|t| json!({"name": t.name, "args": t.args, "remaining": t.remaining, "prompt": t.prompt}))
                 .collect::<Vec<_>>(),
         })
     }
@@ -543,8 +553,7 @@ fn model_call(
                 namespace: None,
             }
         }
-        (true, false) if !st.tools.is_empty() => {
-            let (name, args) = st.take_tool().expect("non-empty");
+        (true, false) if let Some((name, args)) = st.take_tool(&ask.last_user_text) => {
             entry["tool_call"] = json!(name);
             // `mcp__drover__list_seats` offered as `list_seats` in a
             // `mcp__drover` namespace (Codex): called by its parts.
@@ -672,10 +681,16 @@ fn control(st: &mut State, method: &str, op: &str, body: Option<&Value>) -> Outc
                 Ok(c) => c.unwrap_or(1),
                 Err(o) => return o,
             };
+            let prompt = match b.get("prompt") {
+                None => None,
+                Some(Value::String(p)) => Some(p.clone()),
+                Some(_) => return bad("prompt must be a string"),
+            };
             st.tools.push_back(ToolPlan {
                 name: name.to_string(),
                 args: b.get("args").cloned().unwrap_or_else(|| json!({})),
                 remaining,
+                prompt,
             });
             Outcome::json(200, json!({"ok": true, "state": st.describe()}))
         }
@@ -802,10 +817,10 @@ mod tests {
             Some(&json!({"name":"Bash","args":{"command":"ls"}})),
         );
         assert_eq!(
-            st.take_tool(),
+            st.take_tool(""),
             Some(("Bash".into(), json!({"command":"ls"})))
         );
-        assert_eq!(st.take_tool(), None);
+        assert_eq!(st.take_tool(""), None);
         assert_eq!(
             control(
                 &mut st,
@@ -825,6 +840,7 @@ mod tests {
             name: "Bash".into(),
             args: json!({}),
             remaining: 1,
+            prompt: None,
         });
         let ids = Ids { n: 1, created: 0 };
         let mut e = json!({});
@@ -874,6 +890,7 @@ mod tests {
             name: "run_terminal_command".into(),
             args: json!({"command":"echo hi"}),
             remaining: 1,
+            prompt: None,
         });
         let ids = Ids { n: 1, created: 0 };
         let title = json!({"model":"m","stream":false,"input":"Reply with exactly: A",
@@ -910,5 +927,55 @@ mod tests {
         let Body::Json(d) = o.body else { panic!() };
         assert_eq!(d["output"][0]["name"], "run_terminal_command");
         assert_eq!(e["forced_tool"], Value::Null);
+    }
+
+    #[test]
+    fn a_tool_for_a_prompt_waits_for_that_prompt() {
+        let mut st = state();
+        let queued = control(
+            &mut st,
+            "POST",
+            "tool",
+            Some(&json!({"name":"Bash","args":{},"prompt":"Reply with exactly: B"})),
+        );
+        assert_eq!(queued.status, 200);
+        let ids = Ids { n: 1, created: 0 };
+        let ask = |text: &str| {
+            json!({"model":"m","stream":false,"tools":[{"name":"Bash"}],
+                "messages":[{"role":"user","content":text}]})
+        };
+        // A side request (a prompt suggestion) offers tools but is not the turn.
+        let mut e = json!({});
+        let o = model_call(
+            &mut st,
+            Protocol::Anthropic,
+            None,
+            false,
+            Some(&ask("Suggest the next prompt")),
+            ids,
+            &mut e,
+        );
+        let Body::Json(d) = o.body else { panic!() };
+        assert_eq!(d["content"][0]["type"], "text");
+        assert_eq!(st.tools.len(), 1, "the side request left the call queued");
+        let o = model_call(
+            &mut st,
+            Protocol::Anthropic,
+            None,
+            false,
+            Some(&ask("Reply with exactly: B")),
+            ids,
+            &mut e,
+        );
+        let Body::Json(d) = o.body else { panic!() };
+        assert_eq!(d["content"][0]["type"], "tool_use");
+        assert!(st.tools.is_empty());
+        let refused = control(
+            &mut st,
+            "POST",
+            "tool",
+            Some(&json!({"name":"Bash","prompt":3})),
+        );
+        assert_eq!(refused.status, 400);
     }
 }

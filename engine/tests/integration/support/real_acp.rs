@@ -391,7 +391,10 @@ pub fn questions(case: &AcpCase) {
     let run_id = seat["run_id"].as_str().unwrap_or_default().to_string();
 
     // A person answers.
-    let tool: Value = serde_json::from_str(case.tool).expect("tool JSON");
+    // Each call is for its turn's prompt: a CLI's side requests after a turn
+    // (Qwen's prompt suggestions) offer tools too and must not take it.
+    let mut tool: Value = serde_json::from_str(case.tool).expect("tool JSON");
+    tool["prompt"] = "Reply with exactly: TOOLDONE".into();
     real.server.control("tool", &tool);
     let timeout = case.timeout_arg();
     let mut child = real
@@ -466,10 +469,7 @@ pub fn questions(case: &AcpCase) {
     .expect("write the policy");
     let tool = case.tool.replace("hi.txt", "hi2.txt");
     let mut tool: Value = serde_json::from_str(&tool).expect("tool JSON");
-    // Qwen asks the model for a prompt suggestion in the background after a
-    // turn; when that request lands after this is queued it takes one tool
-    // call. A second one is left for the turn (the test ends after it).
-    tool["count"] = 2.into();
+    tool["prompt"] = "Reply with exactly: REJECTED".into();
     real.server.control("tool", &tool);
     let timeout = case.timeout_arg();
     let out = real.output(&[
