@@ -127,6 +127,11 @@ pub fn spawn(project: &Path, seat: &SeatRecord, log: &Path) -> std::io::Result<u
 pub fn wait_ready(task_dir: &Path, pid: u32, timeout: Duration) -> Result<HostState, String> {
     let until = Instant::now() + timeout;
     loop {
+        // Looked at before its record, so a host that recorded why it failed
+        // and then ended is read with its reason. A host that died stays
+        // listed as a zombie until this process (its parent) reaps it:
+        // liveness is `alive`, not "listed".
+        let ended = !process::identity(pid).is_some_and(process::alive);
         if let Some(state) = read_state(task_dir)
             && state.identity.map(|i| i.pid) == Some(pid)
         {
@@ -140,7 +145,7 @@ pub fn wait_ready(task_dir: &Path, pid: u32, timeout: Duration) -> Result<HostSt
                 _ => {}
             }
         }
-        if process::identity(pid).is_none() {
+        if ended {
             return Err("the seat host exited before it was ready (see its log)".to_string());
         }
         if Instant::now() >= until {

@@ -201,7 +201,6 @@ pub fn main() -> ExitCode {
         // `drover-relay` existed.
         return drover_relay::main(args.get(2..).unwrap_or_default());
     }
-    restore_sigpipe();
     init_logging();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -268,15 +267,4 @@ fn init_logging() {
         .with_writer(|| output::CleanStderr)
         .with_target(false)
         .try_init();
-}
-
-/// Rust ignores SIGPIPE, which turns `drover … | head` into a panic on the
-/// next print. A command-line tool should just stop, as other tools do.
-fn restore_sigpipe() {
-    #[cfg(unix)]
-    // SAFETY: setting a signal disposition to its default before any threads
-    // that care about it exist.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
 }

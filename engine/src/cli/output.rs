@@ -124,10 +124,29 @@ fn escape(text: &str, needs: fn(char) -> bool) -> Cow<'_, str> {
 }
 
 fn write_all(stream: &mut dyn Write, text: &str) {
-    // A closed pipe ends the process (SIGPIPE is restored in `main`); other
-    // write errors have nowhere better to go.
-    let _ = stream.write_all(text.as_bytes());
-    let _ = stream.flush();
+    let written = stream
+        .write_all(text.as_bytes())
+        .and_then(|()| stream.flush());
+    // Other write errors have nowhere better to go.
+    if written.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
+        end_on_closed_output();
+    }
+}
+
+/// `drover … | head`: the reader left, so the command stops as other tools
+/// do, by SIGPIPE. Only here: the process keeps SIGPIPE ignored (Rust's
+/// default), because a default SIGPIPE would also kill drover when a CLI
+/// it started exits before reading its stdin — a seat host writing to an
+/// agent that already died vanished without recording why.
+fn end_on_closed_output() -> ! {
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition and raising it; the
+    // process is meant to end here.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    std::process::exit(141)
 }
 
 /// Prints human text on stdout, neutralised.

@@ -539,3 +539,67 @@ timestamp = "time"
     assert_eq!(row["requests"], 2, "{usage:#}");
     assert_eq!(usage["warnings"], serde_json::json!([]), "{usage:#}");
 }
+
+/// A CLI that ends before it reads its prompt: drover's write to its stdin
+/// fails. That is the CLI's failure, recorded as a verdict; it must not
+/// end drover (a default SIGPIPE would kill it mid-write, leaving no
+/// verdict and no exit code).
+#[test]
+fn a_cli_that_exits_before_reading_its_prompt_gets_a_verdict() {
+    use std::io::Write as _;
+    let p = Project::new();
+    let cli = script(
+        &p,
+        "quitter",
+        "#!/bin/sh\necho 'ACME-E7 refused to start' >&2\nexit 3\n",
+    );
+    named_user_profile(
+        &p,
+        "quitter",
+        &format!(
+            "name = \"quitter\"\nbinary = \"{}\"\nenv_fault_patterns = [\"^ACME-E\\\\d+ \"]\n\n[hooks]\ndialect = \"none\"\n\n[turn]\nargv = [\"--quiet\"]\noutput = \"text\"\n",
+            cli.display()
+        ),
+    );
+    // Without `{prompt}` in its argv the prompt goes to the CLI's stdin;
+    // four times a pipe's buffer, so the write cannot finish before the
+    // CLI has gone.
+    let prompt = "Reply with exactly: LATE\n".repeat(12_000);
+    let mut child = p
+        .drover()
+        .args(["run", "--json", "--cli", "quitter", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("drover run");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(prompt.as_bytes())
+        .expect("the prompt reaches drover");
+    let out = child.wait_with_output().expect("drover run ends");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "drover ended by {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    assert_eq!(doc["status"], "crashed", "{doc:#}");
+    assert_eq!(doc["exit_code"], 3, "{doc:#}");
+    assert!(
+        doc["fault"]["evidence"]
+            .as_str()
+            .is_some_and(|e| e.contains("ACME-E7")),
+        "{doc:#}"
+    );
+    let run_id = doc["run_id"].as_str().expect("run id");
+    assert!(
+        p.journal(run_id).iter().any(|l| l["kind"] == "verdict"),
+        "{:#?}",
+        p.journal(run_id)
+    );
+}

@@ -185,3 +185,29 @@ fn the_relay_takes_any_argument_and_keeps_its_log_private() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(&elsewhere).expect("target"), b"");
 }
+
+/// `drover … | head`: when the reader of drover's output has gone, drover
+/// stops as other tools do (SIGPIPE), with no panic on stderr, although the
+/// process otherwise ignores SIGPIPE (a CLI's closed stdin must not kill it).
+#[test]
+fn a_reader_that_left_ends_drover_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let p = Project::new();
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = p
+        .drover()
+        .args(["profiles"])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("drover profiles");
+    assert_eq!(
+        out.status.signal(),
+        Some(libc::SIGPIPE),
+        "{:?}: {}",
+        out.status,
+        text(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
