@@ -833,6 +833,18 @@ mod tests {
         );
     }
 
+    /// One model call on a JSON body, as the server makes it: the answer's
+    /// JSON and the request log's entry.
+    fn answer(st: &mut State, protocol: Protocol, body: &Value) -> (Value, Value) {
+        let mut entry = json!({});
+        let ids = Ids { n: 1, created: 0 };
+        let out = model_call(st, protocol, None, false, Some(body), ids, &mut entry);
+        let Body::Json(doc) = out.body else {
+            panic!("the answer is not JSON")
+        };
+        (doc, entry)
+    }
+
     #[test]
     fn model_call_uses_tool_only_when_tools_offered() {
         let mut st = state();
@@ -842,44 +854,15 @@ mod tests {
             remaining: 1,
             prompt: None,
         });
-        let ids = Ids { n: 1, created: 0 };
-        let mut e = json!({});
         let no_tools = json!({"model":"m","stream":false,"messages":[{"role":"user","content":"Reply with exactly: A"}]});
-        let o = model_call(
-            &mut st,
-            Protocol::Anthropic,
-            None,
-            false,
-            Some(&no_tools),
-            ids,
-            &mut e,
-        );
-        let Body::Json(d) = o.body else { panic!() };
+        let (d, _) = answer(&mut st, Protocol::Anthropic, &no_tools);
         assert_eq!(d["content"][0]["text"], "A");
         let mut with_tools = no_tools.clone();
         with_tools["tools"] = json!([{"name":"Bash"}]);
-        let o = model_call(
-            &mut st,
-            Protocol::Anthropic,
-            None,
-            false,
-            Some(&with_tools),
-            ids,
-            &mut e,
-        );
-        let Body::Json(d) = o.body else { panic!() };
+        let (d, e) = answer(&mut st, Protocol::Anthropic, &with_tools);
         assert_eq!(d["content"][0]["type"], "tool_use");
         assert_eq!(e["tool_call"], "Bash");
-        let o = model_call(
-            &mut st,
-            Protocol::Anthropic,
-            None,
-            false,
-            Some(&with_tools),
-            ids,
-            &mut e,
-        );
-        let Body::Json(d) = o.body else { panic!() };
+        let (d, _) = answer(&mut st, Protocol::Anthropic, &with_tools);
         assert_eq!(d["content"][0]["text"], "A");
     }
 
@@ -892,21 +875,10 @@ mod tests {
             remaining: 1,
             prompt: None,
         });
-        let ids = Ids { n: 1, created: 0 };
         let title = json!({"model":"m","stream":false,"input":"Reply with exactly: A",
             "tools":[{"type":"function","name":"session_title","parameters":{"type":"object","properties":{"session_title":{"type":"string"}}}}],
             "tool_choice":{"type":"function","name":"session_title"}});
-        let mut e = json!({});
-        let o = model_call(
-            &mut st,
-            Protocol::Responses,
-            None,
-            false,
-            Some(&title),
-            ids,
-            &mut e,
-        );
-        let Body::Json(d) = o.body else { panic!() };
+        let (d, e) = answer(&mut st, Protocol::Responses, &title);
         assert_eq!(d["output"][0]["type"], "function_call");
         assert_eq!(d["output"][0]["name"], "session_title");
         assert_eq!(d["output"][0]["arguments"], r#"{"session_title":""}"#);
@@ -914,17 +886,7 @@ mod tests {
         assert_eq!(st.tools.len(), 1, "the queued tool is still there");
         let mut turn = title.clone();
         turn.as_object_mut().map(|o| o.remove("tool_choice"));
-        let mut e = json!({});
-        let o = model_call(
-            &mut st,
-            Protocol::Responses,
-            None,
-            false,
-            Some(&turn),
-            ids,
-            &mut e,
-        );
-        let Body::Json(d) = o.body else { panic!() };
+        let (d, e) = answer(&mut st, Protocol::Responses, &turn);
         assert_eq!(d["output"][0]["name"], "run_terminal_command");
         assert_eq!(e["forced_tool"], Value::Null);
     }
@@ -939,35 +901,19 @@ mod tests {
             Some(&json!({"name":"Bash","args":{},"prompt":"Reply with exactly: B"})),
         );
         assert_eq!(queued.status, 200);
-        let ids = Ids { n: 1, created: 0 };
         let ask = |text: &str| {
             json!({"model":"m","stream":false,"tools":[{"name":"Bash"}],
                 "messages":[{"role":"user","content":text}]})
         };
         // A side request (a prompt suggestion) offers tools but is not the turn.
-        let mut e = json!({});
-        let o = model_call(
+        let (d, _) = answer(
             &mut st,
             Protocol::Anthropic,
-            None,
-            false,
-            Some(&ask("Suggest the next prompt")),
-            ids,
-            &mut e,
+            &ask("Suggest the next prompt"),
         );
-        let Body::Json(d) = o.body else { panic!() };
         assert_eq!(d["content"][0]["type"], "text");
         assert_eq!(st.tools.len(), 1, "the side request left the call queued");
-        let o = model_call(
-            &mut st,
-            Protocol::Anthropic,
-            None,
-            false,
-            Some(&ask("Reply with exactly: B")),
-            ids,
-            &mut e,
-        );
-        let Body::Json(d) = o.body else { panic!() };
+        let (d, _) = answer(&mut st, Protocol::Anthropic, &ask("Reply with exactly: B"));
         assert_eq!(d["content"][0]["type"], "tool_use");
         assert!(st.tools.is_empty());
         let refused = control(
